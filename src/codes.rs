@@ -1,0 +1,326 @@
+//! The registry of reason codes: every rule this tool enforces has exactly one
+//! stable snake_case code, declared here with its default severity, what it
+//! means and how to fix it.
+//!
+//! Variants are spelled exactly like the code they print, so a single grep for
+//! a code (`executor_report_sentinel_pair`) finds its definition here, the
+//! place that raises it, its tests and its documentation.
+
+use crate::diagnostic::Severity;
+
+/// Whether a code reports a broken rule (exit 1) or a check that could not run
+/// (exit 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The input was read and breaks a rule.
+    Violation,
+    /// The check could not be carried out; never a pass.
+    CannotCheck,
+}
+
+macro_rules! codes {
+    ($(
+        $name:ident: $severity:ident, $outcome:ident,
+            $summary:literal,
+            $help:literal;
+    )*) => {
+        /// One stable reason code.
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Code { $($name),* }
+
+        impl Code {
+            /// Every code, in declaration order.
+            pub const ALL: &'static [Code] = &[$(Code::$name),*];
+
+            /// The code as printed (`snake_case`).
+            pub fn as_str(self) -> &'static str {
+                match self { $(Code::$name => stringify!($name)),* }
+            }
+
+            /// Severity before any configuration override.
+            pub fn default_severity(self) -> Severity {
+                match self { $(Code::$name => Severity::$severity),* }
+            }
+
+            /// Whether this code means "violation" or "could not check".
+            pub fn outcome(self) -> Outcome {
+                match self { $(Code::$name => Outcome::$outcome),* }
+            }
+
+            /// One sentence: what the rule demands.
+            pub fn summary(self) -> &'static str {
+                match self { $(Code::$name => $summary),* }
+            }
+
+            /// What to do to satisfy the rule.
+            pub fn help(self) -> &'static str {
+                match self { $(Code::$name => $help),* }
+            }
+
+            /// Look a code up by its printed name.
+            pub fn from_name(name: &str) -> Option<Code> {
+                match name { $(stringify!($name) => Some(Code::$name),)* _ => None }
+            }
+        }
+    };
+}
+
+codes! {
+    // ---- reading input -------------------------------------------------
+    input_unreadable: Error, CannotCheck,
+        "The file could not be read.",
+        "Check that the path exists and is readable, then run again.";
+    input_not_regular_file: Error, CannotCheck,
+        "The input must be a regular file (not a directory, FIFO or device).",
+        "Pass the path of a regular file.";
+    input_too_large: Error, Violation,
+        "The file is larger than the contract allows for its kind.",
+        "Shrink the file below the limit named in the message.";
+    input_not_utf8: Error, Violation,
+        "The file is not valid UTF-8.",
+        "Re-save the file as UTF-8.";
+    kind_unknown: Error, CannotCheck,
+        "The kind of the file could not be inferred from its name.",
+        "Pass --kind (executor-report, audit-tail, spec, receipt).";
+    internal_error: Error, CannotCheck,
+        "mastermind-hooks hit an internal error; nothing was judged.",
+        "Report this as a bug with the command and input that triggered it.";
+
+    // ---- strict YAML ---------------------------------------------------
+    yaml_syntax: Error, Violation,
+        "The YAML does not parse.",
+        "Fix the YAML syntax at the line shown.";
+    yaml_duplicate_key: Error, Violation,
+        "A mapping repeats a key.",
+        "Keep one entry per key.";
+    yaml_budget_exceeded: Error, Violation,
+        "The YAML exceeds the parser's resource budget (aliases, nodes or size).",
+        "Remove alias expansion chains and oversized collections.";
+    yaml_null_value: Error, Violation,
+        "Null values (`~`, `null` or an empty value) are not permitted.",
+        "Write the value, quote it, or drop the key.";
+    yaml_tag: Error, Violation,
+        "YAML tags such as `!custom` are not permitted.",
+        "Remove the tag; write the plain value.";
+    yaml_non_string_key: Error, Violation,
+        "Mapping keys must be strings.",
+        "Quote the key.";
+    yaml_non_finite_number: Error, Violation,
+        "Numbers must be finite (`.nan` and `.inf` are rejected).",
+        "Write a finite number or a quoted string.";
+    yaml_nesting_limit: Error, Violation,
+        "Mappings and sequences may nest at most 64 levels deep.",
+        "Flatten the document.";
+
+    // ---- executor report (contracts mastermind.md section 1) -----------
+    executor_report_empty: Error, Violation,
+        "The executor report is empty.",
+        "Write the report and end it with the sentinel-wrapped YAML tail.";
+    executor_report_markers_mixed: Error, Violation,
+        "The report mixes canonical (`mastermind:report-*`) and legacy (`mastermind:executor-*`) markers.",
+        "Keep only the canonical `<!-- mastermind:report-begin -->`/`-end -->` pair.";
+    executor_report_sentinel_pair: Error, Violation,
+        "The report needs exactly one begin marker line before exactly one end marker line.",
+        "Keep one `<!-- mastermind:report-begin -->` line and one `<!-- mastermind:report-end -->` line after it, each starting at column 1.";
+    executor_report_fence_invalid: Error, Violation,
+        "Between the markers there must be exactly one complete ```yaml fence.",
+        "Put a line ```yaml right after the begin marker and a line ``` right before the end marker.";
+    executor_report_legacy: Error, Violation,
+        "A legacy (claims/verify) report was supplied; canonical schema v1 is required.",
+        "Rewrite the tail as a schema_version: 1 report between `mastermind:report-*` markers.";
+    executor_report_no_tail: Error, Violation,
+        "The report has no sentinel-wrapped YAML tail and is not a bare schema v1 report.",
+        "Append `<!-- mastermind:report-begin -->`, a ```yaml fence with the schema v1 report, and `<!-- mastermind:report-end -->`.";
+    executor_report_schema_violation: Error, Violation,
+        "The report does not match executor report schema v1 (types, required or unknown fields).",
+        "Fix the field at the JSON pointer shown; see `mastermind-hooks schema executor-report-v1`.";
+    executor_report_schema_version_unsupported: Error, Violation,
+        "Only executor report schema_version 1 is supported.",
+        "Set `schema_version: 1`.";
+    executor_report_spec_empty: Error, Violation,
+        "The report's `spec` must not be blank.",
+        "Set `spec` to the task's spec path.";
+    executor_report_phase_id_empty: Error, Violation,
+        "Every phase needs a non-blank `id`.",
+        "Give the phase an id such as `plan-1`.";
+    executor_report_phase_id_duplicated: Error, Violation,
+        "Phase ids must be unique (compared after trimming).",
+        "Rename or merge the repeated phase.";
+    executor_report_file_path_empty: Error, Violation,
+        "`files_modified` entries must not be blank.",
+        "Remove the blank entry or write the path.";
+    executor_report_defect_field_empty: Error, Violation,
+        "Every defect needs non-blank `kind`, `phase`, `details` and `remediation_hint`.",
+        "Fill in the blank defect field.";
+    executor_report_verification_cmd_empty: Error, Violation,
+        "Every verification row needs a non-blank `cmd`.",
+        "Write the command that was run.";
+    executor_report_claim_field_empty: Error, Violation,
+        "Claim fields, when present, must not be blank.",
+        "Fill in or remove the blank claim field.";
+    executor_report_complete_with_defects: Error, Violation,
+        "A `complete` report must not list defects.",
+        "Set status to `partial` or `failed`, or resolve and remove the defects.";
+    executor_report_complete_phase_not_done: Error, Violation,
+        "A `complete` report requires every phase to be `done`.",
+        "Finish the phase or set status to `partial`.";
+    executor_report_complete_failed_verification: Error, Violation,
+        "A `complete` report must not contain a `result: fail` verification.",
+        "Fix the failure and re-run, or set status to `partial`/`failed` with a defect.";
+    executor_report_incomplete_without_defect: Error, Violation,
+        "A `partial` or `failed` report needs at least one defect.",
+        "Add a defect that says what failed and what to do next.";
+    executor_report_incomplete: Warning, Violation,
+        "The report is valid but not `complete`; the post-flight audit will reject completion.",
+        "Finish the task and report `status: complete`.";
+
+    // ---- audit advisory tail (section 2) -------------------------------
+    audit_tail_missing: Error, Violation,
+        "No `mastermind:audit-begin` ... `mastermind:audit-end` tail with a ```yaml fence was found.",
+        "End the auditor output with the sentinel-wrapped YAML tail (required even on `held`).";
+    audit_tail_sentinel_pair: Error, Violation,
+        "The audit tail needs one begin marker before one end marker.",
+        "Keep exactly one `<!-- mastermind:audit-begin -->` and one `<!-- mastermind:audit-end -->`.";
+    audit_tail_not_mapping: Error, Violation,
+        "The audit tail YAML must be a mapping.",
+        "Write `spec:`, `verdict:`, `scope_match:` and `discrepancies:` keys.";
+    audit_tail_schema_violation: Error, Violation,
+        "The audit tail does not match its schema.",
+        "Fix the field at the JSON pointer shown; see `mastermind-hooks schema audit-tail-v1`.";
+    audit_tail_verdict_inconsistent: Error, Violation,
+        "The verdict contradicts the tail's own evidence.",
+        "`held` needs no discrepancies, scope_match true and no failed re-run; `drift`/`broken` need at least one discrepancy.";
+
+    // ---- spec front matter (sections 3 and 6) --------------------------
+    spec_frontmatter_absent: Note, Violation,
+        "The spec has no YAML front matter; it is read as a legacy heuristic spec.",
+        "Start spec.md with a `---` front matter block declaring touches, verify and acceptance.";
+    spec_frontmatter_not_at_start: Warning, Violation,
+        "A `---` block that is not at byte 0 (BOM or blank lines first) is not front matter.",
+        "Remove everything before the opening `---` line.";
+    frontmatter_unterminated: Error, Violation,
+        "The front matter has no closing `---` line.",
+        "Add a line that is exactly `---` after the front matter.";
+    frontmatter_invalid: Error, Violation,
+        "The front matter does not parse or does not match the spec schema.",
+        "Fix the key or value named in the message; unknown keys are rejected at every level.";
+    verification_declaration_limit: Error, Violation,
+        "At most 32 observed (`run`) verification declarations are supported.",
+        "Merge or drop observed checks.";
+    verification_id_invalid: Error, Violation,
+        "Observed verification ids must be unique 1..64 byte ASCII identifiers ([A-Za-z0-9_-]).",
+        "Rename the `run.id`.";
+    verification_cmd_ambiguous: Error, Violation,
+        "An observed check's `cmd` occurs more than once among the verify entries.",
+        "Make every `cmd` unique.";
+    verification_argv_invalid: Error, Violation,
+        "An observed check has invalid argv (1..64 items, argv[0] non-empty, <= 8192 bytes each, no NUL, <= 32768 total) or timeout (1..3600).",
+        "Fix `run.argv` or `run.timeout_secs`.";
+    verification_cwd_not_canonical: Error, Violation,
+        "An observed check needs `.` or a canonical repository-relative cwd.",
+        "Write cwd as `.` or `dir/sub` (no `./`, trailing `/`, `..` or absolute path).";
+    verification_cmd_mismatch: Error, Violation,
+        "An observed check's `cmd` must equal the display form of its argv.",
+        "Set `cmd` to the expected text shown in the message.";
+    acceptance_requires_1_to_64_criteria: Error, Violation,
+        "A declared acceptance list needs 1 to 64 criteria.",
+        "Add criteria or remove the `acceptance` key.";
+    acceptance_ids_must_be_unique_ascii_identifiers: Error, Violation,
+        "Criterion ids must be unique 1..64 byte ASCII identifiers ([A-Za-z0-9_-]).",
+        "Rename the criterion id.";
+    acceptance_statement_invalid_or_placeholder: Error, Violation,
+        "A criterion statement must be 1..2048 bytes, without control characters, and not a `<placeholder>`.",
+        "Write the statement as one line of real text.";
+    acceptance_requires_unique_observed_check_ids: Error, Violation,
+        "A criterion needs 1..32 unique checks, each the id of an observed `run`.",
+        "List `run.id` values of observed checks in `checks`.";
+    target_path_invalid: Error, Violation,
+        "A declared path must normalize to a relative path without control characters, drive letters, `.` or `..` segments.",
+        "Write the path relative to the repository root, with `/` separators.";
+    path_limit_exceeded: Error, Violation,
+        "A declared path exceeds 4096 bytes or 64 components.",
+        "Shorten the path.";
+    creation_touch_conflict: Error, Violation,
+        "The same path is declared in both `creates` and `touches`.",
+        "Keep the path in one list: `creates` for new files, `touches` for existing ones.";
+    declaration_ancestor_conflict: Error, Violation,
+        "A declared path is a directory ancestor of another declared path.",
+        "Declare files, not directories.";
+    declaration_limit_exceeded: Error, Violation,
+        "More than 1024 paths are declared.",
+        "Split the task.";
+
+    // ---- verification receipt v1 (section 4) ---------------------------
+    receipt_too_large: Error, Violation,
+        "A receipt file larger than 128 KiB makes the whole inspection fail closed.",
+        "Delete the receipt and re-run the check with the runner.";
+    receipt_invalid: Error, Violation,
+        "The receipt is not JSON or does not match receipt schema v1.",
+        "Re-run the check to write a fresh receipt; see `mastermind-hooks schema receipt-v1`.";
+    receipt_version_or_attempt_invalid: Error, Violation,
+        "schema_version and snapshot_version must be 1 and attempt at least 1.",
+        "Re-run the check to write a fresh receipt.";
+    receipt_source_unknown: Error, Violation,
+        "The receipt's provenance is not `local_runner_unsigned`.",
+        "Only receipts written by the verification runner count; re-run the check.";
+    receipt_run_id_invalid: Error, Violation,
+        "run_id must be 32 lowercase hex characters.",
+        "Re-run the check to write a fresh receipt.";
+    receipt_binding_mismatch: Error, Violation,
+        "The receipt is bound to a different declaration, task or runner.",
+        "Re-run the check for the current declaration.";
+    receipt_pending: Error, Violation,
+        "The receipt is `pending`: the run never finished.",
+        "Re-run the check and let it finish.";
+    receipt_inputs_changed: Error, Violation,
+        "The repository changed while the check ran.",
+        "Re-run the check without editing files meanwhile.";
+    receipt_failed: Error, Violation,
+        "The check ran and failed.",
+        "Fix the failure and re-run the check.";
+    receipt_timeout: Error, Violation,
+        "The check hit its declared timeout.",
+        "Make the check faster or raise `timeout_secs`, then re-run.";
+    receipt_interrupted: Error, Violation,
+        "The check run was interrupted.",
+        "Re-run the check.";
+    receipt_output_limit: Error, Violation,
+        "The check wrote more than 1 MiB to stdout or stderr.",
+        "Quieten the command and re-run.";
+    receipt_spawn_failed: Error, Violation,
+        "The check's command could not be started.",
+        "Fix argv[0] or the PATH and re-run.";
+    receipt_io_failed: Error, Violation,
+        "The runner hit an I/O error while running the check.",
+        "Re-run the check.";
+    receipt_outcome_invalid: Error, Violation,
+        "The receipt claims a pass that its recorded outcome does not support.",
+        "Re-run the check with the runner; hand-edited receipts never count.";
+    receipt_intrinsically_current: Note, Violation,
+        "The receipt is intrinsically sound; freshness needs the live task.",
+        "Use `mastermind-hooks check` to compare it with the repository.";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn names_round_trip_and_are_unique_snake_case() {
+        let mut seen = HashSet::new();
+        for &code in Code::ALL {
+            let name = code.as_str();
+            assert!(seen.insert(name), "duplicate code {name}");
+            assert_eq!(Code::from_name(name), Some(code));
+            assert!(
+                name.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+                "{name} is not snake_case"
+            );
+            assert!(code.summary().ends_with('.'), "{name} summary");
+            assert!(!code.help().is_empty(), "{name} help");
+        }
+    }
+}

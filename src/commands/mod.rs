@@ -1,0 +1,18 @@
+//! One module per subcommand; each returns the process exit status.
+
+pub mod schema;
+pub mod validate;
+
+use std::io::Write;
+
+/// Write to stdout; a closed pipe (`| head`) is not an error.
+pub fn emit(text: &str) -> std::io::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}

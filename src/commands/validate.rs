@@ -1,0 +1,59 @@
+//! `mastermind-hooks validate`: check files on disk against their contracts.
+
+use crate::codes::Code;
+use crate::commands::emit;
+use crate::contract::{self, Kind};
+use crate::diagnostic::{Diagnostic, ExitStatus};
+use crate::input;
+use crate::render::{self, Format};
+use crate::report::{FileResult, Report};
+use std::path::Path;
+
+/// Check one file: infer or take its kind, read it bounded, run its contract.
+pub fn check_file(path: &str, kind: Option<Kind>) -> FileResult {
+    let Some(kind) = kind.or_else(|| Kind::infer(path)) else {
+        return FileResult::new(
+            path.to_string(),
+            None,
+            None,
+            vec![Diagnostic::new(
+                Code::kind_unknown,
+                format!(
+                    "cannot tell the kind of {path} from its name; pass --kind ({})",
+                    Kind::ALL
+                        .iter()
+                        .map(|k| k.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )],
+        );
+    };
+    match input::read_bounded(Path::new(path), kind.max_bytes()) {
+        Ok(bytes) => {
+            let checked = contract::check(kind, &bytes);
+            FileResult::new(
+                path.to_string(),
+                Some(kind.name()),
+                checked.state,
+                checked.diagnostics,
+            )
+        }
+        Err(diagnostic) => {
+            FileResult::new(path.to_string(), Some(kind.name()), None, vec![diagnostic])
+        }
+    }
+}
+
+pub fn run(files: &[String], kind: Option<Kind>, format: Format) -> ExitStatus {
+    let results = files.iter().map(|path| check_file(path, kind)).collect();
+    let report = Report::new(results);
+    let text = match format {
+        Format::Human => render::human::render(&report),
+        Format::Json => render::json::render(&report),
+    };
+    if emit(&text).is_err() {
+        return ExitStatus::CannotCheck;
+    }
+    report.exit_status()
+}

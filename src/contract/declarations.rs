@@ -1,0 +1,341 @@
+//! Observed verification declarations (`verify[].run`, contracts
+//! `mastermind.md` section 6.1): count, ids, ambiguity, argv and timeout
+//! limits, canonical cwd and the `cmd` display rule.
+
+use crate::codes::Code;
+use crate::contract::argv_display::{RunDeclaration, display_command};
+use crate::contract::spec::{Frontmatter, VerifyEntry};
+use crate::diagnostic::Diagnostic;
+use similar::{ChangeTag, TextDiff};
+use std::collections::{BTreeMap, BTreeSet};
+
+pub const MAX_OBSERVED: usize = 32;
+pub const MAX_ARGV_ITEMS: usize = 64;
+pub const MAX_ARG_BYTES: usize = 8192;
+pub const MAX_ARGV_BYTES: usize = 32768;
+pub const MAX_TIMEOUT_SECS: u64 = 3600;
+
+/// True for a 1..64 byte identifier of `[A-Za-z0-9_-]`.
+pub fn is_identifier(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// `.` or a repository-relative path already in canonical form.
+pub fn is_canonical_cwd(cwd: &str) -> bool {
+    cwd == "."
+        || (!cwd.is_empty()
+            && !cwd.contains('\0')
+            && cwd
+                .split('/')
+                .all(|segment| !segment.is_empty() && segment != "." && segment != ".."))
+}
+
+fn argv_is_valid(run: &RunDeclaration) -> bool {
+    !run.argv.is_empty()
+        && run.argv.len() <= MAX_ARGV_ITEMS
+        && !run.argv[0].is_empty()
+        && run
+            .argv
+            .iter()
+            .all(|arg| arg.len() <= MAX_ARG_BYTES && !arg.contains('\0'))
+        && run.argv.iter().map(String::len).sum::<usize>() <= MAX_ARGV_BYTES
+        && (1..=MAX_TIMEOUT_SECS).contains(&run.timeout_secs)
+}
+
+/// A word-diff of `actual` against `expected`: `[-removed-]{+added+}`.
+pub fn inline_diff(actual: &str, expected: &str) -> String {
+    let diff = TextDiff::from_chars(actual, expected);
+    let mut out = String::new();
+    let mut open: Option<ChangeTag> = None;
+    let close = |out: &mut String, tag: Option<ChangeTag>| match tag {
+        Some(ChangeTag::Delete) => out.push_str("-]"),
+        Some(ChangeTag::Insert) => out.push_str("+}"),
+        _ => {}
+    };
+    for change in diff.iter_all_changes() {
+        let tag = change.tag();
+        if open != Some(tag) {
+            close(&mut out, open);
+            match tag {
+                ChangeTag::Delete => out.push_str("[-"),
+                ChangeTag::Insert => out.push_str("{+"),
+                ChangeTag::Equal => {}
+            }
+            open = Some(tag);
+        }
+        out.push_str(change.value());
+    }
+    close(&mut out, open);
+    out
+}
+
+/// Validate every observed declaration of a front matter. Each run is
+/// checked against every rule; the first diagnostic is the one the
+/// reference reports.
+pub fn validate(fm: &Frontmatter) -> Vec<Diagnostic> {
+    let runs: Vec<(usize, &str, &RunDeclaration)> = fm
+        .verify
+        .iter()
+        .enumerate()
+        .filter_map(|(index, entry)| match entry {
+            VerifyEntry::Observed(o) => Some((index, o.cmd.trim(), &o.run)),
+            _ => None,
+        })
+        .collect();
+    if runs.len() > MAX_OBSERVED {
+        return vec![
+            Diagnostic::new(
+                Code::verification_declaration_limit,
+                format!(
+                    "at most {MAX_OBSERVED} observed verification declarations are supported ({} declared)",
+                    runs.len()
+                ),
+            )
+            .with_pointer("/verify"),
+        ];
+    }
+    let mut commands = BTreeMap::<&str, usize>::new();
+    for cmd in fm.verify.iter().filter_map(VerifyEntry::command) {
+        *commands.entry(cmd.trim()).or_default() += 1;
+    }
+    let mut ids = BTreeSet::new();
+    let mut out = Vec::new();
+    for (index, cmd, run) in runs {
+        let at = |field: &str| format!("/verify/{index}{field}");
+        if !is_identifier(&run.id) || !ids.insert(run.id.as_str()) {
+            out.push(
+                Diagnostic::new(
+                    Code::verification_id_invalid,
+                    format!(
+                        "observed verification IDs must be unique 1..64 byte ASCII identifiers (`{}`)",
+                        run.id
+                    ),
+                )
+                .with_pointer(at("/run/id")),
+            );
+        }
+        if commands.get(cmd) != Some(&1) {
+            out.push(
+                Diagnostic::new(
+                    Code::verification_cmd_ambiguous,
+                    format!("observed verification `{}` has an ambiguous cmd", run.id),
+                )
+                .with_pointer(at("/cmd")),
+            );
+        }
+        if !argv_is_valid(run) {
+            out.push(
+                Diagnostic::new(
+                    Code::verification_argv_invalid,
+                    format!(
+                        "observed verification `{}` has invalid argv or timeout",
+                        run.id
+                    ),
+                )
+                .with_pointer(at("/run")),
+            );
+        }
+        if !is_canonical_cwd(&run.cwd) {
+            out.push(
+                Diagnostic::new(
+                    Code::verification_cwd_not_canonical,
+                    format!(
+                        "observed verification `{}` needs a canonical repository-relative cwd (got `{}`)",
+                        run.id, run.cwd
+                    ),
+                )
+                .with_pointer(at("/run/cwd")),
+            );
+        }
+        let expected = display_command(&run.argv);
+        if cmd != expected {
+            out.push(
+                Diagnostic::new(
+                    Code::verification_cmd_mismatch,
+                    format!(
+                        "observed verification `{}` cmd must be `{expected}`; diff of cmd against it: {}",
+                        run.id,
+                        inline_diff(cmd, &expected)
+                    ),
+                )
+                .with_pointer(at("/cmd"))
+                .with_hint(format!("set `cmd: {expected:?}`, the display form of run.argv")),
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::codes::Code;
+    use crate::contract::spec::tests::{VALID_SPEC, codes};
+
+    fn with_verify(verify: &str) -> String {
+        format!("---\nverify:\n{verify}---\n")
+    }
+
+    fn observed(cmd: &str, id: &str, argv: &str, cwd: &str, timeout: &str) -> String {
+        format!(
+            "  - cmd: {cmd}\n    run:\n      id: {id}\n      argv: {argv}\n      cwd: {cwd}\n      timeout_secs: {timeout}\n"
+        )
+    }
+
+    #[test]
+    fn nearest_valid_declaration_passes() {
+        assert!(codes(VALID_SPEC).is_empty());
+        assert!(
+            codes(&with_verify(&observed(
+                "'make test'",
+                "t",
+                "[make, test]",
+                "sub/dir",
+                "3600"
+            )))
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn each_rule_rejects() {
+        let too_many: String = (0..33)
+            .map(|i| {
+                observed(
+                    &format!("'echo {i}'"),
+                    &format!("c{i}"),
+                    &format!("[echo, '{i}']"),
+                    ".",
+                    "1",
+                )
+            })
+            .collect();
+        assert_eq!(
+            codes(&with_verify(&too_many)),
+            [Code::verification_declaration_limit]
+        );
+        let exactly_32: String = (0..32)
+            .map(|i| {
+                observed(
+                    &format!("'echo {i}'"),
+                    &format!("c{i}"),
+                    &format!("[echo, '{i}']"),
+                    ".",
+                    "1",
+                )
+            })
+            .collect();
+        assert!(codes(&with_verify(&exactly_32)).is_empty());
+
+        for (entry, code) in [
+            (
+                observed("'make a'", "'bad id'", "[make, a]", ".", "1"),
+                Code::verification_id_invalid,
+            ),
+            (
+                observed("'make a'", &"x".repeat(65), "[make, a]", ".", "1"),
+                Code::verification_id_invalid,
+            ),
+            (
+                observed("'make a'", "t", "[make, a]", ".", "0"),
+                Code::verification_argv_invalid,
+            ),
+            (
+                observed("'make a'", "t", "[make, a]", ".", "3601"),
+                Code::verification_argv_invalid,
+            ),
+            (
+                observed("''", "t", "[]", ".", "1"),
+                Code::verification_argv_invalid,
+            ),
+            (
+                observed("\"''\"", "t", "['']", ".", "1"),
+                Code::verification_argv_invalid,
+            ),
+            (
+                observed("'make a'", "t", "[make, a]", "./sub", "1"),
+                Code::verification_cwd_not_canonical,
+            ),
+            (
+                observed("'make a'", "t", "[make, a]", "sub/", "1"),
+                Code::verification_cwd_not_canonical,
+            ),
+            (
+                observed("'make a'", "t", "[make, a]", "../x", "1"),
+                Code::verification_cwd_not_canonical,
+            ),
+            (
+                observed("'make a'", "t", "[make, a]", "/abs", "1"),
+                Code::verification_cwd_not_canonical,
+            ),
+            (
+                observed("'make  a'", "t", "[make, a]", ".", "1"),
+                Code::verification_cmd_mismatch,
+            ),
+            (
+                observed("'sh -c echo hi'", "t", "[sh, -c, 'echo hi']", ".", "1"),
+                Code::verification_cmd_mismatch,
+            ),
+        ] {
+            assert_eq!(codes(&with_verify(&entry)), [code], "{entry}");
+        }
+        let long_arg = format!("[make, '{}']", "a".repeat(8193));
+        let cmd = format!("'make {}'", "a".repeat(8193));
+        assert!(
+            codes(&with_verify(&observed(&cmd, "t", &long_arg, ".", "1")))
+                .contains(&Code::verification_argv_invalid)
+        );
+    }
+
+    #[test]
+    fn ambiguity_counts_report_only_commands_and_duplicate_ids() {
+        let entries = format!(
+            "{}  - cmd: make a\n",
+            observed("make a", "t", "[make, a]", ".", "1")
+        );
+        assert_eq!(
+            codes(&with_verify(&entries)),
+            [Code::verification_cmd_ambiguous]
+        );
+        let entries = format!(
+            "{}{}",
+            observed("make a", "t", "[make, a]", ".", "1"),
+            observed("make b", "t", "[make, b]", ".", "1")
+        );
+        assert_eq!(
+            codes(&with_verify(&entries)),
+            [Code::verification_id_invalid]
+        );
+        // A label with the same text is not a cmd.
+        let entries = format!(
+            "{}  - make a\n",
+            observed("make a", "t", "[make, a]", ".", "1")
+        );
+        assert!(codes(&with_verify(&entries)).is_empty());
+    }
+
+    #[test]
+    fn mismatch_message_shows_expected_and_diff() {
+        let text = with_verify(&observed(
+            "'cargo test  --locked'",
+            "t",
+            "[cargo, test, --locked]",
+            ".",
+            "1",
+        ));
+        let (_, diagnostics) = crate::contract::spec::check(text.as_bytes());
+        assert!(
+            diagnostics[0]
+                .message
+                .contains("cmd must be `cargo test --locked`")
+        );
+        assert!(
+            diagnostics[0].message.contains("cargo test [- -]--locked"),
+            "{}",
+            diagnostics[0].message
+        );
+    }
+}

@@ -1,0 +1,604 @@
+//! Strict YAML: text in, a positioned YAML tree or a JSON value out.
+//!
+//! Parsing is done by serde-saphyr, configured to the YAML 1.2 core schema the
+//! reference decoder uses: `true/True/TRUE` are booleans while `yes`, `no`,
+//! `on`, `off`, `y` and `n` stay strings; `null/Null/NULL/~` and empty values are
+//! null; `042`, `1_000` and `0X1F` stay strings; merge keys (`<<`) are ordinary
+//! keys; duplicate keys are errors. Two layers:
+//!
+//! * [`parse`] is lenient like a generic YAML value: it keeps nulls, tags,
+//!   non-string keys and non-finite numbers (the reference's whole-text probe
+//!   needs exactly that), and fails only on syntax, duplicate keys, budget and
+//!   hard depth limits.
+//! * [`to_strict_json`] applies the contract's value rules (no nulls, no tags,
+//!   string keys, finite numbers, depth <= 64) and yields JSON for schema
+//!   validation and typed decoding.
+//!
+//! Line numbers are 1-based and relative to the text given; callers shift
+//! them to file lines.
+
+use crate::codes::Code;
+use crate::diagnostic::Diagnostic;
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+use serde_saphyr::budget::BudgetBreach;
+use serde_saphyr::{Spanned, Tagged};
+use std::fmt;
+
+/// Deepest nesting the contract permits: the root is depth 0 and any value
+/// deeper than this is rejected (`executor report nesting limit exceeded`).
+pub const MAX_DEPTH: usize = 64;
+
+/// Hard structural limit handed to the parser (nested collections); beyond
+/// it nothing is built. Two more than [`MAX_DEPTH`] so that a value just over
+/// the contract's limit is still reported with its place, and small enough
+/// that recursion stays far from any thread's stack limit.
+const PARSER_MAX_DEPTH: usize = MAX_DEPTH + 2;
+
+const STACK_RED_ZONE: usize = 256 * 1024;
+const STACK_GROWTH: usize = 4 * 1024 * 1024;
+
+/// Upper bound on YAML nodes (after alias expansion) in one document.
+const MAX_NODES: usize = 100_000;
+
+/// A YAML node with its position in the parsed text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct YamlNode {
+    pub value: YamlValue,
+    /// The explicit tag, if any, as resolved by the parser (`!custom`,
+    /// `tag:yaml.org,2002:str`).
+    pub tag: Option<String>,
+    /// 1-based line; 0 when unknown.
+    pub line: u32,
+    /// Byte range of the node in the source, when known.
+    span: Option<(usize, usize)>,
+}
+
+/// The value of a YAML node, before any contract rule is applied.
+#[derive(Clone, Debug, PartialEq)]
+pub enum YamlValue {
+    Null,
+    Bool(bool),
+    Int(i64),
+    UInt(u64),
+    Float(f64),
+    Str(String),
+    Seq(Vec<YamlNode>),
+    Map(Vec<(YamlNode, YamlNode)>),
+}
+
+impl YamlNode {
+    /// True when the node is a mapping with a plain string key `key`.
+    pub fn has_key(&self, key: &str) -> bool {
+        matches!(&self.value, YamlValue::Map(entries)
+            if entries.iter().any(|(k, _)| matches!(&k.value, YamlValue::Str(s) if s == key)))
+    }
+
+    pub fn as_map(&self) -> Option<&[(YamlNode, YamlNode)]> {
+        match &self.value {
+            YamlValue::Map(entries) => Some(entries),
+            _ => None,
+        }
+    }
+
+    /// The line of the value stored under `pointer` (RFC 6901), falling back
+    /// to the deepest node on the way that exists.
+    pub fn line_of_pointer(&self, pointer: &str) -> Option<u32> {
+        let mut node = self;
+        for token in pointer.split('/').skip(1) {
+            let token = token.replace("~1", "/").replace("~0", "~");
+            let next = match &node.value {
+                YamlValue::Map(entries) => entries
+                    .iter()
+                    .find(|(k, _)| matches!(&k.value, YamlValue::Str(s) if *s == token))
+                    .map(|(_, v)| v),
+                YamlValue::Seq(items) => token.parse::<usize>().ok().and_then(|i| items.get(i)),
+                _ => None,
+            };
+            match next {
+                Some(next) => node = next,
+                None => break,
+            }
+        }
+        (node.line > 0).then_some(node.line)
+    }
+}
+
+/// A YAML problem: which rule, where, and a message for people.
+#[derive(Clone, Debug, PartialEq)]
+pub struct YamlError {
+    pub code: Code,
+    pub message: String,
+    pub line: Option<u32>,
+    pub pointer: Option<String>,
+}
+
+impl YamlError {
+    fn new(code: Code, message: impl Into<String>, line: Option<u32>) -> Self {
+        YamlError {
+            code,
+            message: message.into(),
+            line,
+            pointer: None,
+        }
+    }
+
+    /// The diagnostic for this error, with lines shifted by `lines_before`.
+    pub fn to_diagnostic(&self, lines_before: u32) -> Diagnostic {
+        let mut d = Diagnostic::new(self.code, self.message.clone())
+            .with_line(self.line)
+            .offset_lines(lines_before);
+        if let Some(pointer) = &self.pointer {
+            d = d.with_pointer(pointer.clone());
+        }
+        d
+    }
+}
+
+fn options() -> serde_saphyr::Options {
+    serde_saphyr::options! {
+        strict_booleans: true,
+        leading_zero_numbers_as_strings: true,
+        underscored_numbers_as_strings: true,
+        legacy_octal_numbers: false,
+        non_finite_float_policy: serde_saphyr::NonFiniteFloatPolicy::PassThrough,
+        merge_keys: serde_saphyr::MergeKeyPolicy::AsOrdinary,
+        duplicate_keys: serde_saphyr::DuplicateKeyPolicy::Error,
+        with_snippet: false,
+        budget: serde_saphyr::budget! {
+            max_depth: PARSER_MAX_DEPTH,
+            max_nodes: MAX_NODES,
+        },
+    }
+}
+
+/// Parse one YAML document into a positioned tree (lenient layer).
+pub fn parse(text: &str) -> Result<YamlNode, YamlError> {
+    serde_saphyr::from_str_with_options::<YamlNode>(text, options()).map_err(classify)
+}
+
+/// Parse one YAML document and apply every strict value rule.
+pub fn parse_strict(text: &str) -> Result<(YamlNode, Value), Vec<YamlError>> {
+    let node = parse(text).map_err(|e| vec![e])?;
+    let value = to_strict_json(&node, text)?;
+    Ok((node, value))
+}
+
+fn classify(error: serde_saphyr::Error) -> YamlError {
+    let line = error
+        .location()
+        .map(|l| l.line())
+        .filter(|&l| l > 0)
+        .and_then(|l| u32::try_from(l).ok());
+    // Unwrap snippet and alias-replay wrappers down to the original error.
+    let mut inner = error.without_snippet();
+    while let serde_saphyr::Error::AliasError { error, .. } = inner {
+        inner = error.without_snippet();
+    }
+    let (code, message) = match inner {
+        serde_saphyr::Error::DuplicateMappingKey { key, .. } => (
+            Code::yaml_duplicate_key,
+            match key {
+                Some(key) => format!("duplicate entry with key \"{key}\""),
+                None => "duplicate mapping key".to_string(),
+            },
+        ),
+        serde_saphyr::Error::Budget { breach, .. } => match breach {
+            BudgetBreach::Depth { .. } => (
+                Code::yaml_nesting_limit,
+                format!("nesting limit exceeded: deeper than {MAX_DEPTH} levels"),
+            ),
+            other => (
+                Code::yaml_budget_exceeded,
+                format!("YAML resource budget exceeded ({other:?})"),
+            ),
+        },
+        serde_saphyr::Error::AliasReplayLimitExceeded { .. }
+        | serde_saphyr::Error::AliasExpansionLimitExceeded { .. }
+        | serde_saphyr::Error::AliasReplayStackDepthExceeded { .. }
+        | serde_saphyr::Error::AliasReplayCounterOverflow { .. } => (
+            Code::yaml_budget_exceeded,
+            format!(
+                "YAML alias expansion budget exceeded: {}",
+                clean(&inner.to_string())
+            ),
+        ),
+        other => {
+            let text = clean(&other.to_string());
+            if text.contains("recursion limit") {
+                (
+                    Code::yaml_nesting_limit,
+                    format!("nesting limit exceeded: {text}"),
+                )
+            } else {
+                (Code::yaml_syntax, text)
+            }
+        }
+    };
+    YamlError::new(code, message, line)
+}
+
+/// Drop the parser's location suffix and developer hints from a message.
+fn clean(message: &str) -> String {
+    let message = message.split(" at line ").next().unwrap_or(message);
+    let message = message
+        .split(", set DuplicateKeyPolicy")
+        .next()
+        .unwrap_or(message);
+    message.trim().to_string()
+}
+
+/// Tags the reference decoder resolves itself; any other tag is rejected.
+fn is_core_tag(tag: &str) -> bool {
+    matches!(
+        tag.strip_prefix("tag:yaml.org,2002:"),
+        Some("str" | "int" | "float" | "bool" | "null" | "seq" | "map")
+    )
+}
+
+fn escape_pointer_token(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// Apply the contract's value rules and convert to JSON. Every violation is
+/// reported, in document order.
+pub fn to_strict_json(node: &YamlNode, source: &str) -> Result<Value, Vec<YamlError>> {
+    let mut errors = Vec::new();
+    let mut pointer = String::new();
+    let value = convert(node, source, 0, &mut pointer, &mut errors);
+    if errors.is_empty() {
+        Ok(value)
+    } else {
+        Err(errors)
+    }
+}
+
+fn violation(
+    errors: &mut Vec<YamlError>,
+    code: Code,
+    message: &str,
+    node: &YamlNode,
+    pointer: &str,
+) {
+    errors.push(YamlError {
+        code,
+        message: message.to_string(),
+        line: (node.line > 0).then_some(node.line),
+        pointer: Some(pointer.to_string()),
+    });
+}
+
+fn convert(
+    node: &YamlNode,
+    source: &str,
+    depth: usize,
+    pointer: &mut String,
+    errors: &mut Vec<YamlError>,
+) -> Value {
+    if depth > MAX_DEPTH {
+        violation(
+            errors,
+            Code::yaml_nesting_limit,
+            "nesting limit exceeded: values may nest at most 64 levels deep",
+            node,
+            pointer,
+        );
+        return Value::Null;
+    }
+    if let Some(tag) = node.tag.as_ref().filter(|tag| !is_core_tag(tag)) {
+        violation(
+            errors,
+            Code::yaml_tag,
+            &format!("YAML tags are not permitted (found `{tag}`)"),
+            node,
+            pointer,
+        );
+        return Value::Null;
+    }
+    match &node.value {
+        YamlValue::Null => {
+            violation(
+                errors,
+                Code::yaml_null_value,
+                "null values are not permitted",
+                node,
+                pointer,
+            );
+            Value::Null
+        }
+        YamlValue::Bool(b) => Value::Bool(*b),
+        YamlValue::Int(i) => Value::Number(Number::from(*i)),
+        YamlValue::UInt(u) => Value::Number(Number::from(*u)),
+        YamlValue::Float(f) => match Number::from_f64(*f) {
+            Some(n) => Value::Number(n),
+            None => match overflowing_literal(node, source) {
+                // `1e400` is no float to the reference decoder: it stays text.
+                Some(text) => Value::String(text.to_string()),
+                None => {
+                    violation(
+                        errors,
+                        Code::yaml_non_finite_number,
+                        "numbers must be finite",
+                        node,
+                        pointer,
+                    );
+                    Value::Null
+                }
+            },
+        },
+        YamlValue::Str(s) => Value::String(s.clone()),
+        YamlValue::Seq(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (index, item) in items.iter().enumerate() {
+                let len = pointer.len();
+                pointer.push('/');
+                pointer.push_str(&index.to_string());
+                out.push(convert(item, source, depth + 1, pointer, errors));
+                pointer.truncate(len);
+            }
+            Value::Array(out)
+        }
+        YamlValue::Map(entries) => {
+            let mut out = Map::new();
+            for (key, value) in entries {
+                let key_text = match (&key.value, &key.tag) {
+                    (YamlValue::Str(s), None) => Some(s.clone()),
+                    (YamlValue::Str(s), Some(tag)) if is_core_tag(tag) => Some(s.clone()),
+                    _ => None,
+                };
+                let Some(key_text) = key_text else {
+                    violation(
+                        errors,
+                        Code::yaml_non_string_key,
+                        "mapping keys must be strings",
+                        key,
+                        pointer,
+                    );
+                    continue;
+                };
+                let len = pointer.len();
+                pointer.push('/');
+                pointer.push_str(&escape_pointer_token(&key_text));
+                let converted = convert(value, source, depth + 1, pointer, errors);
+                pointer.truncate(len);
+                out.insert(key_text, converted);
+            }
+            Value::Object(out)
+        }
+    }
+}
+
+/// For an infinite float, the source text when it is an overflowing decimal
+/// literal (not one of the explicit `.inf`/`.nan` spellings).
+fn overflowing_literal<'a>(node: &YamlNode, source: &'a str) -> Option<&'a str> {
+    if node.tag.is_some() {
+        return None;
+    }
+    let (start, len) = node.span?;
+    let text = source.get(start..start.checked_add(len)?)?.trim();
+    let unsigned = text.trim_start_matches(['+', '-']);
+    let explicit = matches!(
+        unsigned,
+        ".inf" | ".Inf" | ".INF" | ".nan" | ".NaN" | ".NAN"
+    );
+    let numeric = !unsigned.is_empty()
+        && unsigned
+            .bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
+    (!explicit && numeric).then_some(text)
+}
+
+// ---- serde plumbing: build YamlNode through serde-saphyr -------------------
+
+impl<'de> Deserialize<'de> for YamlNode {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // Each nesting level costs tens of KiB of stack in debug builds; grow
+        // the stack on demand so depth limits, not thread stacks, decide.
+        let spanned = stacker::maybe_grow(STACK_RED_ZONE, STACK_GROWTH, || {
+            Spanned::<Tagged<RawValue>>::deserialize(deserializer)
+        })?;
+        let location = spanned.referenced;
+        let span = location.span();
+        let span = match (span.byte_offset(), span.byte_len()) {
+            (Some(offset), Some(len)) => {
+                usize::try_from(offset).ok().zip(usize::try_from(len).ok())
+            }
+            _ => None,
+        };
+        let Tagged(RawValue(value), tag) = spanned.value;
+        Ok(YamlNode {
+            value,
+            tag,
+            line: u32::try_from(location.line()).unwrap_or(u32::MAX),
+            span,
+        })
+    }
+}
+
+struct RawValue(YamlValue);
+
+impl<'de> Deserialize<'de> for RawValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(RawVisitor).map(RawValue)
+    }
+}
+
+struct RawVisitor;
+
+impl<'de> Visitor<'de> for RawVisitor {
+    type Value = YamlValue;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any YAML value")
+    }
+    fn visit_unit<E>(self) -> Result<YamlValue, E> {
+        Ok(YamlValue::Null)
+    }
+    fn visit_none<E>(self) -> Result<YamlValue, E> {
+        Ok(YamlValue::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<YamlValue, D::Error> {
+        d.deserialize_any(RawVisitor)
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<YamlValue, E> {
+        Ok(YamlValue::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<YamlValue, E> {
+        Ok(YamlValue::Int(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<YamlValue, E> {
+        Ok(YamlValue::UInt(v))
+    }
+    fn visit_i128<E>(self, v: i128) -> Result<YamlValue, E> {
+        Ok(match (i64::try_from(v), u64::try_from(v)) {
+            (Ok(i), _) => YamlValue::Int(i),
+            (_, Ok(u)) => YamlValue::UInt(u),
+            _ => YamlValue::Float(v as f64),
+        })
+    }
+    fn visit_u128<E>(self, v: u128) -> Result<YamlValue, E> {
+        Ok(match u64::try_from(v) {
+            Ok(u) => YamlValue::UInt(u),
+            Err(_) => YamlValue::Float(v as f64),
+        })
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<YamlValue, E> {
+        Ok(YamlValue::Float(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<YamlValue, E> {
+        Ok(YamlValue::Str(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<YamlValue, E> {
+        Ok(YamlValue::Str(v))
+    }
+    fn visit_bytes<E: de::Error>(self, _: &[u8]) -> Result<YamlValue, E> {
+        Err(E::custom("binary values are not supported"))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<YamlValue, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element::<YamlNode>()? {
+            items.push(item);
+        }
+        Ok(YamlValue::Seq(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<YamlValue, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(key) = map.next_key::<YamlNode>()? {
+            let value = map.next_value::<YamlNode>()?;
+            entries.push((key, value));
+        }
+        Ok(YamlValue::Map(entries))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn strict(text: &str) -> Result<Value, Vec<YamlError>> {
+        parse_strict(text).map(|(_, v)| v)
+    }
+
+    fn first_code(text: &str) -> Code {
+        strict(text).unwrap_err()[0].code
+    }
+
+    #[test]
+    fn core_schema_scalars_resolve_like_the_reference() {
+        let v = strict(
+            "a: true\nb: True\nc: TRUE\nd: yes\ne: no\nf: on\ng: off\nh: y\ni: 042\nj: 0x1F\n\
+             k: 1_000\nl: 0X1F\nm: 1.5\nn: -7\no: 1e400\np: !!str 5\nq: '~'\nr: -.nan\n",
+        )
+        .unwrap();
+        assert_eq!(
+            v,
+            json!({"a": true, "b": true, "c": true, "d": "yes", "e": "no", "f": "on", "g": "off",
+                   "h": "y", "i": "042", "j": 31, "k": "1_000", "l": "0X1F", "m": 1.5, "n": -7,
+                   "o": "1e400", "p": "5", "q": "~", "r": "-.nan"})
+        );
+    }
+
+    #[test]
+    fn every_null_spelling_is_rejected_with_its_line() {
+        for (text, line) in [
+            ("a: ~\n", 1),
+            ("a: 1\nb: null\n", 2),
+            ("a: 1\nb: Null\n", 2),
+            ("a: NULL\n", 1),
+            ("a:\nb: 1\n", 1),
+            ("- 1\n- \n", 2),
+        ] {
+            let errors = strict(text).unwrap_err();
+            assert_eq!(errors[0].code, Code::yaml_null_value, "{text:?}");
+            assert_eq!(errors[0].line, Some(line), "{text:?}");
+        }
+        assert!(strict("a: 'null'\n").is_ok());
+    }
+
+    #[test]
+    fn value_rules() {
+        assert_eq!(first_code("a: !custom x\n"), Code::yaml_tag);
+        assert_eq!(first_code("a: !!binary aGVsbG8=\n"), Code::yaml_tag);
+        assert_eq!(first_code("7: x\n"), Code::yaml_non_string_key);
+        assert_eq!(first_code("true: x\n"), Code::yaml_non_string_key);
+        assert_eq!(first_code("[a]: x\n"), Code::yaml_non_string_key);
+        assert_eq!(first_code("a: .nan\n"), Code::yaml_non_finite_number);
+        assert_eq!(first_code("a: -.inf\n"), Code::yaml_non_finite_number);
+        assert_eq!(first_code("a: .Inf\n"), Code::yaml_non_finite_number);
+        assert_eq!(first_code("a: 1\nb: 2\na: 3\n"), Code::yaml_duplicate_key);
+        assert_eq!(first_code("a: [1\n"), Code::yaml_syntax);
+        assert_eq!(first_code("a: 1\n---\nb: 2\n"), Code::yaml_syntax);
+        assert!(strict("'7': x\n").is_ok());
+        assert!(
+            strict("<<: {a: 1}\n").is_ok(),
+            "merge keys are ordinary keys"
+        );
+    }
+
+    #[test]
+    fn duplicate_key_reports_its_line() {
+        let e = parse("a: 1\nb: 2\na: 3\n").unwrap_err();
+        assert_eq!(e.code, Code::yaml_duplicate_key);
+        assert_eq!(e.line, Some(3));
+        assert!(e.message.contains("\"a\""), "{}", e.message);
+    }
+
+    fn nested(levels: usize) -> String {
+        format!("a: {}1{}\n", "[".repeat(levels), "]".repeat(levels))
+    }
+
+    #[test]
+    fn nesting_limit_is_exactly_64_below_the_root() {
+        // root mapping at depth 0, 63 sequences, scalar at depth 64: accepted.
+        assert!(strict(&nested(63)).is_ok());
+        assert_eq!(first_code(&nested(64)), Code::yaml_nesting_limit);
+        // far beyond: the parser stops before building anything.
+        assert_eq!(
+            parse(&nested(10_000)).unwrap_err().code,
+            Code::yaml_nesting_limit
+        );
+    }
+
+    #[test]
+    fn alias_bomb_is_stopped_by_the_budget() {
+        let mut text = String::from(
+            "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+        );
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
+        for pair in names.windows(2) {
+            let refs = vec![format!("*{}", pair[0]); 9].join(",");
+            text.push_str(&format!("{}: &{} [{}]\n", pair[1], pair[1], refs));
+        }
+        assert_eq!(parse(&text).unwrap_err().code, Code::yaml_budget_exceeded);
+    }
+
+    #[test]
+    fn pointer_and_line_lookup() {
+        let (node, _) = parse_strict("a:\n  b:\n    - x\n    - y\n").unwrap();
+        assert_eq!(node.line_of_pointer("/a/b/1"), Some(4));
+        assert_eq!(node.line_of_pointer("/a/missing"), Some(2));
+        let errors = strict("a:\n  b: [1, ~]\n").unwrap_err();
+        assert_eq!(errors[0].pointer.as_deref(), Some("/a/b/1"));
+    }
+}

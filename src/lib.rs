@@ -1,0 +1,22 @@
+//! mastermind-hooks: a fast, fail-closed git gate for coding-agent work.
+//!
+//! The crate is split into a pure core and thin edges:
+//!
+//! * [`contract`]: artifact contracts, bytes in, values and diagnostics out;
+//! * [`schema`]: the embedded JSON Schemas, compiled once;
+//! * [`codes`] and [`diagnostic`]: the one diagnostic model and its codes;
+//! * [`input`], [`commands`], [`render`], [`cli`]: disk, commands, output.
+
+// Diagnostics are the error values of this crate; they are built once per
+// finding, never on a hot path, so their size is not worth boxing.
+#![allow(clippy::result_large_err)]
+
+pub mod cli;
+pub mod codes;
+pub mod commands;
+pub mod contract;
+pub mod diagnostic;
+pub mod input;
+pub mod render;
+pub mod report;
+pub mod schema;

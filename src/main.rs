@@ -1,0 +1,25 @@
+//! Entry point: parse arguments, run one command, map the result to an exit
+//! status. A panic anywhere is reported and exits 2, never 0.
+
+use clap::Parser;
+use mastermind_hooks::cli::{self, Cli};
+use mastermind_hooks::diagnostic::ExitStatus;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            // --help and --version print and exit 0; usage errors exit 2.
+            let _ = error.print();
+            return ExitCode::from(if error.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let status = std::panic::catch_unwind(|| cli::run(cli)).unwrap_or_else(|_| {
+        eprintln!(
+            "error[internal_error]: mastermind-hooks hit an internal error; nothing was judged (exit 2). Please report it."
+        );
+        ExitStatus::CannotCheck
+    });
+    ExitCode::from(status.code() as u8)
+}

@@ -1,0 +1,88 @@
+//! Human output: one line per valid file, a block per finding with rule,
+//! place and fix, then a summary line.
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::report::Report;
+use owo_colors::{OwoColorize, Stream};
+use std::fmt::Write;
+
+fn severity_label(severity: Severity) -> String {
+    let label = severity.as_str();
+    match severity {
+        Severity::Error => label
+            .if_supports_color(Stream::Stdout, |t| t.red())
+            .to_string(),
+        Severity::Warning => label
+            .if_supports_color(Stream::Stdout, |t| t.yellow())
+            .to_string(),
+        Severity::Note => label
+            .if_supports_color(Stream::Stdout, |t| t.cyan())
+            .to_string(),
+    }
+}
+
+/// Render one diagnostic as a block.
+pub fn diagnostic(out: &mut String, d: &Diagnostic) {
+    let _ = writeln!(
+        out,
+        "{}[{}]: {}",
+        severity_label(d.severity),
+        d.code
+            .as_str()
+            .if_supports_color(Stream::Stdout, |t| t.bold()),
+        d.message
+    );
+    let mut place = d.path.clone().unwrap_or_default();
+    if let Some(line) = d.line {
+        let _ = write!(place, ":{line}");
+    }
+    if let Some(pointer) = d.json_pointer.as_ref().filter(|p| !p.is_empty()) {
+        let _ = write!(place, " ({pointer})");
+    }
+    if let Some(task) = &d.task {
+        let _ = write!(place, " [task {task}]");
+    }
+    if !place.is_empty() {
+        let _ = writeln!(out, "  --> {place}");
+    }
+    if let Some(hint) = &d.hint {
+        let _ = writeln!(out, "  = help: {hint}");
+    }
+}
+
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    for file in &report.files {
+        let kind = file.kind.unwrap_or("unknown kind");
+        let what = match file.state {
+            Some(state) => format!("{kind}, {}", state.as_str()),
+            None => kind.to_string(),
+        };
+        if file.ok {
+            let _ = writeln!(
+                out,
+                "{}: {} ({what})",
+                "ok".if_supports_color(Stream::Stdout, |t| t.green()),
+                file.path
+            );
+        }
+        for d in &file.diagnostics {
+            diagnostic(&mut out, d);
+        }
+    }
+    let s = &report.summary;
+    let _ = writeln!(
+        out,
+        "{} file{} checked: {} valid, {} invalid, {} unreadable ({} error{}, {} warning{})",
+        s.files,
+        if s.files == 1 { "" } else { "s" },
+        s.valid,
+        s.invalid,
+        s.unreadable,
+        s.errors,
+        if s.errors == 1 { "" } else { "s" },
+        s.warnings,
+        if s.warnings == 1 { "" } else { "s" },
+    );
+    out
+}

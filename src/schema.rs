@@ -1,0 +1,175 @@
+//! The project's own JSON Schemas, embedded at build time and compiled once
+//! per process.
+
+use jsonschema::error::ValidationErrorKind;
+use serde_json::Value;
+use std::sync::OnceLock;
+
+/// One embedded schema.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SchemaId {
+    ExecutorReportV1,
+    AuditTailV1,
+    SpecFrontmatterV1,
+    ReceiptV1,
+}
+
+impl SchemaId {
+    pub const ALL: &'static [SchemaId] = &[
+        SchemaId::ExecutorReportV1,
+        SchemaId::AuditTailV1,
+        SchemaId::SpecFrontmatterV1,
+        SchemaId::ReceiptV1,
+    ];
+
+    /// The name used by `mastermind-hooks schema NAME`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SchemaId::ExecutorReportV1 => "executor-report-v1",
+            SchemaId::AuditTailV1 => "audit-tail-v1",
+            SchemaId::SpecFrontmatterV1 => "spec-frontmatter-v1",
+            SchemaId::ReceiptV1 => "receipt-v1",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<SchemaId> {
+        let name = name.strip_suffix(".schema.json").unwrap_or(name);
+        SchemaId::ALL.iter().copied().find(|id| id.name() == name)
+    }
+
+    /// The schema text exactly as shipped in `schemas/`.
+    pub fn source(self) -> &'static str {
+        match self {
+            SchemaId::ExecutorReportV1 => include_str!("../schemas/executor-report-v1.schema.json"),
+            SchemaId::AuditTailV1 => include_str!("../schemas/audit-tail-v1.schema.json"),
+            SchemaId::SpecFrontmatterV1 => {
+                include_str!("../schemas/spec-frontmatter-v1.schema.json")
+            }
+            SchemaId::ReceiptV1 => include_str!("../schemas/receipt-v1.schema.json"),
+        }
+    }
+
+    fn slot(self) -> &'static OnceLock<Result<jsonschema::Validator, String>> {
+        static SLOTS: [OnceLock<Result<jsonschema::Validator, String>>; 4] =
+            [const { OnceLock::new() }; 4];
+        &SLOTS[self as usize]
+    }
+
+    fn validator(self) -> Result<&'static jsonschema::Validator, SchemaUnavailable> {
+        self.slot()
+            .get_or_init(|| {
+                let schema: Value =
+                    serde_json::from_str(self.source()).map_err(|e| e.to_string())?;
+                jsonschema::draft202012::new(&schema).map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(|message| SchemaUnavailable {
+                schema: self.name(),
+                message: message.clone(),
+            })
+    }
+}
+
+/// An embedded schema failed to compile: a bug in this build, never a pass.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SchemaUnavailable {
+    pub schema: &'static str,
+    pub message: String,
+}
+
+/// Which keyword a schema error came from, as far as callers care.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Keyword {
+    /// `additionalProperties`: the listed keys are not allowed.
+    Unexpected(Vec<String>),
+    /// `minLength` on a string.
+    MinLength,
+    /// `const`.
+    Const,
+    Other,
+}
+
+/// One schema violation at one place in the instance.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SchemaError {
+    /// RFC 6901 pointer to the offending value ("" for the root).
+    pub pointer: String,
+    pub message: String,
+    pub keyword: Keyword,
+}
+
+impl SchemaError {
+    /// The pointer that best locates the problem: for unexpected keys, the
+    /// first unexpected key itself.
+    pub fn focus_pointer(&self) -> String {
+        match &self.keyword {
+            Keyword::Unexpected(keys) if !keys.is_empty() => format!(
+                "{}/{}",
+                self.pointer,
+                keys[0].replace('~', "~0").replace('/', "~1")
+            ),
+            _ => self.pointer.clone(),
+        }
+    }
+}
+
+/// Validate `instance` against one embedded schema. Errors come back in the
+/// validator's order, which follows the schema's keyword order.
+pub fn validate(id: SchemaId, instance: &Value) -> Result<Vec<SchemaError>, SchemaUnavailable> {
+    let validator = id.validator()?;
+    Ok(validator
+        .iter_errors(instance)
+        .map(|error| {
+            let keyword = match error.kind() {
+                ValidationErrorKind::AdditionalProperties { unexpected } => {
+                    Keyword::Unexpected(unexpected.clone())
+                }
+                ValidationErrorKind::MinLength { .. } => Keyword::MinLength,
+                ValidationErrorKind::Constant { .. } => Keyword::Const,
+                _ => Keyword::Other,
+            };
+            let message = match &keyword {
+                Keyword::Unexpected(keys) => format!(
+                    "unknown field{} {}",
+                    if keys.len() == 1 { "" } else { "s" },
+                    keys.iter()
+                        .map(|k| format!("`{k}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                _ => error.to_string(),
+            };
+            SchemaError {
+                pointer: error.instance_path().as_str().to_string(),
+                message,
+                keyword,
+            }
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_embedded_schema_compiles_and_round_trips_its_name() {
+        for &id in SchemaId::ALL {
+            assert!(id.validator().is_ok(), "{} does not compile", id.name());
+            assert_eq!(SchemaId::from_name(id.name()), Some(id));
+        }
+    }
+
+    #[test]
+    fn unknown_fields_are_named_and_focused() {
+        let errors = validate(
+            SchemaId::AuditTailV1,
+            &serde_json::json!({"spec": "s", "verdict": "held", "scope_match": true,
+                                "discrepancies": [], "surprise": 1}),
+        )
+        .unwrap();
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].message, "unknown field `surprise`");
+        assert_eq!(errors[0].focus_pointer(), "/surprise");
+    }
+}
