@@ -32,6 +32,11 @@ pub enum Command {
         #[arg(required = true, value_name = "FILE")]
         files: Vec<String>,
     },
+    /// List every reason code (Markdown table), or explain one.
+    Codes {
+        /// A reason code such as `unexpected_file`.
+        code: Option<String>,
+    },
     /// Print an embedded JSON Schema (no NAME: list them).
     Schema {
         /// executor-report-v1, audit-tail-v1, spec-frontmatter-v1 or receipt-v1.
@@ -61,6 +66,7 @@ pub fn run(cli: Cli) -> ExitStatus {
             color.apply();
             commands::validate::run(&files, kind, format)
         }
+        Command::Codes { code } => commands::codes::run(code.as_deref()),
         Command::Schema { name } => commands::schema::run(name.as_deref()),
     }
 }

@@ -163,7 +163,7 @@ pub fn validate(fm: &Frontmatter) -> Vec<Diagnostic> {
                     ),
                 )
                 .with_pointer(at("/cmd"))
-                .with_hint(format!("set `cmd: {expected:?}`, the display form of run.argv")),
+                .with_hint(format!("set `cmd` to `{expected}`, the display form of run.argv")),
             );
         }
     }

@@ -109,6 +109,13 @@ impl Receipt {
     }
 }
 
+fn status_name(status: Status) -> String {
+    serde_json::to_value(status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
 /// The inspection state of one check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -200,7 +207,7 @@ fn decode(bytes: &[u8]) -> Result<Receipt, Inspection> {
                 Diagnostic::new(
                     Code::receipt_invalid,
                     format!(
-                        "receipt is unavailable (receipt_invalid): {}: {}",
+                        "receipt state `unavailable`: {}: {}",
                         if focus.is_empty() { "/" } else { &focus },
                         e.message
                     ),
@@ -329,7 +336,14 @@ pub fn inspect_intrinsic(bytes: &[u8]) -> Inspection {
         Status::IoFailed => Some((CheckState::Failed, Code::receipt_io_failed)),
     };
     if let Some((state, code)) = by_status {
-        return found(state, code, code.summary(), &receipt);
+        let detail = match &receipt.reason {
+            Some(reason) => format!(
+                "status `{}` (reason `{reason}`)",
+                status_name(receipt.status)
+            ),
+            None => format!("status `{}`", status_name(receipt.status)),
+        };
+        return found(state, code, &detail, &receipt);
     }
     if !outcome_is_valid(&receipt) {
         return found(

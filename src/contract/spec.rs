@@ -264,23 +264,41 @@ pub fn check(bytes: &[u8]) -> (ParsedSpec, Vec<Diagnostic>) {
             vec![Diagnostic::new(Code::input_not_utf8, "spec is not UTF-8")],
         );
     };
-    let (spec, mut diagnostics) = parse_text(text);
+    let (spec, node, mut diagnostics) = parse_with_node(text);
+    let mut rules = Vec::new();
     if let Some(fm) = &spec.frontmatter {
-        diagnostics.extend(declarations::validate(fm));
+        rules.extend(declarations::validate(fm));
         if let Some(criteria) = &fm.acceptance {
-            diagnostics.extend(acceptance::validate(fm, criteria));
+            rules.extend(acceptance::validate(fm, criteria));
         }
     }
     if spec.frontmatter_error.is_none() {
-        diagnostics.extend(declared_paths::admit(&spec).diagnostics);
+        rules.extend(declared_paths::admit(&spec).diagnostics);
     }
+    // Rule findings carry pointers into the front matter; give them lines.
+    for d in &mut rules {
+        if d.line.is_none() {
+            d.line = node
+                .as_ref()
+                .zip(d.json_pointer.as_deref())
+                .and_then(|(node, pointer)| node.line_of_pointer(pointer))
+                .map(|l| l + FRONTMATTER_LINES_BEFORE);
+        }
+    }
+    diagnostics.extend(rules);
     (spec, diagnostics)
 }
 
 /// Parse the front matter and body; only front matter problems are reported.
 pub fn parse_text(text: &str) -> (ParsedSpec, Vec<Diagnostic>) {
+    let (spec, _, diagnostics) = parse_with_node(text);
+    (spec, diagnostics)
+}
+
+fn parse_with_node(text: &str) -> (ParsedSpec, Option<yaml::YamlNode>, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
     let mut spec = ParsedSpec::default();
+    let mut node = None;
     let body = match locate(text) {
         Block::Absent { misplaced } => {
             diagnostics.push(if misplaced {
@@ -311,7 +329,10 @@ pub fn parse_text(text: &str) -> (ParsedSpec, Vec<Diagnostic>) {
         }
         Block::Present { yaml, body } => {
             match decode(yaml) {
-                Ok(fm) => spec.frontmatter = Some(fm),
+                Ok((fm, parsed)) => {
+                    spec.frontmatter = Some(fm);
+                    node = Some(parsed);
+                }
                 Err(errors) => {
                     spec.frontmatter_error = Some(FrontmatterError::Invalid);
                     diagnostics.extend(errors);
@@ -323,7 +344,7 @@ pub fn parse_text(text: &str) -> (ParsedSpec, Vec<Diagnostic>) {
     let (files, commands) = scan_body(body);
     spec.mentioned_files = files;
     spec.verify_commands = commands;
-    (spec, diagnostics)
+    (spec, node, diagnostics)
 }
 
 /// Front matter YAML starts on file line 2.
@@ -341,7 +362,7 @@ fn invalid(detail: String, line: Option<u32>, pointer: Option<String>) -> Diagno
     d
 }
 
-fn decode(yaml_text: &str) -> Result<Frontmatter, Vec<Diagnostic>> {
+fn decode(yaml_text: &str) -> Result<(Frontmatter, yaml::YamlNode), Vec<Diagnostic>> {
     let (node, value) = yaml::parse_strict(yaml_text).map_err(|errors| {
         errors
             .iter()
@@ -378,8 +399,9 @@ fn decode(yaml_text: &str) -> Result<Frontmatter, Vec<Diagnostic>> {
             })
             .collect());
     }
-    serde_json::from_value::<Frontmatter>(value)
-        .map_err(|e| vec![invalid(e.to_string(), None, None)])
+    let fm = serde_json::from_value::<Frontmatter>(value)
+        .map_err(|e| vec![invalid(e.to_string(), None, None)])?;
+    Ok((fm, node))
 }
 
 // ---- body heuristics -------------------------------------------------------

@@ -1,0 +1,11 @@
+//! Command-line snapshots (trycmd): every case in `tests/cmd/` runs the built
+//! binary and compares its exit status and output. Regenerate with
+//! `TRYCMD=overwrite cargo test --test cli`.
+
+#[test]
+fn cli_snapshots() {
+    trycmd::TestCases::new()
+        .env("NO_COLOR", "1")
+        .case("tests/cmd/*.md")
+        .case("tests/cmd/*.toml");
+}
