@@ -1,5 +1,9 @@
-//! The result of a checking command, independent of how it is rendered:
-//! one entry per file with its diagnostics, plus the exit status they imply.
+//! The result of a checking command, independent of how it is rendered.
+//!
+//! `validate` fills `files` (one entry per file). `check` fills `tasks` (one
+//! entry per checked task, its findings grouped by the gate check that made
+//! them) and `diagnostics` (findings about the run itself: configuration,
+//! git, views). Renderers read [`Report::all_diagnostics`] or walk the groups.
 
 use crate::contract::receipt::CheckState;
 use crate::diagnostic::{Diagnostic, ExitStatus, Severity};
@@ -51,6 +55,45 @@ impl FileResult {
     }
 }
 
+/// One gate check of one task (`spec`, `executor_report`, `scope`, ...).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CheckOutcome {
+    pub name: String,
+    pub ok: bool,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl CheckOutcome {
+    pub fn new(name: impl Into<String>, diagnostics: Vec<Diagnostic>) -> Self {
+        let ok = !diagnostics.iter().any(Diagnostic::is_error);
+        CheckOutcome {
+            name: name.into(),
+            ok,
+            diagnostics,
+        }
+    }
+}
+
+/// One checked task (`.mastermind/tasks/<dir>`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TaskResult {
+    /// Repository-relative task directory.
+    pub task: String,
+    pub ok: bool,
+    pub checks: Vec<CheckOutcome>,
+}
+
+impl TaskResult {
+    pub fn new(task: impl Into<String>, checks: Vec<CheckOutcome>) -> Self {
+        let ok = checks.iter().all(|c| c.ok);
+        TaskResult {
+            task: task.into(),
+            ok,
+            checks,
+        }
+    }
+}
+
 /// Totals over a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {
@@ -58,6 +101,8 @@ pub struct Summary {
     pub valid: usize,
     pub invalid: usize,
     pub unreadable: usize,
+    pub tasks: usize,
+    pub tasks_failed: usize,
     pub errors: usize,
     pub warnings: usize,
     pub notes: usize,
@@ -69,13 +114,28 @@ pub struct Report {
     pub version: u32,
     pub ok: bool,
     pub files: Vec<FileResult>,
+    pub tasks: Vec<TaskResult>,
+    /// Findings about the run itself rather than a file or task.
+    pub diagnostics: Vec<Diagnostic>,
     pub summary: Summary,
 }
 
 impl Report {
+    /// A `validate` report: files only.
     pub fn new(files: Vec<FileResult>) -> Self {
+        Report::assemble(files, Vec::new(), Vec::new())
+    }
+
+    /// Build a report and its summary from its parts.
+    pub fn assemble(
+        files: Vec<FileResult>,
+        tasks: Vec<TaskResult>,
+        diagnostics: Vec<Diagnostic>,
+    ) -> Self {
         let mut summary = Summary {
             files: files.len(),
+            tasks: tasks.len(),
+            tasks_failed: tasks.iter().filter(|t| !t.ok).count(),
             ..Summary::default()
         };
         for file in &files {
@@ -86,24 +146,42 @@ impl Report {
             } else {
                 summary.invalid += 1;
             }
-            for d in &file.diagnostics {
-                match d.severity {
-                    Severity::Error => summary.errors += 1,
-                    Severity::Warning => summary.warnings += 1,
-                    Severity::Note => summary.notes += 1,
-                }
+        }
+        let mut report = Report {
+            version: 1,
+            ok: true,
+            files,
+            tasks,
+            diagnostics,
+            summary,
+        };
+        for d in report.all_diagnostics() {
+            match d.severity {
+                Severity::Error => summary.errors += 1,
+                Severity::Warning => summary.warnings += 1,
+                Severity::Note => summary.notes += 1,
             }
         }
-        let ok = files.iter().all(|f| f.ok);
-        Report {
-            version: 1,
-            ok,
-            files,
-            summary,
-        }
+        summary.files = report.files.len();
+        report.ok = summary.errors == 0;
+        report.summary = summary;
+        report
+    }
+
+    /// Every diagnostic of the report: files, then tasks, then the run.
+    pub fn all_diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.files
+            .iter()
+            .flat_map(|f| f.diagnostics.iter())
+            .chain(
+                self.tasks
+                    .iter()
+                    .flat_map(|t| t.checks.iter().flat_map(|c| c.diagnostics.iter())),
+            )
+            .chain(self.diagnostics.iter())
     }
 
     pub fn exit_status(&self) -> ExitStatus {
-        ExitStatus::of(self.files.iter().flat_map(|f| f.diagnostics.iter()))
+        ExitStatus::of(self.all_diagnostics())
     }
 }
