@@ -70,7 +70,61 @@ pub fn render(report: &Report) -> String {
             diagnostic(&mut out, d);
         }
     }
+    for task in &report.tasks {
+        let view = task
+            .view
+            .as_deref()
+            .map(|v| format!(" ({v})"))
+            .unwrap_or_default();
+        if task.ok {
+            let _ = writeln!(
+                out,
+                "{}: task {}{view}",
+                "ok".if_supports_color(Stream::Stdout, |t| t.green()),
+                task.task
+            );
+        } else {
+            let failed: Vec<&str> = task
+                .checks
+                .iter()
+                .filter(|c| !c.ok)
+                .map(|c| c.name.as_str())
+                .collect();
+            let _ = writeln!(
+                out,
+                "{}: task {}{view} ({})",
+                "FAILED".if_supports_color(Stream::Stdout, |t| t.red()),
+                task.task,
+                failed.join(", ")
+            );
+        }
+        for check in &task.checks {
+            for d in &check.diagnostics {
+                diagnostic(&mut out, d);
+            }
+        }
+    }
+    for d in &report.diagnostics {
+        diagnostic(&mut out, d);
+    }
     let s = &report.summary;
+    if report.files.is_empty() && !report.tasks.is_empty()
+        || report.files.is_empty() && !report.diagnostics.is_empty()
+    {
+        let _ = writeln!(
+            out,
+            "{} task{} checked: {} passed, {} failed ({} error{}, {} warning{})",
+            s.tasks,
+            if s.tasks == 1 { "" } else { "s" },
+            s.tasks - s.tasks_failed,
+            s.tasks_failed,
+            s.errors,
+            if s.errors == 1 { "" } else { "s" },
+            s.warnings,
+            if s.warnings == 1 { "" } else { "s" },
+        );
+        return out;
+    }
     let _ = writeln!(
         out,
         "{} file{} checked: {} valid, {} invalid, {} unreadable ({} error{}, {} warning{})",
