@@ -679,3 +679,22 @@ fn staged_and_worktree_checks_change_nothing() {
             .unwrap()
     );
 }
+
+#[test]
+fn oversized_and_symlinked_artifacts_are_findings() {
+    let repo = base_repo();
+    repo.write_task(TASK, &["src/lib.py"], &["src/lib.py"]);
+    repo.write("src/lib.py", "def value():\n    return 2\n");
+    let report = ".mastermind/tasks/001-change-value/executor-report.md";
+    repo.write(report, &"x".repeat(1024 * 1024 + 1));
+    repo.git(&["add", "-A"]);
+    let (code, json) = check_json(&repo, &["--staged"]);
+    assert_eq!(code, 1);
+    assert_eq!(codes(&json), ["input_too_large"]);
+    repo.remove(report);
+    std::os::unix::fs::symlink("../../../README.md", repo.path().join(report)).unwrap();
+    repo.git(&["add", "-A"]);
+    let (code, json) = check_json(&repo, &["--staged"]);
+    assert_eq!(code, 1);
+    assert_eq!(codes(&json), ["artifact_not_regular_file"]);
+}

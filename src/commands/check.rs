@@ -71,6 +71,13 @@ fn config_from(repo: &Repo, view: &View) -> Result<Config, Vec<Diagnostic>> {
             )
             .with_path(CONFIG_PATH),
         ]),
+        Ok(Some(Content::TooLarge { size })) => Err(vec![
+            Diagnostic::new(
+                Code::config_invalid,
+                format!("{source} is {size} bytes; the limit is {MAX_CONFIG_BYTES}"),
+            )
+            .with_path(CONFIG_PATH),
+        ]),
         Err(e) => Err(vec![e.to_diagnostic()]),
     }
 }
