@@ -414,7 +414,7 @@ codes! {
         "Move the field to the top level of the return.";
     subagent_return_cycle_invalid: Error, Violation,
         "Contract layer: `handover.cycle` is required and must be an integer >= 1.",
-        "Write the dispatch cycle as a number, e.g. `\"cycle\": 1`.";
+        "Write the dispatch cycle as a number, e.g. `cycle: 1`.";
     subagent_return_role_mismatch: Error, Violation,
         "Contract layer: `handover.role` routes to a different schema than --role.",
         "Validate with the role the subagent was dispatched as, or correct `handover.role`.";
@@ -432,7 +432,7 @@ codes! {
         "List every exit criterion checked, with `criterion`, `satisfied` and `evidence`.";
     subagent_return_greenlight_findings: Error, Violation,
         "Contract layer: a phase-validator `greenlight` carries the literal `findings: []`.",
-        "Write `\"findings\": []`; a greenlight with findings is `improvements-needed`.";
+        "Write `findings: []`; a greenlight with findings is `improvements-needed`.";
     subagent_return_must_fix_missing: Error, Violation,
         "Contract layer: a reviewer `improvements-needed` return needs at least one must-fix finding.",
         "List the finding under missing-scenarios, craft-issues or verification-misses, or return `greenlight`.";

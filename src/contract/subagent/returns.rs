@@ -24,8 +24,10 @@ use crate::codes::Code;
 use crate::contract::text;
 use crate::contract::yaml;
 use crate::diagnostic::Diagnostic;
-use crate::schema::{self, Keyword};
+use crate::schema;
+use regex::Regex;
 use serde_json::Value;
+use std::sync::LazyLock;
 
 /// Bytes a subagent return may have.
 pub const MAX_RETURN_BYTES: usize = 1024 * 1024;
@@ -191,6 +193,14 @@ pub fn check(bytes: &[u8], role_option: Option<&str>) -> (Option<SubagentReturn>
     (Some(SubagentReturn { route, document }), diagnostics)
 }
 
+static QUOTED_TOKEN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#""([^"\s\\]*)""#).unwrap());
+
+/// `"blocked-reason" is a required property` reads better, and stays free of
+/// escapes in JSON output, as `` `blocked-reason` is a required property``.
+fn backtick_tokens(message: &str) -> String {
+    QUOTED_TOKEN.replace_all(message, "`$1`").into_owned()
+}
+
 /// The schema layer: every violation of the role's schema.
 fn schema_layer(role: ReturnRole, node: &yaml::YamlNode, document: &Value) -> Vec<Diagnostic> {
     match schema::validate(role.schema(), document) {
@@ -206,10 +216,7 @@ fn schema_layer(role: ReturnRole, node: &yaml::YamlNode, document: &Value) -> Ve
             .map(|error| {
                 let pointer = error.focus_pointer();
                 let line = node.line_of_pointer(&pointer);
-                let message = match &error.keyword {
-                    Keyword::Unexpected(_) => error.message.clone(),
-                    _ => error.message.clone(),
-                };
+                let message = backtick_tokens(&error.message);
                 Diagnostic::new(
                     Code::subagent_return_schema_violation,
                     format!("{} schema: {message}", role.name()),
@@ -400,7 +407,7 @@ mod tests {
             assert!(
                 messages
                     .iter()
-                    .any(|m| m.contains(&format!("\"{field}\" is a required property"))),
+                    .any(|m| m.contains(&format!("`{field}` is a required property"))),
                 "{field}: {messages:?}"
             );
         }

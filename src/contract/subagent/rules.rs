@@ -44,6 +44,14 @@ fn as_integer(value: &Value) -> Option<i128> {
         .map(|f| f as i128)
 }
 
+/// A value for a message: strings say they are strings.
+fn shown(value: &Value) -> String {
+    match value {
+        Value::String(s) => format!("the string `{s}`"),
+        other => format!("`{other}`"),
+    }
+}
+
 fn non_blank_string(value: Option<&Value>) -> bool {
     value
         .and_then(Value::as_str)
@@ -77,7 +85,10 @@ pub fn envelope_sanity(node: &YamlNode, document: &Map<String, Value>) -> Vec<Di
                     f.push(
                         Code::subagent_return_cycle_invalid,
                         "/handover/cycle",
-                        format!("handover.cycle must be a whole number, not {cycle}"),
+                        format!(
+                            "handover.cycle must be a whole number, not {}",
+                            shown(cycle)
+                        ),
                     );
                 }
             }
@@ -169,7 +180,10 @@ fn envelope(
         Some(cycle) if as_integer(cycle).is_none_or(|n| n < 1) => f.push(
             Code::subagent_return_cycle_invalid,
             "/handover/cycle",
-            format!("handover.cycle must be an integer >= 1, not {cycle}"),
+            format!(
+                "handover.cycle must be an integer >= 1, not {}",
+                shown(cycle)
+            ),
         ),
         Some(_) => {}
     }
