@@ -562,6 +562,181 @@ mod tests {
         );
     }
 
+    /// A delivered report of `role` with `payload` lines after the envelope.
+    fn delivered(role: &str, stage: &str, payload: &[(&str, &str)]) -> String {
+        let mut text = format!(
+            "Role: {role}\nIntent id and stage: 74 / {stage}\nStatus: delivered\nArtifacts written: spec.md\nVerification / tests run: n/a\nChecklist deltas: n/a\nDeviations from spec: none\nBlockers / handoff notes: none\nInsights: none\n"
+        );
+        for (label, value) in payload {
+            text.push_str(&format!("{label}: {value}\n"));
+        }
+        text
+    }
+
+    /// Every payload part of every role: the full report passes; without the
+    /// part it is `payload_missing`; with `n/a` it is missing unless the part
+    /// allows it; with a value its rule rejects, it is `payload_invalid`.
+    #[test]
+    fn every_role_payload_part_is_required_and_checked() {
+        type Part<'a> = (&'a str, &'a str, Option<&'a str>);
+        let roles: &[(&str, &str, &[Part])] = &[
+            (
+                "brainstorming",
+                "Why",
+                &[
+                    ("Decisions", "D1 keep one parser: fewer drifts", None),
+                    (
+                        "Context enriched",
+                        "read GraphEdges; the cycle walk already exists",
+                        None,
+                    ),
+                    ("Open questions", "none", None),
+                    (
+                        "Tier recommendation",
+                        "M - two modules, one seam",
+                        Some("medium"),
+                    ),
+                ],
+            ),
+            (
+                "spec-specialist",
+                "Why -> How",
+                &[
+                    (
+                        "Spec sections",
+                        "Problem, Goals, Non-Goals, Approach, Decisions, Acceptance Criteria",
+                        Some("Problem, Approach"),
+                    ),
+                    (
+                        "Approach",
+                        "D1 and D2 make the model the single reader",
+                        None,
+                    ),
+                    ("Acceptance criteria", "7", Some("several")),
+                    ("Tier", "M", Some("XL")),
+                ],
+            ),
+            (
+                "planner",
+                "How",
+                &[
+                    ("Ordered actions", "1. model, verified by model_test", None),
+                    (
+                        "Decomposition rationale",
+                        "the model first, the renderer reads it",
+                        None,
+                    ),
+                    (
+                        "Checklist coverage",
+                        "9 items, every action plus suite-green",
+                        Some("all of them"),
+                    ),
+                    (
+                        "Tier shape",
+                        "inline plan-as-checklist (M)",
+                        Some("a good one"),
+                    ),
+                ],
+            ),
+            (
+                "executor",
+                "Exec",
+                &[
+                    ("Actions implemented", "3/9", Some("12/9")),
+                    ("Code changed", "src/runner.rb gains the sweep arm", None),
+                    (
+                        "Test result",
+                        "rake test: 214 runs, 0 failures",
+                        Some("green"),
+                    ),
+                ],
+            ),
+            (
+                "reviewer",
+                "Exec",
+                &[
+                    ("Verdict", "blockers found", Some("pass with notes")),
+                    (
+                        "Acceptance criteria",
+                        "AC1 holds: row 3.2 fails before, passes after",
+                        None,
+                    ),
+                    ("Gaps and risks", "none", None),
+                ],
+            ),
+        ];
+        for (role, stage, parts) in roles {
+            let full: Vec<(&str, &str)> = parts.iter().map(|(l, v, _)| (*l, *v)).collect();
+            assert_eq!(
+                codes(&delivered(role, stage, &full), None),
+                vec![],
+                "{role}"
+            );
+            for (index, (label, _, bad)) in parts.iter().enumerate() {
+                let without: Vec<_> = full
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != index)
+                    .map(|(_, p)| *p)
+                    .collect();
+                assert_eq!(
+                    codes(&delivered(role, stage, &without), None),
+                    vec![Code::plastic_report_payload_missing],
+                    "{role} without {label}"
+                );
+                let allows_none = payload::parts(Role::parse(role).unwrap())[index].none_allowed;
+                let mut na = full.clone();
+                na[index].1 = "n/a";
+                let expected = if allows_none {
+                    vec![]
+                } else {
+                    vec![Code::plastic_report_payload_missing]
+                };
+                assert_eq!(
+                    codes(&delivered(role, stage, &na), None),
+                    expected,
+                    "{role} {label}: n/a"
+                );
+                if let Some(bad) = bad {
+                    let mut broken = full.clone();
+                    broken[index].1 = bad;
+                    assert_eq!(
+                        codes(&delivered(role, stage, &broken), None),
+                        vec![Code::plastic_report_payload_invalid],
+                        "{role} {label}: {bad}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_executor_test_result_may_ride_in_the_verification_field() {
+        let text = delivered(
+            "executor",
+            "Exec",
+            &[("Actions implemented", "3/9"), ("Code changed", "x")],
+        )
+        .replace(
+            "Verification / tests run: n/a",
+            "Verification / tests run: rake test: 214 runs, 0 failures",
+        );
+        assert_eq!(codes(&text, None), vec![]);
+        let vague = text.replace("rake test: 214 runs, 0 failures", "all green");
+        assert_eq!(
+            codes(&vague, None),
+            vec![Code::plastic_report_payload_invalid]
+        );
+        let marked = text.replace(
+            "Insights: none",
+            "Insights:\n- leases first (autonomous)\n- sweeps first",
+        );
+        assert_eq!(
+            codes(&marked, None),
+            vec![Code::plastic_report_insight_unmarked]
+        );
+    }
+
     #[test]
     fn envelope_and_payload_labels_do_not_overlap() {
         for &role in Role::ALL {

@@ -423,11 +423,15 @@ mod tests {
         assert_eq!(d[0].json_pointer.as_deref(), Some("/handover/status"));
     }
 
-    /// Apply `edit` to a valid return of `role` and expect exactly `expected`.
+    /// Apply `edit` to a valid return of `role` and expect exactly
+    /// `expected` (repeats of one code, such as several schema errors for
+    /// one break, count once).
     fn case(role: ReturnRole, edit: impl FnOnce(&mut Value), expected: &[Code]) {
         let mut document = valid(role);
         edit(&mut document);
-        assert_eq!(codes(&document, Some(role.name())), expected, "{document}");
+        let mut found = codes(&document, Some(role.name()));
+        found.dedup();
+        assert_eq!(found, expected, "{document}");
     }
 
     fn remove(document: &mut Value, key: &str) {
@@ -594,6 +598,235 @@ mod tests {
             ReviewerInloop,
             |d| d["handover"]["status"] = json!("batch-complete"),
             &[],
+        );
+    }
+
+    /// The conditional requirements and notable types of every role schema
+    /// (contract B.4): each break is the schema layer's, and the valid
+    /// return it was made from passes.
+    #[test]
+    fn schema_layer_rules_per_role() {
+        use ReturnRole::*;
+        let schema = &[Code::subagent_return_schema_violation][..];
+        let set = |d: &mut Value, pointer: &str, value: Value| {
+            if let Some(slot) = d.pointer_mut(pointer) {
+                *slot = value;
+            }
+        };
+        // Composer: status-dependent fields and the field types.
+        case(Composer, |d| remove(d, "tests-added"), schema);
+        case(
+            Composer,
+            |d| {
+                d["handover"]["status"] = json!("blocked");
+            },
+            schema,
+        );
+        case(
+            Composer,
+            |d| {
+                d["handover"]["status"] = json!("blocked");
+                d["blocked-reason"] = json!("server down");
+            },
+            &[],
+        );
+        case(
+            Composer,
+            |d| {
+                d["handover"]["status"] = json!("skipped");
+            },
+            schema,
+        );
+        case(
+            Composer,
+            |d| {
+                d["handover"]["status"] = json!("skipped");
+                d["skip-authorisation"] = json!("user: skip it");
+            },
+            &[],
+        );
+        case(Composer, |d| set(d, "/journey", json!("login")), schema);
+        case(
+            Composer,
+            |d| set(d, "/run-time", json!("4 minutes")),
+            schema,
+        );
+        case(Composer, |d| d["cleanup"] = json!("skipped"), schema);
+        case(Composer, |d| d["cleanup"] = json!("not-needed"), &[]);
+        // Reviewer: improvements-needed needs a list; findings are closed objects.
+        case(
+            ReviewerInloop,
+            |d| {
+                d["handover"]["status"] = json!("improvements-needed");
+                remove(d, "summary");
+            },
+            &[
+                Code::subagent_return_schema_violation,
+                Code::subagent_return_must_fix_missing,
+            ],
+        );
+        let finding = json!({"id": "j-login-1-1-R-01", "title": "t", "scope": "s", "expected": "e", "observed": "o"});
+        let mut extra = finding.clone();
+        extra["why"] = json!("not in the schema's object");
+        case(
+            ReviewerInloop,
+            |d| d["craft-issues"] = json!([extra]),
+            schema,
+        );
+        let mut one_digit = finding.clone();
+        one_digit["id"] = json!("j-login-1-1-R-1");
+        case(
+            ReviewerInloop,
+            |d| d["craft-issues"] = json!([one_digit]),
+            schema,
+        );
+        case(
+            ReviewerInloop,
+            |d| d["craft-issues"] = json!([finding.clone()]),
+            &[],
+        );
+        // Probe.
+        case(Probe, |d| remove(d, "finding-ids"), schema);
+        case(Probe, |d| d["findings-emitted"] = json!(0), schema);
+        case(
+            Probe,
+            |d| {
+                d["handover"]["status"] = json!("blocked");
+            },
+            schema,
+        );
+        case(
+            Probe,
+            |d| {
+                d["handover"]["status"] = json!("clean");
+                remove(d, "finding-ids");
+                remove(d, "findings-emitted");
+            },
+            &[],
+        );
+        // Phase validator: greenlight needs the criteria list; improvements-needed findings.
+        case(
+            PhaseValidator,
+            |d| remove(d, "exit-criteria-checked"),
+            schema,
+        );
+        case(
+            PhaseValidator,
+            |d| {
+                d["handover"]["status"] = json!("improvements-needed");
+            },
+            schema,
+        );
+        // Section agent.
+        case(SectionAgent, |d| remove(d, "spill"), schema);
+        case(SectionAgent, |d| d["spill"] = json!(""), schema);
+        case(SectionAgent, |d| d["kind"] = json!("edge-probe"), schema);
+        case(
+            SectionAgent,
+            |d| {
+                d["kind"] = json!("edge-probe");
+                d["edge-findings"] = json!([{"id": "e1", "summary": "s"}]);
+            },
+            &[],
+        );
+        case(SectionAgent, |d| remove(d, "kind"), schema);
+        // Phase-4 prioritise-author.
+        case(
+            Phase4PrioritiseAuthor,
+            |d| remove(d, "convergence-status"),
+            schema,
+        );
+        case(
+            Phase4PrioritiseAuthor,
+            |d| d["journey-map"]["priority-breakdown"]["P4"] = json!(1),
+            schema,
+        );
+        case(
+            Phase4PrioritiseAuthor,
+            |d| d["journey-map"]["extra"] = json!(1),
+            schema,
+        );
+        case(
+            Phase4PrioritiseAuthor,
+            |d| {
+                d["handover"]["status"] = json!("blocked");
+            },
+            schema,
+        );
+        // Workflow and perf reviewers.
+        case(WorkflowReviewer, |d| remove(d, "attestation"), schema);
+        case(WorkflowReviewer, |d| d["checklist"] = json!([]), schema);
+        case(
+            WorkflowReviewer,
+            |d| d["checklist"][0]["satisfied"] = json!(false),
+            schema,
+        );
+        case(
+            WorkflowReviewer,
+            |d| d["handover"]["role"] = json!("workflow-reviewer-phase9"),
+            schema,
+        );
+        case(WorkflowReviewer, |d| d["phase"] = json!(9), schema);
+        case(WorkflowReviewer, |d| remove(d, "verdict"), schema);
+        case(PerfReviewer, |d| remove(d, "findings"), schema);
+        case(PerfReviewer, |d| d["verdict"] = json!("escalate"), &[]);
+        case(PerfReviewer, |d| d["pass"] = json!("burst"), schema);
+        case(
+            PerfReviewer,
+            |d| d["handover"]["role"] = json!("perf-reviewer-phase8"),
+            schema,
+        );
+        // Repair worker.
+        case(RepairWorker, |d| remove(&mut d["tests"][0], "fix"), schema);
+        case(
+            RepairWorker,
+            |d| d["tests"][0]["outcome"] = json!("app-bug"),
+            schema,
+        );
+        case(
+            RepairWorker,
+            |d| d["tests"][0]["outcome"] = json!("known-defect"),
+            &[],
+        );
+        case(RepairWorker, |d| d["tests"] = json!([]), schema);
+        case(
+            RepairWorker,
+            |d| d["tests"][0]["stability-runs"]["total"] = json!(0),
+            schema,
+        );
+        // Plumber.
+        case(Plumber, |d| remove(d, "approval"), schema);
+        case(
+            Plumber,
+            |d| d["changes"][0]["action"] = json!("patched"),
+            schema,
+        );
+        case(
+            Plumber,
+            |d| d["handover"]["role"] = json!("plumber-Hooks"),
+            schema,
+        );
+        case(Plumber, |d| d["ledgerRow"] = json!({"deviation": "x"}), &[]);
+        // The envelope itself (every role).
+        case(
+            Probe,
+            |d| {
+                d["handover"]
+                    .as_object_mut()
+                    .map(|h| h.remove("next-action"));
+            },
+            schema,
+        );
+        case(Probe, |d| d["handover"]["next-action"] = json!(""), schema);
+        case(
+            Probe,
+            |d| d["handover"]["dispatch-mode"] = json!("batched"),
+            schema,
+        );
+        case(
+            Probe,
+            |d| d["handover"]["parallel-wave-size"] = json!(0),
+            &[Code::subagent_return_schema_violation],
         );
     }
 
