@@ -116,15 +116,21 @@ impl SchemaId {
         }
     }
 
-    /// The schema this one references by URI, if any.
+    /// The schema this one references by URI, if any: every subagent role
+    /// schema `$ref`s the handover envelope.
     fn sibling(self) -> Option<SchemaId> {
         match self {
-            SchemaId::ExecutorReportV1
-            | SchemaId::AuditTailV1
-            | SchemaId::SpecFrontmatterV1
-            | SchemaId::ReceiptV1
-            | SchemaId::SubagentHandover => None,
-            _ => Some(SchemaId::SubagentHandover),
+            SchemaId::SubagentComposer
+            | SchemaId::SubagentReviewerInloop
+            | SchemaId::SubagentProbe
+            | SchemaId::SubagentPhaseValidator
+            | SchemaId::SubagentSectionAgent
+            | SchemaId::SubagentPhase4PrioritiseAuthor
+            | SchemaId::SubagentWorkflowReviewer
+            | SchemaId::SubagentPerfReviewer
+            | SchemaId::SubagentRepairWorker
+            | SchemaId::SubagentPlumber => Some(SchemaId::SubagentHandover),
+            _ => None,
         }
     }
 

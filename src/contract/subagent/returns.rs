@@ -142,6 +142,22 @@ pub fn check(bytes: &[u8], role_option: Option<&str>) -> (Option<SubagentReturn>
                     )],
                 );
             }
+            Some(handover) if !handover.is_object() => {
+                return (
+                    None,
+                    vec![
+                        Diagnostic::new(
+                            Code::subagent_return_handover_missing,
+                            format!(
+                                "`handover` is {}, not the envelope mapping",
+                                describe(handover)
+                            ),
+                        )
+                        .with_pointer("/handover")
+                        .with_line(node.line_of_pointer("/handover")),
+                    ],
+                );
+            }
             Some(handover) => match handover.get("role").and_then(Value::as_str) {
                 Some(role) => routing::route(role),
                 None => {
@@ -377,6 +393,10 @@ mod tests {
         );
         assert_eq!(
             codes_of("{\"summary\": \"x\"}", None),
+            vec![Code::subagent_return_handover_missing]
+        );
+        assert_eq!(
+            codes_of("handover: probe\n", None),
             vec![Code::subagent_return_handover_missing]
         );
         assert_eq!(
