@@ -22,9 +22,17 @@ pub enum Command {
     /// Validate files against their contracts (kind from --kind or the file name).
     Validate {
         /// Artifact kind; inferred from the file name when absent
-        /// (executor-report.md, spec.md, audit-tail.md, verification/<id>.json).
+        /// (executor-report.md, spec.md, audit-tail.md, verification/<id>.json,
+        /// savepoint.md, adversarial-findings.md, <x>--<y>/<id>--<slug>.md).
         #[arg(long, value_name = "KIND")]
         kind: Option<Kind>,
+        /// Role to judge plastic reports and subagent returns as: a plastic role
+        /// (brainstorming, spec, planner, executor, reviewer; plastic-<role> too)
+        /// or a subagent role or dispatch description (composer, reviewer-inloop,
+        /// probe-j-cart, ...). Default: the report's Role / the return's
+        /// handover.role. Other kinds ignore it.
+        #[arg(long, value_name = "ROLE")]
+        role: Option<String>,
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
@@ -94,12 +102,13 @@ pub fn run(cli: Cli) -> ExitStatus {
     match cli.command {
         Command::Validate {
             kind,
+            role,
             format,
             color,
             files,
         } => {
             color.apply();
-            commands::validate::run(&files, kind, format)
+            commands::validate::run(&files, kind, role.as_deref(), format)
         }
         Command::Check {
             staged,
