@@ -1,9 +1,9 @@
 //! Command-line definitions (clap) and dispatch to the commands.
 
 use crate::commands;
+use crate::commands::output::OutputArgs;
 use crate::contract::Kind;
 use crate::diagnostic::ExitStatus;
-use crate::render::{ColorChoice, Format};
 use clap::builder::PossibleValue;
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -24,10 +24,8 @@ pub enum Command {
         /// (executor-report.md, spec.md, audit-tail.md, verification/<id>.json).
         #[arg(long, value_name = "KIND")]
         kind: Option<Kind>,
-        #[arg(long, value_enum, default_value_t = Format::Human)]
-        format: Format,
-        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-        color: ColorChoice,
+        #[command(flatten)]
+        output: OutputArgs,
         /// Files to validate.
         #[arg(required = true, value_name = "FILE")]
         files: Vec<String>,
@@ -59,12 +57,11 @@ pub fn run(cli: Cli) -> ExitStatus {
     match cli.command {
         Command::Validate {
             kind,
-            format,
-            color,
+            output,
             files,
         } => {
-            color.apply();
-            commands::validate::run(&files, kind, format)
+            output.color.apply();
+            commands::validate::run(&files, kind, &output)
         }
         Command::Codes { code } => commands::codes::run(code.as_deref()),
         Command::Schema { name } => commands::schema::run(name.as_deref()),

@@ -1,6 +1,7 @@
 //! One module per subcommand; each returns the process exit status.
 
 pub mod codes;
+pub mod output;
 pub mod schema;
 pub mod validate;
 
