@@ -273,6 +273,8 @@ pub fn step_summary(report: &Report) -> String {
             );
         }
     }
+    // A blank line ends the last table, so what the next step appends stays apart.
+    out.push('\n');
     out
 }
 
