@@ -1,6 +1,7 @@
 //! Command-line definitions (clap) and dispatch to the commands.
 
 use crate::commands;
+use crate::commands::check::Mode;
 use crate::commands::output::OutputArgs;
 use crate::contract::Kind;
 use crate::diagnostic::ExitStatus;
@@ -29,6 +30,38 @@ pub enum Command {
         /// Files to validate.
         #[arg(required = true, value_name = "FILE")]
         files: Vec<String>,
+    },
+    /// The gate: check the tasks touched in the tree that would land.
+    #[command(group(clap::ArgGroup::new("mode").required(true).args(["staged", "push", "ci", "worktree"])))]
+    Check {
+        /// pre-commit: the index git is about to commit (GIT_INDEX_FILE honoured) against HEAD.
+        #[arg(long)]
+        staged: bool,
+        /// pre-push: every ref line git passes on stdin, each pushed commit against the remote.
+        #[arg(long)]
+        push: bool,
+        /// CI: the merge of --head into --base (GitHub and GitLab variables when absent).
+        #[arg(long)]
+        ci: bool,
+        /// The working tree against HEAD (or --since), like the reference's audit.
+        #[arg(long)]
+        worktree: bool,
+        /// --ci: the branch the change merges into.
+        #[arg(long, value_name = "REV", requires = "ci")]
+        base: Option<String>,
+        /// --ci: the change's commit (default HEAD).
+        #[arg(long, value_name = "REV", requires = "ci")]
+        head: Option<String>,
+        /// --worktree: compare with this commit instead of HEAD.
+        #[arg(long, value_name = "REV", requires = "worktree")]
+        since: Option<String>,
+        #[command(flatten)]
+        output: OutputArgs,
+        /// --push: the remote's name and URL, as git passes them to the hook.
+        #[arg(value_name = "REMOTE", requires = "push")]
+        remote: Option<String>,
+        #[arg(value_name = "URL", requires = "push")]
+        url: Option<String>,
     },
     /// List every reason code (Markdown table), or explain one.
     Codes {
@@ -62,6 +95,31 @@ pub fn run(cli: Cli) -> ExitStatus {
         } => {
             output.color.apply();
             commands::validate::run(&files, kind, &output)
+        }
+        Command::Check {
+            staged,
+            push,
+            ci,
+            worktree,
+            base,
+            head,
+            since,
+            output,
+            remote,
+            url: _,
+        } => {
+            output.color.apply();
+            let mode = if staged {
+                Mode::Staged
+            } else if push {
+                Mode::Push { remote }
+            } else if ci {
+                Mode::Ci { base, head }
+            } else {
+                debug_assert!(worktree);
+                Mode::Worktree { since }
+            };
+            commands::check::run(&mode, &output)
         }
         Command::Codes { code } => commands::codes::run(code.as_deref()),
         Command::Schema { name } => commands::schema::run(name.as_deref()),

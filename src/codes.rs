@@ -251,6 +251,106 @@ codes! {
         "More than 1024 paths are declared.",
         "Split the task.";
 
+    // ---- the gate: per-task checks (DESIGN.md section 5) -----------------
+    config_invalid: Error, CannotCheck,
+        "The gate configuration (.mastermind/hooks.yaml) is invalid.",
+        "Fix the key or value named in the message; unknown keys and codes are errors.";
+    usage_invalid: Error, CannotCheck,
+        "The command line or the input the gate was handed is malformed.",
+        "Check the arguments; see `mastermind-hooks check --help`.";
+    no_task_changed: Note, Violation,
+        "No task folder changed in this view; nothing to check against a task.",
+        "Nothing to do, unless `require_task` demands that changes belong to a task.";
+    task_required: Error, Violation,
+        "require_task is set and changes outside .mastermind/ belong to no checked task.",
+        "Make the change as part of a task (.mastermind/tasks/<task>/) or drop it.";
+    task_spec_missing: Error, Violation,
+        "A changed task folder has no spec.md in the view.",
+        "Add the task's spec.md (or remove the stray files from the task folder).";
+    task_state_invalid: Error, Violation,
+        "The task's state.json is not a JSON object with a string baseline_ref.",
+        "Let the controller rewrite state.json (run-task pre-flight) or fix it.";
+    task_baseline_unavailable: Note, Violation,
+        "The task's baseline_ref commit is not in this repository; the mode's base is used instead.",
+        "Fetch the baseline commit to compare the task's whole change.";
+    artifact_not_regular_file: Error, Violation,
+        "A task artifact is a symlink or submodule in the tree; artifacts are never followed through links.",
+        "Commit the artifact as a regular file.";
+    executor_report_missing: Error, Violation,
+        "The task has no executor-report.md.",
+        "Write <task>/executor-report.md with the canonical schema v1 tail.";
+    executor_report_task_mismatch: Error, Violation,
+        "The report's `spec` does not name this task's spec.",
+        "Set `spec` to the task's repository-relative spec path.";
+    executor_report_rejected: Error, Violation,
+        "The report is valid but not `complete` (status_partial or status_failed), so completion is rejected.",
+        "Finish the task and report `status: complete`.";
+    unexpected_file: Error, Violation,
+        "A changed path outside .mastermind/ is not declared by the task (touches, creates, expected_docs).",
+        "Declare the path in the spec's front matter, or revert the change.";
+    missing_expected_file: Warning, Violation,
+        "A declared path did not change.",
+        "Make the planned change, or drop the path from the spec.";
+    creation_not_added: Error, Violation,
+        "A path declared in `creates` was not added.",
+        "Add the file, or declare it under `touches` if it already existed.";
+    creation_exists_in_baseline: Error, Violation,
+        "A path declared in `creates` already exists at the task's baseline.",
+        "Declare it under `touches` instead of `creates`.";
+    expected_doc_deleted: Error, Violation,
+        "A declared expected_docs entry was deleted; a deletion does not update documentation.",
+        "Restore and update the document.";
+    executor_report_missing_changed_file: Error, Violation,
+        "A changed file is missing from the report's files_modified.",
+        "List every changed file outside .mastermind/ in files_modified.";
+    executor_report_unchanged_file: Error, Violation,
+        "The report lists a file in files_modified that did not change.",
+        "Remove the path from files_modified, or make the change it claims.";
+    scope_diff: Note, Violation,
+        "Declared versus real changed paths, as a diff.",
+        "Lines with - are declared but unchanged; lines with + changed but are undeclared.";
+    verification_requirement_unmet: Error, Violation,
+        "A declared command has no passing report row (missing_result, not_passed or conflicting_results).",
+        "Run the declared command and record it in the report's verifications with result: pass.";
+    observed_exit_code_nonzero: Error, Violation,
+        "A report row claims a pass but records a nonzero exit code.",
+        "Fix the failure and re-run; a pass must exit 0.";
+    observed_zero_tests: Error, Violation,
+        "A report row claims a passing test run that ran zero tests.",
+        "Make the test command select the tests it is meant to run.";
+    path_not_utf8: Error, Violation,
+        "A changed path is not valid UTF-8 and cannot match any declaration.",
+        "Rename the file to a UTF-8 path.";
+
+    // ---- git and views (the gate's edge) -------------------------------
+    git_repository_unavailable: Error, CannotCheck,
+        "No git repository could be opened.",
+        "Run inside a git repository (or set GIT_DIR).";
+    git_revision_unknown: Error, CannotCheck,
+        "A revision could not be resolved to a commit.",
+        "Check the revision name; in CI, fetch the branches the gate compares.";
+    git_object_unavailable: Error, CannotCheck,
+        "A git object needed for the check is missing or unreadable.",
+        "Fetch the missing history (`git fetch`) or repair the repository (`git fsck`).";
+    git_index_unavailable: Error, CannotCheck,
+        "The index could not be read.",
+        "Repair the index (`git reset` re-creates it from HEAD) and stage again.";
+    git_index_unmerged: Error, CannotCheck,
+        "The index has unmerged (conflicted) paths.",
+        "Resolve the conflicts and `git add` the results before committing.";
+    git_merge_conflict: Error, CannotCheck,
+        "The head does not merge cleanly into the base, so the tree that would land is unknown.",
+        "Rebase the branch on the base (or merge the base into it) and resolve the conflicts.";
+    git_shallow_history: Error, CannotCheck,
+        "The clone is shallow and hides the commits the gate must compare.",
+        "Fetch full history: actions/checkout `fetch-depth: 0`, GitLab `GIT_DEPTH: 0`, or `git fetch --unshallow`.";
+    git_no_merge_base: Error, CannotCheck,
+        "Base and head share no history.",
+        "Check that --base and --head name the right commits.";
+    git_worktree_unavailable: Error, CannotCheck,
+        "The working tree could not be read.",
+        "Run in a non-bare repository with readable files.";
+
     // ---- verification receipt v1 (section 4) ---------------------------
     receipt_too_large: Error, Violation,
         "A receipt file larger than 128 KiB makes the whole inspection fail closed.",

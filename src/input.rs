@@ -87,6 +87,22 @@ pub fn read_bounded(path: &Path, limit: usize) -> Result<Vec<u8>, Diagnostic> {
     Ok(bytes)
 }
 
+/// Like [`read_bounded`], but a symlink is refused instead of followed (for
+/// repository-owned artifacts, which must not point elsewhere).
+pub fn read_bounded_no_follow(path: &Path, limit: usize) -> Result<Vec<u8>, Diagnostic> {
+    let metadata = std::fs::symlink_metadata(path).map_err(|e| unreadable(path, &e))?;
+    if metadata.file_type().is_symlink() {
+        return Err(Diagnostic::new(
+            Code::input_not_regular_file,
+            format!(
+                "{} is a symlink; repository artifacts are never followed through links",
+                path.display()
+            ),
+        ));
+    }
+    read_bounded(path, limit)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,9 +14,12 @@
 pub mod cli;
 pub mod codes;
 pub mod commands;
+pub mod config;
 pub mod contract;
 pub mod diagnostic;
+pub mod gate;
 pub mod input;
 pub mod render;
+pub mod repo;
 pub mod report;
 pub mod schema;

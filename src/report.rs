@@ -79,6 +79,9 @@ impl CheckOutcome {
 pub struct TaskResult {
     /// Repository-relative task directory.
     pub task: String,
+    /// Which view the task was checked in, when a run checks several
+    /// (for example the pushed ref).
+    pub view: Option<String>,
     pub ok: bool,
     pub checks: Vec<CheckOutcome>,
 }
@@ -88,6 +91,7 @@ impl TaskResult {
         let ok = checks.iter().all(|c| c.ok);
         TaskResult {
             task: task.into(),
+            view: None,
             ok,
             checks,
         }

@@ -12,6 +12,7 @@ pub enum SchemaId {
     AuditTailV1,
     SpecFrontmatterV1,
     ReceiptV1,
+    HooksConfigV1,
 }
 
 impl SchemaId {
@@ -20,6 +21,7 @@ impl SchemaId {
         SchemaId::AuditTailV1,
         SchemaId::SpecFrontmatterV1,
         SchemaId::ReceiptV1,
+        SchemaId::HooksConfigV1,
     ];
 
     /// The name used by `mastermind-hooks schema NAME`.
@@ -29,6 +31,7 @@ impl SchemaId {
             SchemaId::AuditTailV1 => "audit-tail-v1",
             SchemaId::SpecFrontmatterV1 => "spec-frontmatter-v1",
             SchemaId::ReceiptV1 => "receipt-v1",
+            SchemaId::HooksConfigV1 => "hooks-config-v1",
         }
     }
 
@@ -46,12 +49,14 @@ impl SchemaId {
                 include_str!("../schemas/spec-frontmatter-v1.schema.json")
             }
             SchemaId::ReceiptV1 => include_str!("../schemas/receipt-v1.schema.json"),
+            SchemaId::HooksConfigV1 => include_str!("../schemas/hooks-config-v1.schema.json"),
         }
     }
 
     fn slot(self) -> &'static OnceLock<Result<jsonschema::Validator, String>> {
-        static SLOTS: [OnceLock<Result<jsonschema::Validator, String>>; 4] =
-            [const { OnceLock::new() }; 4];
+        const COUNT: usize = SchemaId::ALL.len();
+        static SLOTS: [OnceLock<Result<jsonschema::Validator, String>>; COUNT] =
+            [const { OnceLock::new() }; COUNT];
         &SLOTS[self as usize]
     }
 

@@ -1,5 +1,6 @@
 //! One module per subcommand; each returns the process exit status.
 
+pub mod check;
 pub mod codes;
 pub mod output;
 pub mod schema;

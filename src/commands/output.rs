@@ -1,6 +1,7 @@
 //! The output edge every checking command shares: render the report in the
-//! chosen format to stdout and, for `--format github`, append the Markdown
-//! job summary to the file named by `GITHUB_STEP_SUMMARY`.
+//! chosen format (human output to stderr for git hooks, everything else to
+//! stdout) and, for `--format github`, append the Markdown job summary to the
+//! file named by `GITHUB_STEP_SUMMARY`.
 
 use crate::commands::emit;
 use crate::diagnostic::ExitStatus;
@@ -49,24 +50,50 @@ pub fn append_step_summary(path: &Path, report: &Report) -> std::io::Result<()> 
     file.flush()
 }
 
-/// Print the report and return the run's exit status. Output that cannot be
-/// written (stdout, or the job summary that was asked for) is exit 2: a
-/// result nobody can see is no pass.
-pub fn finish(report: &Report, args: &OutputArgs) -> ExitStatus {
-    finish_with_summary_target(report, args, std::env::var_os(STEP_SUMMARY_VAR))
+/// Where human output goes. Machine formats always go to stdout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HumanTo {
+    Stdout,
+    /// Git hooks: git shows a hook's stderr to the user.
+    Stderr,
 }
 
-/// [`finish`] with the value of `GITHUB_STEP_SUMMARY` passed in.
+/// Print the report to stdout and return the run's exit status. Output that
+/// cannot be written (stdout, or the job summary that was asked for) is exit
+/// 2: a result nobody can see is no pass.
+pub fn finish(report: &Report, args: &OutputArgs) -> ExitStatus {
+    finish_to(report, args, HumanTo::Stdout)
+}
+
+/// [`finish`], with human output sent where `human` says.
+pub fn finish_to(report: &Report, args: &OutputArgs, human: HumanTo) -> ExitStatus {
+    finish_with_summary_target(report, args, human, std::env::var_os(STEP_SUMMARY_VAR))
+}
+
+fn write_stderr(text: &str) -> std::io::Result<()> {
+    let mut stderr = std::io::stderr().lock();
+    stderr
+        .write_all(text.as_bytes())
+        .and_then(|()| stderr.flush())
+}
+
+/// [`finish_to`] with the value of `GITHUB_STEP_SUMMARY` passed in.
 pub fn finish_with_summary_target(
     report: &Report,
     args: &OutputArgs,
+    human: HumanTo,
     step_summary: Option<OsString>,
 ) -> ExitStatus {
     let options = RenderOptions {
         max_annotations: args.max_annotations,
     };
     let text = render::render(report, args.format, &options);
-    if emit(&text).is_err() {
+    let written = if args.format == Format::Human && human == HumanTo::Stderr {
+        write_stderr(&text)
+    } else {
+        emit(&text)
+    };
+    if written.is_err() {
         return ExitStatus::CannotCheck;
     }
     if args.format == Format::Github

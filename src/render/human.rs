@@ -87,12 +87,18 @@ pub fn task_diagnostic(out: &mut String, task: &TaskResult, check: &str, d: &Dia
 }
 
 /// One task: a line when it passed, a headed block of findings when not.
+/// The view is named when a run checks several (`--push`: the pushed ref).
 fn task(out: &mut String, task: &TaskResult) {
     let checks = task.checks.len();
+    let view = task
+        .view
+        .as_deref()
+        .map(|v| format!(" in {v}"))
+        .unwrap_or_default();
     if task.ok {
         let _ = writeln!(
             out,
-            "{}: {} ({checks} check{} passed)",
+            "{}: task {}{view} ({checks} check{} passed)",
             "ok".if_supports_color(Stream::Stdout, |t| t.green()),
             task.task,
             if checks == 1 { "" } else { "s" }
@@ -106,7 +112,7 @@ fn task(out: &mut String, task: &TaskResult) {
             .collect();
         let _ = writeln!(
             out,
-            "{}: {} ({} of {checks} check{} failed: {})",
+            "{}: task {}{view} ({} of {checks} check{} failed: {})",
             "FAILED".if_supports_color(Stream::Stdout, |t| t.red()),
             task.task.if_supports_color(Stream::Stdout, |t| t.bold()),
             failed.len(),
@@ -221,8 +227,8 @@ mod tests {
         assert_eq!(
             render(&gate()),
             "\
-ok: .mastermind/tasks/a (2 checks passed)
-FAILED: .mastermind/tasks/b (1 of 2 checks failed: scope)
+ok: task .mastermind/tasks/a (2 checks passed)
+FAILED: task .mastermind/tasks/b (1 of 2 checks failed: scope)
   error[yaml_tag] (scope): src/x.rs changed but is not declared
     --> src/x.rs:3
     expected: src/lib.rs

@@ -1,0 +1,451 @@
+//! `mastermind-hooks check`: the gate in its four modes. Each mode picks the
+//! view that would land and the base to compare it with, reads the
+//! configuration from a tree the change cannot edit, runs the gate and
+//! renders one report.
+//!
+//! * `--staged`: the index (`GIT_INDEX_FILE` honoured) against HEAD.
+//! * `--push`: every pushed commit (git's ref lines on stdin) against what
+//!   the remote already has.
+//! * `--ci`: the merge of head into base; tasks are compared from the merge
+//!   base (or their baseline) to head.
+//! * `--worktree`: the working tree against HEAD or `--since REV`.
+
+use crate::codes::Code;
+use crate::commands::output::{self, HumanTo, OutputArgs};
+use crate::config::{CONFIG_PATH, Config, MAX_CONFIG_BYTES};
+use crate::diagnostic::{Diagnostic, ExitStatus};
+use crate::gate::{self, Gate};
+use crate::repo::tree::{Content, View, short};
+use crate::repo::{Repo, RepoError};
+use crate::report::{Report, TaskResult};
+use gix::ObjectId;
+use std::io::Read;
+
+/// The gate mode.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Staged,
+    Push {
+        remote: Option<String>,
+    },
+    Ci {
+        base: Option<String>,
+        head: Option<String>,
+    },
+    Worktree {
+        since: Option<String>,
+    },
+}
+
+impl Mode {
+    /// Hooks print human output to stderr (git shows it); the rest use stdout.
+    fn human_to_stderr(&self) -> bool {
+        matches!(self, Mode::Staged | Mode::Push { .. })
+    }
+}
+
+/// Findings and tasks gathered over one invocation.
+#[derive(Default)]
+struct Collected {
+    tasks: Vec<TaskResult>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Collected {
+    fn fail(&mut self, error: RepoError) {
+        self.diagnostics.push(error.to_diagnostic());
+    }
+}
+
+/// Read the configuration from a view; absent means strict defaults.
+fn config_from(repo: &Repo, view: &View) -> Result<Config, Vec<Diagnostic>> {
+    let source = format!("{CONFIG_PATH} in {}", view.label);
+    match view.read(repo, CONFIG_PATH, MAX_CONFIG_BYTES) {
+        Ok(None) => Ok(Config::strict_defaults()),
+        Ok(Some(Content::Bytes(bytes))) => Config::parse(&bytes, &source),
+        Ok(Some(Content::NotRegular(_))) => Err(vec![
+            Diagnostic::new(
+                Code::config_invalid,
+                format!("{source} is not a regular file"),
+            )
+            .with_path(CONFIG_PATH),
+        ]),
+        Ok(Some(Content::TooLarge { size })) => Err(vec![
+            Diagnostic::new(
+                Code::config_invalid,
+                format!("{source} is {size} bytes; the limit is {MAX_CONFIG_BYTES}"),
+            )
+            .with_path(CONFIG_PATH),
+        ]),
+        Err(e) => Err(vec![e.to_diagnostic()]),
+    }
+}
+
+fn view_of(repo: &Repo, commit: Option<ObjectId>, empty_label: &str) -> Result<View, RepoError> {
+    match commit {
+        Some(id) => View::from_commit(repo, id),
+        None => Ok(View::empty(empty_label)),
+    }
+}
+
+fn run_gate(out: &mut Collected, gate: &Gate<'_>) {
+    match gate::run(gate) {
+        Ok(outcome) => {
+            out.tasks.extend(outcome.tasks);
+            out.diagnostics.extend(outcome.diagnostics);
+        }
+        Err(e) => out.fail(e),
+    }
+}
+
+fn staged(repo: &Repo, out: &mut Collected) -> Result<(), RepoError> {
+    let head = repo.head_commit()?;
+    let base = view_of(repo, head, "the empty tree (no commit yet)")?;
+    let view = View::from_index(repo)?;
+    let config = match config_from(repo, &base) {
+        Ok(c) => c,
+        Err(ds) => {
+            out.diagnostics.extend(ds);
+            return Ok(());
+        }
+    };
+    run_gate(
+        out,
+        &Gate {
+            repo,
+            config: &config,
+            view: &view,
+            target: &view,
+            base: &base,
+            label: None,
+        },
+    );
+    Ok(())
+}
+
+fn is_zero(id: &str) -> bool {
+    !id.is_empty() && id.bytes().all(|b| b == b'0')
+}
+
+/// One line of git's pre-push input.
+struct PushLine {
+    local_ref: String,
+    local: String,
+    remote_ref: String,
+    remote: String,
+}
+
+fn parse_push_input(input: &str) -> Result<Vec<PushLine>, Diagnostic> {
+    let mut lines = Vec::new();
+    for (number, line) in input.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let valid_id =
+            |s: &str| (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| b.is_ascii_hexdigit());
+        if fields.len() != 4 || !valid_id(fields[1]) || !valid_id(fields[3]) {
+            return Err(Diagnostic::new(
+                Code::usage_invalid,
+                format!(
+                    "pre-push input line {} is not `<local ref> <local id> <remote ref> <remote id>`: {line:?}",
+                    number + 1
+                ),
+            ));
+        }
+        lines.push(PushLine {
+            local_ref: fields[0].to_string(),
+            local: fields[1].to_string(),
+            remote_ref: fields[2].to_string(),
+            remote: fields[3].to_string(),
+        });
+    }
+    Ok(lines)
+}
+
+/// The base of a new branch: the newest commit any remote-tracking ref
+/// already has, among the pushed commit's ancestors.
+fn new_branch_base(repo: &Repo, local: ObjectId) -> Result<Option<ObjectId>, RepoError> {
+    let mut bases = Vec::new();
+    for remote in repo.remote_tracking_commits()? {
+        if let Some(base) = repo.merge_base(local, remote)? {
+            bases.push(base);
+        }
+    }
+    bases.sort();
+    bases.dedup();
+    // Keep the base that every other base is an ancestor of.
+    let mut best: Option<ObjectId> = None;
+    for candidate in bases {
+        best = match best {
+            None => Some(candidate),
+            Some(current) => {
+                if repo.merge_base(current, candidate)? == Some(current) {
+                    Some(candidate)
+                } else {
+                    Some(current)
+                }
+            }
+        };
+    }
+    Ok(best)
+}
+
+fn push(repo: &Repo, remote: Option<&str>, out: &mut Collected) -> Result<(), RepoError> {
+    let mut input = String::new();
+    if let Err(e) = std::io::stdin().read_to_string(&mut input) {
+        out.diagnostics.push(Diagnostic::new(
+            Code::usage_invalid,
+            format!("cannot read git's pre-push lines from stdin: {e}"),
+        ));
+        return Ok(());
+    }
+    let lines = match parse_push_input(&input) {
+        Ok(lines) => lines,
+        Err(d) => {
+            out.diagnostics.push(d);
+            return Ok(());
+        }
+    };
+    for line in lines {
+        if is_zero(&line.local) {
+            continue; // a deletion lands nothing
+        }
+        let label = format!(
+            "{} -> {}{}",
+            line.local_ref,
+            remote.map(|r| format!("{r} ")).unwrap_or_default(),
+            line.remote_ref
+        );
+        let local = repo.resolve_commit(&line.local)?;
+        let remote_id = if is_zero(&line.remote) {
+            None
+        } else {
+            ObjectId::from_hex(line.remote.as_bytes())
+                .ok()
+                .filter(|id| repo.has_commit(*id))
+        };
+        let base_commit = match remote_id {
+            Some(id) => Some(id),
+            None => new_branch_base(repo, local)?,
+        };
+        let base = view_of(
+            repo,
+            base_commit,
+            "the empty tree (nothing on the remote yet)",
+        )?;
+        let view = View::from_commit(repo, local)?;
+        let config = match config_from(repo, &base) {
+            Ok(c) => c,
+            Err(ds) => {
+                out.diagnostics.extend(ds);
+                continue;
+            }
+        };
+        run_gate(
+            out,
+            &Gate {
+                repo,
+                config: &config,
+                view: &view,
+                target: &view,
+                base: &base,
+                label: Some(label),
+            },
+        );
+    }
+    Ok(())
+}
+
+/// Base and head from the CI platform's environment when not given.
+fn ci_revisions(base: Option<&str>, head: Option<&str>) -> Result<(String, String), Diagnostic> {
+    let var = |name: &str| {
+        std::env::var(name)
+            .ok()
+            .filter(|v| !v.is_empty() && !is_zero(v))
+    };
+    let mut base = base.map(str::to_string);
+    let mut head = head.map(str::to_string);
+    if var("GITHUB_ACTIONS").is_some() {
+        if let Some(event) = var("GITHUB_EVENT_PATH")
+            .and_then(|p| std::fs::read(p).ok())
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        {
+            let sha = |a: &str, b: &str| {
+                event
+                    .get(a)?
+                    .get(b)?
+                    .get("sha")?
+                    .as_str()
+                    .map(str::to_string)
+            };
+            base = base.or_else(|| sha("pull_request", "base"));
+            head = head.or_else(|| sha("pull_request", "head"));
+            base = base.or_else(|| {
+                event
+                    .get("before")?
+                    .as_str()
+                    .filter(|s| !is_zero(s))
+                    .map(str::to_string)
+            });
+        }
+        base = base.or_else(|| var("GITHUB_BASE_REF").map(|b| format!("origin/{b}")));
+        head = head.or_else(|| var("GITHUB_SHA"));
+    }
+    if var("GITLAB_CI").is_some() {
+        base = base
+            .or_else(|| var("CI_MERGE_REQUEST_TARGET_BRANCH_SHA"))
+            .or_else(|| var("CI_MERGE_REQUEST_DIFF_BASE_SHA"))
+            .or_else(|| var("CI_COMMIT_BEFORE_SHA"));
+        head = head
+            .or_else(|| var("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA"))
+            .or_else(|| var("CI_COMMIT_SHA"));
+    }
+    let head = head.unwrap_or_else(|| "HEAD".to_string());
+    match base {
+        Some(base) => Ok((base, head)),
+        None => Err(Diagnostic::new(
+            Code::usage_invalid,
+            "check --ci needs a base: pass --base REV, or run in a GitHub pull_request or GitLab merge request pipeline",
+        )),
+    }
+}
+
+fn resolve_for_ci(repo: &Repo, rev: &str, role: &str) -> Result<ObjectId, RepoError> {
+    repo.resolve_commit(rev).map_err(|e| {
+        if repo.is_shallow() {
+            RepoError::new(
+                Code::git_shallow_history,
+                format!(
+                    "the {role} `{rev}` is not in this shallow clone; fetch the full history (actions/checkout `fetch-depth: 0`, GitLab `GIT_DEPTH: 0`, or `git fetch --unshallow`)"
+                ),
+            )
+        } else {
+            RepoError::new(
+                e.code,
+                format!("{}; fetch the {role} branch (for example `git fetch origin`)", e.message),
+            )
+        }
+    })
+}
+
+fn ci(
+    repo: &Repo,
+    base: Option<&str>,
+    head: Option<&str>,
+    out: &mut Collected,
+) -> Result<(), RepoError> {
+    let (base_rev, head_rev) = match ci_revisions(base, head) {
+        Ok(revs) => revs,
+        Err(d) => {
+            out.diagnostics.push(d);
+            return Ok(());
+        }
+    };
+    let base = resolve_for_ci(repo, &base_rev, "base")?;
+    let head = resolve_for_ci(repo, &head_rev, "head")?;
+    let base_view = View::from_commit(repo, base)?;
+    // The base's configuration: a change cannot relax its own gate.
+    let config = match config_from(repo, &base_view) {
+        Ok(c) => c,
+        Err(ds) => {
+            out.diagnostics.extend(ds);
+            return Ok(());
+        }
+    };
+    let (merged, merge_base) = View::from_merge(repo, base, head)?;
+    let head_view = View::from_commit(repo, head)?;
+    let mut merge_base_view = View::from_commit(repo, merge_base)?;
+    merge_base_view.label = format!("the merge base {}", short(merge_base));
+    run_gate(
+        out,
+        &Gate {
+            repo,
+            config: &config,
+            view: &merged,
+            target: &head_view,
+            base: &merge_base_view,
+            label: None,
+        },
+    );
+    Ok(())
+}
+
+fn worktree(repo: &Repo, since: Option<&str>, out: &mut Collected) -> Result<(), RepoError> {
+    let base_commit = match since {
+        Some(rev) => Some(repo.resolve_commit(rev)?),
+        None => repo.head_commit()?,
+    };
+    let base = view_of(repo, base_commit, "the empty tree (no commit yet)")?;
+    let view = View::from_worktree(repo)?;
+    let config = match config_from(repo, &view) {
+        Ok(c) => c,
+        Err(ds) => {
+            out.diagnostics.extend(ds);
+            return Ok(());
+        }
+    };
+    run_gate(
+        out,
+        &Gate {
+            repo,
+            config: &config,
+            view: &view,
+            target: &view,
+            base: &base,
+            label: None,
+        },
+    );
+    Ok(())
+}
+
+/// Run the gate and return the report (no rendering).
+pub fn gate_report(mode: &Mode) -> Report {
+    let mut out = Collected::default();
+    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
+    match Repo::discover(&cwd) {
+        Ok(repo) => {
+            let result = match mode {
+                Mode::Staged => staged(&repo, &mut out),
+                Mode::Push { remote } => push(&repo, remote.as_deref(), &mut out),
+                Mode::Ci { base, head } => ci(&repo, base.as_deref(), head.as_deref(), &mut out),
+                Mode::Worktree { since } => worktree(&repo, since.as_deref(), &mut out),
+            };
+            if let Err(e) = result {
+                out.fail(e);
+            }
+        }
+        Err(e) => out.fail(e),
+    }
+    Report::assemble(Vec::new(), out.tasks, out.diagnostics)
+}
+
+pub fn run(mode: &Mode, out: &OutputArgs) -> ExitStatus {
+    let report = gate_report(mode);
+    let human = if mode.human_to_stderr() {
+        HumanTo::Stderr
+    } else {
+        HumanTo::Stdout
+    };
+    output::finish_to(&report, out, human)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn push_lines_parse_and_reject_garbage() {
+        let zero = "0".repeat(40);
+        let one = "1".repeat(40);
+        let lines = parse_push_input(&format!(
+            "refs/heads/a {one} refs/heads/a {zero}\n\nrefs/heads/b {zero} refs/heads/b {one}\n"
+        ))
+        .unwrap();
+        assert_eq!(lines.len(), 2);
+        assert!(is_zero(&lines[0].remote) && is_zero(&lines[1].local));
+        assert!(is_zero(&"0".repeat(64)));
+        assert!(parse_push_input("refs/heads/a abc refs/heads/a def\n").is_err());
+        assert!(parse_push_input("one two three\n").is_err());
+    }
+}

@@ -1,0 +1,102 @@
+//! Change sets: which paths differ between two views, as added, modified
+//! or deleted. A rename is a deletion plus an addition; deletions are never
+//! dropped. The controller's runtime files are never part of a change set.
+
+use super::tree::View;
+use gix::bstr::{BString, ByteSlice};
+use std::collections::BTreeMap;
+
+/// Runtime artifacts the reference always leaves out of changed-file sets.
+pub const RUNTIME_ARTIFACTS: &[&str] = &[
+    ".mastermind/mmcg.db",
+    ".mastermind/mmcg.db-shm",
+    ".mastermind/mmcg.db-wal",
+    ".mastermind/audit-narrative.json",
+];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ChangeKind {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl ChangeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::Added => "added",
+            ChangeKind::Modified => "modified",
+            ChangeKind::Deleted => "deleted",
+        }
+    }
+}
+
+/// Paths that differ between a base view and a target view.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ChangeSet {
+    changes: BTreeMap<BString, ChangeKind>,
+}
+
+impl ChangeSet {
+    /// Compare two views entry by entry (mode and object id).
+    pub fn between(base: &View, target: &View) -> ChangeSet {
+        let mut changes = BTreeMap::new();
+        let mut old = base.entries().peekable();
+        let mut new = target.entries().peekable();
+        loop {
+            let step = match (old.peek(), new.peek()) {
+                (None, None) => break,
+                (Some((path, _)), None) => {
+                    Some(((*path).clone(), ChangeKind::Deleted, true, false))
+                }
+                (None, Some((path, _))) => Some(((*path).clone(), ChangeKind::Added, false, true)),
+                (Some((a, ea)), Some((b, eb))) => match a.cmp(b) {
+                    std::cmp::Ordering::Less => {
+                        Some(((*a).clone(), ChangeKind::Deleted, true, false))
+                    }
+                    std::cmp::Ordering::Greater => {
+                        Some(((*b).clone(), ChangeKind::Added, false, true))
+                    }
+                    std::cmp::Ordering::Equal => {
+                        let changed = ea != eb;
+                        let path = (*a).clone();
+                        old.next();
+                        new.next();
+                        changed.then_some((path, ChangeKind::Modified, false, false))
+                    }
+                },
+            };
+            if let Some((path, kind, advance_old, advance_new)) = step {
+                if advance_old {
+                    old.next();
+                }
+                if advance_new {
+                    new.next();
+                }
+                if !RUNTIME_ARTIFACTS
+                    .iter()
+                    .any(|a| a.as_bytes() == path.as_slice())
+                {
+                    changes.insert(path, kind);
+                }
+            }
+        }
+        ChangeSet { changes }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&BString, ChangeKind)> {
+        self.changes.iter().map(|(p, k)| (p, *k))
+    }
+
+    pub fn get(&self, path: &str) -> Option<ChangeKind> {
+        self.changes.get(path.as_bytes().as_bstr()).copied()
+    }
+
+    pub fn len(&self) -> usize {
+        self.changes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty()
+    }
+}

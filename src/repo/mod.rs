@@ -1,0 +1,198 @@
+//! The repository edge: gix-backed access to commits, trees, the index and
+//! the working tree. Everything the gate reads comes through here; nothing
+//! here ever writes to the repository (merges are computed with in-memory
+//! objects).
+
+pub mod changes;
+pub mod tree;
+
+use crate::codes::Code;
+use crate::diagnostic::Diagnostic;
+use gix::ObjectId;
+use std::path::{Path, PathBuf};
+
+/// A repository problem: always "could not check".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RepoError {
+    pub code: Code,
+    pub message: String,
+}
+
+impl RepoError {
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
+        RepoError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        Diagnostic::new(self.code, self.message.clone())
+    }
+}
+
+impl std::fmt::Display for RepoError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.message, self.code.as_str())
+    }
+}
+
+pub type Result<T> = std::result::Result<T, RepoError>;
+
+fn object_error(what: &str, error: impl std::fmt::Display) -> RepoError {
+    RepoError::new(Code::git_object_unavailable, format!("{what}: {error}"))
+}
+
+/// An opened repository.
+pub struct Repo {
+    inner: gix::Repository,
+}
+
+impl Repo {
+    /// Open the repository the way a hook sees it: `GIT_DIR`, `GIT_WORK_TREE`
+    /// and `GIT_INDEX_FILE` are honoured, else discovery from `dir` upwards.
+    pub fn discover(dir: &Path) -> Result<Repo> {
+        let repo = gix::ThreadSafeRepository::discover_with_environment_overrides(dir)
+            .map_err(|e| {
+                RepoError::new(
+                    Code::git_repository_unavailable,
+                    format!("no git repository at {}: {e}", dir.display()),
+                )
+            })?
+            .to_thread_local();
+        // Merges write their result trees to memory, never to the object store.
+        Ok(Repo {
+            inner: repo.with_object_memory(),
+        })
+    }
+
+    pub fn gix(&self) -> &gix::Repository {
+        &self.inner
+    }
+
+    /// The working tree root, for non-bare repositories.
+    pub fn workdir(&self) -> Option<&Path> {
+        self.inner.workdir()
+    }
+
+    pub fn git_dir(&self) -> &Path {
+        self.inner.git_dir()
+    }
+
+    /// The index file git would use: `GIT_INDEX_FILE` when set, else the
+    /// repository's own.
+    pub fn index_path(&self) -> PathBuf {
+        match std::env::var_os("GIT_INDEX_FILE") {
+            Some(path) if !path.is_empty() => {
+                let path = PathBuf::from(path);
+                if path.is_absolute() {
+                    path
+                } else {
+                    std::env::current_dir()
+                        .map(|cwd| cwd.join(&path))
+                        .unwrap_or(path)
+                }
+            }
+            _ => self.inner.index_path(),
+        }
+    }
+
+    /// Resolve a revision to a commit id.
+    pub fn resolve_commit(&self, rev: &str) -> Result<ObjectId> {
+        let id = self.inner.rev_parse_single(rev).map_err(|e| {
+            RepoError::new(
+                Code::git_revision_unknown,
+                format!("cannot resolve revision `{rev}`: {e}"),
+            )
+        })?;
+        let object = id
+            .object()
+            .map_err(|e| object_error(&format!("revision `{rev}`"), e))?;
+        let commit = object.peel_to_commit().map_err(|e| {
+            RepoError::new(
+                Code::git_revision_unknown,
+                format!("revision `{rev}` is not a commit: {e}"),
+            )
+        })?;
+        Ok(commit.id)
+    }
+
+    /// The commit HEAD points to, or `None` before the first commit.
+    pub fn head_commit(&self) -> Result<Option<ObjectId>> {
+        let head = self.inner.head().map_err(|e| {
+            RepoError::new(Code::git_revision_unknown, format!("cannot read HEAD: {e}"))
+        })?;
+        Ok(head.id().map(|id| id.detach()))
+    }
+
+    /// True when the object exists and is a commit.
+    pub fn has_commit(&self, id: ObjectId) -> bool {
+        self.inner
+            .find_object(id)
+            .is_ok_and(|object| object.kind == gix::object::Kind::Commit)
+    }
+
+    /// The tree of a commit.
+    pub fn commit_tree(&self, commit: ObjectId) -> Result<ObjectId> {
+        let commit = self
+            .inner
+            .find_commit(commit)
+            .map_err(|e| object_error(&format!("commit {commit}"), e))?;
+        commit
+            .tree_id()
+            .map(|id| id.detach())
+            .map_err(|e| object_error("commit tree", e))
+    }
+
+    /// The best merge base of two commits.
+    pub fn merge_base(&self, one: ObjectId, two: ObjectId) -> Result<Option<ObjectId>> {
+        self.inner
+            .merge_base(one, two)
+            .map(|base| base.map(|id| id.detach()))
+            .map_err(|e| {
+                RepoError::new(
+                    Code::git_object_unavailable,
+                    format!("cannot compute the merge base of {one} and {two}: {e}"),
+                )
+            })
+    }
+
+    pub fn is_shallow(&self) -> bool {
+        self.inner.is_shallow().unwrap_or(false)
+    }
+
+    /// Commit ids of every remote-tracking ref (`refs/remotes/*`).
+    pub fn remote_tracking_commits(&self) -> Result<Vec<ObjectId>> {
+        let refs = self.inner.references().map_err(|e| {
+            RepoError::new(
+                Code::git_object_unavailable,
+                format!("cannot list refs: {e}"),
+            )
+        })?;
+        let remotes = refs.remote_branches().map_err(|e| {
+            RepoError::new(
+                Code::git_object_unavailable,
+                format!("cannot list remote refs: {e}"),
+            )
+        })?;
+        let mut ids = Vec::new();
+        for reference in remotes.flatten() {
+            let mut reference = reference;
+            if let Ok(id) = reference.peel_to_id() {
+                let id = id.detach();
+                if self.has_commit(id) {
+                    ids.push(id);
+                }
+            }
+        }
+        ids.sort();
+        ids.dedup();
+        Ok(ids)
+    }
+
+    /// The object id git would give `data` as a blob.
+    pub fn blob_id(&self, data: &[u8]) -> Result<ObjectId> {
+        gix::objs::compute_hash(self.inner.object_hash(), gix::object::Kind::Blob, data)
+            .map_err(|e| object_error("hashing a blob", e))
+    }
+}
