@@ -1,15 +1,14 @@
 //! The CI templates: both YAML files parse, name only scripts, subcommands and
 //! flags that exist, and their scripts behave: a stub binary records the exact
-//! command lines they run; the real binary runs them in real git repositories
-//! (made with the `git` binary) with the platforms' environment variables.
-//!
-//! `check --ci` is being built on main. Until it exists the scripts run
-//! `validate` through their `MASTERMIND_HOOKS_CMD` override, which exercises
-//! annotations, the job summary, SARIF, Code Quality and JUnit files and the
-//! failing exit path; `check_ci_gate_in_a_pull_request_repository` is where
-//! `check --ci` slots in, and it runs as soon as the binary has it.
+//! command lines they run, and the real binary runs them in real git
+//! repositories (made with the `git` binary) with the platforms' environment
+//! variables: `check --ci` on pull-request-shaped repositories with tasks, and
+//! `validate` through the scripts' `MASTERMIND_HOOKS_CMD` override for the
+//! format plumbing (annotations, job summary, SARIF, Code Quality, JUnit).
 
-use clap::{CommandFactory, Parser};
+mod common;
+
+use clap::Parser;
 use mastermind_hooks::cli::Cli;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -45,47 +44,14 @@ const ACTION_INPUTS: &[&str] = &[
     "max-annotations",
 ];
 
-/// Flags of `check` as DESIGN.md section 3 fixes them, plus the output flags
-/// every checking command shares (`commands::output::OutputArgs`).
-// TODO(lead): once `check` is a subcommand in src/cli.rs, `assert_known_command`
-// parses its command lines with clap like every other subcommand and this list
-// is only a fallback; delete it then.
-const CHECK_FLAGS_FROM_DESIGN: &[&str] = &[
-    "--staged",
-    "--push",
-    "--ci",
-    "--base",
-    "--head",
-    "--worktree",
-    "--since",
-    "--format",
-    "--color",
-    "--max-annotations",
-];
-
 /// A recorded command line names a subcommand and flags that exist: clap
-/// parses it when the subcommand is in src/cli.rs; `check`, not there yet,
-/// is held to DESIGN.md section 3.
+/// parses it exactly as the binary would.
 fn assert_known_command(argv: &[String]) {
-    let subcommand = argv.first().expect("a subcommand");
-    if Cli::command().find_subcommand(subcommand).is_some() {
-        let full = std::iter::once("mastermind-hooks".to_string()).chain(argv.iter().cloned());
-        if let Err(error) = Cli::try_parse_from(full) {
-            panic!("the CLI rejects {argv:?}: {error}");
-        }
-        return;
+    let full = std::iter::once("mastermind-hooks".to_string()).chain(argv.iter().cloned());
+    if let Err(error) = Cli::try_parse_from(full) {
+        panic!("the CLI rejects {argv:?}: {error}");
     }
-    assert_eq!(subcommand, "check", "unknown subcommand in {argv:?}");
-    for arg in argv.iter().filter(|a| a.starts_with("--")) {
-        assert!(
-            CHECK_FLAGS_FROM_DESIGN.contains(&arg.as_str()),
-            "`check {arg}` is not in DESIGN.md section 3"
-        );
-    }
-    assert!(
-        argv.iter().any(|a| a == "--ci"),
-        "the CI gate is `check --ci`"
-    );
+    assert_eq!(argv[..2], ["check", "--ci"], "the CI gate is `check --ci`");
 }
 
 // ---- the YAML files --------------------------------------------------------
@@ -641,10 +607,8 @@ fn run_action(cwd: &Path, inputs: &[(&str, &str)], extra: &[(&str, &str)]) -> Ou
     command.output().unwrap()
 }
 
-// TODO(lead): `check --ci` slots in here. These tests drive the action and the
-// GitLab job through `validate` (MASTERMIND_HOOKS_CMD); the same assertions hold
-// for the gate, and `check_ci_gate_in_a_pull_request_repository` below runs the
-// scripts without the override once the binary has `check --ci`.
+// The format plumbing through `validate` (MASTERMIND_HOOKS_CMD): files with
+// known findings, whatever the gate's rules are.
 
 #[test]
 fn github_action_annotates_summarizes_writes_sarif_and_fails() {
@@ -865,55 +829,248 @@ fn gitlab_job_passes_a_clean_change() {
     assert_eq!(issues, "[]\n");
 }
 
-/// Whether the binary under test has the CI gate yet.
-fn check_ci_available() -> bool {
-    Command::new(BIN)
-        .args(["check", "--help"])
-        .output()
-        .map(|o| o.status.success() && text(&o.stdout).contains("--ci"))
-        .unwrap_or(false)
+// ---- the gate itself: `check --ci` with the platforms' variables ------------
+
+const TASK: &str = ".mastermind/tasks/001-change-value";
+
+/// main has src/lib.py and src/other.py; branch `feature` adds a task that
+/// changes src/lib.py and, when `stray`, also src/other.py, outside its
+/// declared scope. `origin/main` is there, as actions/checkout leaves it.
+fn gate_repo(stray: bool) -> common::TestRepo {
+    let repo = common::TestRepo::new();
+    repo.write("src/lib.py", "def value():\n    return 1\n");
+    repo.write("src/other.py", "x = 1\n");
+    repo.commit_all("base");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    let mut modified = vec!["src/lib.py"];
+    if stray {
+        repo.write("src/other.py", "x = 2\n");
+        modified.push("src/other.py");
+    }
+    repo.write_task("001-change-value", &["src/lib.py"], &modified);
+    repo.write("src/lib.py", "def value():\n    return 2\n");
+    repo.commit_all("feature");
+    repo.git(&["update-ref", "refs/remotes/origin/main", "main"]);
+    repo
+}
+
+/// What GitHub sets for a pull request from `feature` into `main`.
+fn github_pull_request_env(repo: &common::TestRepo) -> Vec<(&'static str, String)> {
+    vec![
+        ("GITHUB_ACTIONS", "true".into()),
+        ("GITHUB_EVENT_NAME", "pull_request".into()),
+        ("GITHUB_BASE_REF", "main".into()),
+        ("GITHUB_HEAD_REF", "feature".into()),
+        ("GITHUB_SHA", repo.head()),
+    ]
+}
+
+fn refs<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
+    env.iter().map(|(k, v)| (*k, v.as_str())).collect()
 }
 
 #[test]
-fn check_ci_gate_in_a_pull_request_repository() {
-    if !check_ci_available() {
-        eprintln!(
-            "skipped: this binary has no `check --ci` yet; the scripts were exercised through validate above"
-        );
-        return;
-    }
-    // A change that touches no task passes (DESIGN.md section 5), in both templates,
-    // with the platforms' variables and no override.
-    let repo = pull_request_repo();
-    let root = repo.dir.path();
-    git(root, &["branch", "-f", "origin/main", &repo.base]);
+fn github_action_fails_a_pull_request_whose_task_strays_from_its_scope() {
+    let repo = gate_repo(true);
     let out = tempfile::tempdir().unwrap();
     let summary = out.path().join("summary.md");
     std::fs::write(&summary, "").unwrap();
-    let github = run_action(
-        root,
+    let sarif = out.path().join("results.sarif");
+    let mut env = github_pull_request_env(&repo);
+    env.push(("GITHUB_STEP_SUMMARY", summary.display().to_string()));
+    let output = run_action(
+        repo.path(),
         &[
             ("binary-path", BIN),
-            ("base", &repo.base),
-            ("head", &repo.head),
+            ("sarif-file", sarif.to_str().unwrap()),
         ],
-        &[
-            ("GITHUB_ACTIONS", "true"),
-            ("GITHUB_EVENT_NAME", "pull_request"),
-            ("GITHUB_BASE_REF", "main"),
-            ("GITHUB_SHA", &repo.head),
-            ("GITHUB_STEP_SUMMARY", summary.to_str().unwrap()),
-        ],
+        &refs(&env),
     );
-    assert_eq!(github.status.code(), Some(0), "{}", text(&github.stdout));
-    assert!(!std::fs::read_to_string(&summary).unwrap().is_empty());
+    let stdout = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{stdout}{}",
+        text(&output.stderr)
+    );
+    assert!(
+        stdout.contains(&format!(
+            "::error file=src/other.py,title=unexpected_file [{TASK}]::"
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with(
+            "mastermind-hooks: failed: 1 task checked, 1 failed (1 error, 0 warnings, 1 note)\n"
+        ),
+        "{stdout}"
+    );
+
+    let summary = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        summary.contains(&format!("| `{TASK}` | ❌ fail | failed: scope |")),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("| error | `unexpected_file` (scope) | `src/other.py` |"),
+        "{summary}"
+    );
+
+    let log: Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let stray = results
+        .iter()
+        .find(|r| r["ruleId"] == "unexpected_file")
+        .unwrap();
+    assert_eq!(
+        stray["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "src/other.py"
+    );
+    assert_eq!(stray["properties"]["task"], TASK);
+}
+
+#[test]
+fn github_action_passes_a_pull_request_whose_task_holds() {
+    let repo = gate_repo(false);
+    let out = tempfile::tempdir().unwrap();
+    let summary = out.path().join("summary.md");
+    let mut env = github_pull_request_env(&repo);
+    env.push(("GITHUB_STEP_SUMMARY", summary.display().to_string()));
+    let output = run_action(repo.path(), &[("binary-path", BIN)], &refs(&env));
+    let stdout = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}{}",
+        text(&output.stderr)
+    );
+    assert!(!stdout.contains("::error"), "{stdout}");
+    let summary = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        summary.starts_with("## ✅ mastermind-hooks passed"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(&format!("| `{TASK}` | ✅ pass |")),
+        "{summary}"
+    );
+}
+
+#[test]
+fn the_require_task_input_makes_a_task_mandatory() {
+    let repo = common::TestRepo::new();
+    repo.write("src/lib.py", "x = 1\n");
+    repo.commit_all("base");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.write("src/lib.py", "x = 2\n");
+    repo.commit_all("a change outside any task");
+    repo.git(&["update-ref", "refs/remotes/origin/main", "main"]);
+    let env = github_pull_request_env(&repo);
+
+    let relaxed = run_action(repo.path(), &[("binary-path", BIN)], &refs(&env));
+    assert_eq!(relaxed.status.code(), Some(0), "{}", text(&relaxed.stdout));
+    assert!(text(&relaxed.stdout).contains("title=no_task_changed"));
+
+    let required = run_action(
+        repo.path(),
+        &[("binary-path", BIN), ("require-task", "true")],
+        &refs(&env),
+    );
+    assert_eq!(
+        required.status.code(),
+        Some(1),
+        "{}",
+        text(&required.stdout)
+    );
+    assert!(
+        text(&required.stdout).contains("::error file=src/lib.py,title=task_required::"),
+        "{}",
+        text(&required.stdout)
+    );
+
+    let base = repo.git(&["rev-parse", "main"]);
     let gitlab = run_gitlab_job(
-        root,
+        repo.path(),
         &[
             ("MASTERMIND_HOOKS_BIN", BIN),
-            ("CI_MERGE_REQUEST_DIFF_BASE_SHA", &repo.base),
-            ("CI_COMMIT_SHA", &repo.head),
+            ("MASTERMIND_HOOKS_REQUIRE_TASK", "true"),
+            ("GITLAB_CI", "true"),
+            ("CI_MERGE_REQUEST_DIFF_BASE_SHA", base.trim()),
+            ("CI_COMMIT_SHA", &repo.head()),
         ],
     );
-    assert_eq!(gitlab.status.code(), Some(0), "{}", text(&gitlab.stderr));
+    assert_eq!(gitlab.status.code(), Some(1), "{}", text(&gitlab.stderr));
+}
+
+#[test]
+fn a_shallow_checkout_cannot_be_gated_and_the_action_says_how_to_fix_it() {
+    let origin = gate_repo(false);
+    origin.git(&["checkout", "-q", "main"]);
+    origin.write("src/other.py", "x = 11\n");
+    origin.commit_all("main moves on");
+    let clone = common::TestRepo::clone_of(&origin, &["--depth", "1", "--branch", "feature"]);
+    clone.git(&[
+        "fetch",
+        "-q",
+        "--depth",
+        "1",
+        "origin",
+        "main:refs/remotes/origin/main",
+    ]);
+    let env = github_pull_request_env(&clone);
+    let output = run_action(clone.path(), &[("binary-path", BIN)], &refs(&env));
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(2), "{stdout}");
+    assert!(stdout.contains("title=git_shallow_history::"), "{stdout}");
+    assert!(
+        stdout.contains("set 'fetch-depth: 0' on actions/checkout"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn gitlab_job_gates_a_merge_request_with_check_ci() {
+    let repo = gate_repo(true);
+    let base = repo.git(&["rev-parse", "main"]).trim().to_string();
+    let output = run_gitlab_job(
+        repo.path(),
+        &[
+            ("MASTERMIND_HOOKS_BIN", BIN),
+            ("CI", "true"),
+            ("GITLAB_CI", "true"),
+            ("CI_PIPELINE_SOURCE", "merge_request_event"),
+            ("NO_COLOR", "1"),
+            ("CI_MERGE_REQUEST_DIFF_BASE_SHA", &base),
+            ("CI_COMMIT_SHA", &repo.head()),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let log = text(&output.stdout);
+    assert!(log.contains(&format!("FAILED: task {TASK}")), "{log}");
+
+    let issues: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo.path().join("gl-code-quality-report.json")).unwrap(),
+    )
+    .unwrap();
+    let stray = issues
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["check_name"] == "unexpected_file")
+        .unwrap();
+    assert_eq!(stray["location"]["path"], "src/other.py");
+    assert_eq!(stray["severity"], "major");
+
+    let xml = std::fs::read_to_string(repo.path().join("mastermind-hooks-junit.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let suite = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testsuite") && n.attribute("name") == Some(TASK))
+        .expect("a testsuite for the task");
+    let failed: Vec<&str> = suite
+        .children()
+        .filter(|c| c.has_tag_name("testcase") && c.children().any(|f| f.has_tag_name("failure")))
+        .map(|c| c.attribute("name").unwrap())
+        .collect();
+    assert_eq!(failed, ["scope"]);
 }

@@ -115,8 +115,8 @@ esac
 
 resolve_bin
 
-# The gate command. `check --ci` is the lead's gate (DESIGN section 3); MASTERMIND_HOOKS_CMD
-# replaces it (tests run `validate` through it).
+# The gate command, `check --ci`; MASTERMIND_HOOKS_CMD replaces it (the tests run `validate`
+# through it to exercise the output formats).
 if [ -n "${MASTERMIND_HOOKS_CMD:-}" ]; then
     set -f # split on blanks on purpose, but never expand globs
     # shellcheck disable=SC2086

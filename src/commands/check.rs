@@ -57,8 +57,42 @@ impl Collected {
     }
 }
 
-/// Read the configuration from a view; absent means strict defaults.
+/// The variable the CI templates set for their `require-task` input.
+pub const REQUIRE_TASK_VAR: &str = "MASTERMIND_HOOKS_REQUIRE_TASK";
+
+/// Apply `MASTERMIND_HOOKS_REQUIRE_TASK` to a configuration. `true` demands
+/// a task for every change; `false` or unset leaves the configuration as it
+/// is, so the variable can only make the gate stricter, never relax what the
+/// base's configuration asks for. Anything else is a usage error.
+pub fn require_task_from_env(
+    mut config: Config,
+    value: Option<&std::ffi::OsStr>,
+) -> Result<Config, Vec<Diagnostic>> {
+    match value.map(|v| v.to_str()) {
+        None => Ok(config),
+        Some(Some("" | "false")) => Ok(config),
+        Some(Some("true")) => {
+            config.require_task = true;
+            Ok(config)
+        }
+        Some(other) => Err(vec![Diagnostic::new(
+            Code::usage_invalid,
+            format!(
+                "{REQUIRE_TASK_VAR} must be `true` or `false`, not `{}`",
+                other.unwrap_or("(not UTF-8)")
+            ),
+        )]),
+    }
+}
+
+/// Read the configuration from a view; absent means strict defaults. The
+/// environment can only tighten it (`MASTERMIND_HOOKS_REQUIRE_TASK=true`).
 fn config_from(repo: &Repo, view: &View) -> Result<Config, Vec<Diagnostic>> {
+    let config = config_from_view(repo, view)?;
+    require_task_from_env(config, std::env::var_os(REQUIRE_TASK_VAR).as_deref())
+}
+
+fn config_from_view(repo: &Repo, view: &View) -> Result<Config, Vec<Diagnostic>> {
     let source = format!("{CONFIG_PATH} in {}", view.label);
     match view.read(repo, CONFIG_PATH, MAX_CONFIG_BYTES) {
         Ok(None) => Ok(Config::strict_defaults()),
@@ -433,6 +467,25 @@ pub fn run(mode: &Mode, out: &OutputArgs) -> ExitStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn require_task_from_the_environment_only_tightens() {
+        use std::ffi::OsStr;
+        let strict = |v: Option<&str>| {
+            require_task_from_env(Config::strict_defaults(), v.map(OsStr::new))
+                .map(|c| c.require_task)
+        };
+        assert!(!strict(None).unwrap());
+        assert!(!strict(Some("")).unwrap());
+        assert!(!strict(Some("false")).unwrap());
+        assert!(strict(Some("true")).unwrap());
+        let errors = strict(Some("yes")).unwrap_err();
+        assert_eq!(errors[0].code, Code::usage_invalid);
+        let mut required = Config::strict_defaults();
+        required.require_task = true;
+        let kept = require_task_from_env(required, Some(OsStr::new("false"))).unwrap();
+        assert!(kept.require_task, "false never relaxes the configuration");
+    }
 
     #[test]
     fn push_lines_parse_and_reject_garbage() {
