@@ -2,9 +2,9 @@
 
 use crate::commands;
 use crate::commands::check::Mode;
+use crate::commands::output::OutputArgs;
 use crate::contract::Kind;
 use crate::diagnostic::ExitStatus;
-use crate::render::{ColorChoice, Format};
 use clap::builder::PossibleValue;
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -33,10 +33,8 @@ pub enum Command {
         /// handover.role. Other kinds ignore it.
         #[arg(long, value_name = "ROLE")]
         role: Option<String>,
-        #[arg(long, value_enum, default_value_t = Format::Human)]
-        format: Format,
-        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-        color: ColorChoice,
+        #[command(flatten)]
+        output: OutputArgs,
         /// Files to validate.
         #[arg(required = true, value_name = "FILE")]
         files: Vec<String>,
@@ -65,10 +63,8 @@ pub enum Command {
         /// --worktree: compare with this commit instead of HEAD.
         #[arg(long, value_name = "REV", requires = "worktree")]
         since: Option<String>,
-        #[arg(long, value_enum, default_value_t = Format::Human)]
-        format: Format,
-        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-        color: ColorChoice,
+        #[command(flatten)]
+        output: OutputArgs,
         /// --push: the remote's name and URL, as git passes them to the hook.
         #[arg(value_name = "REMOTE", requires = "push")]
         remote: Option<String>,
@@ -103,12 +99,11 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Validate {
             kind,
             role,
-            format,
-            color,
+            output,
             files,
         } => {
-            color.apply();
-            commands::validate::run(&files, kind, role.as_deref(), format)
+            output.color.apply();
+            commands::validate::run(&files, kind, role.as_deref(), &output)
         }
         Command::Check {
             staged,
@@ -118,12 +113,11 @@ pub fn run(cli: Cli) -> ExitStatus {
             base,
             head,
             since,
-            format,
-            color,
+            output,
             remote,
             url: _,
         } => {
-            color.apply();
+            output.color.apply();
             let mode = if staged {
                 Mode::Staged
             } else if push {
@@ -134,7 +128,7 @@ pub fn run(cli: Cli) -> ExitStatus {
                 debug_assert!(worktree);
                 Mode::Worktree { since }
             };
-            commands::check::run(&mode, format)
+            commands::check::run(&mode, &output)
         }
         Command::Codes { code } => commands::codes::run(code.as_deref()),
         Command::Schema { name } => commands::schema::run(name.as_deref()),

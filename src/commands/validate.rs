@@ -1,11 +1,10 @@
 //! `mastermind-hooks validate`: check files on disk against their contracts.
 
 use crate::codes::Code;
-use crate::commands::emit;
+use crate::commands::output::{self, OutputArgs};
 use crate::contract::{self, Kind};
 use crate::diagnostic::{Diagnostic, ExitStatus};
 use crate::input;
-use crate::render::{self, Format};
 use crate::report::{FileResult, Report};
 use std::path::Path;
 
@@ -46,18 +45,15 @@ pub fn check_file(path: &str, kind: Option<Kind>, role: Option<&str>) -> FileRes
     }
 }
 
-pub fn run(files: &[String], kind: Option<Kind>, role: Option<&str>, format: Format) -> ExitStatus {
+pub fn run(
+    files: &[String],
+    kind: Option<Kind>,
+    role: Option<&str>,
+    out: &OutputArgs,
+) -> ExitStatus {
     let results = files
         .iter()
         .map(|path| check_file(path, kind, role))
         .collect();
-    let report = Report::new(results);
-    let text = match format {
-        Format::Human => render::human::render(&report),
-        Format::Json => render::json::render(&report),
-    };
-    if emit(&text).is_err() {
-        return ExitStatus::CannotCheck;
-    }
-    report.exit_status()
+    output::finish(&Report::new(results), out)
 }
