@@ -337,7 +337,7 @@ fn github_script_without_revisions_lets_check_detect_them() {
 }
 
 #[test]
-fn gitlab_script_runs_check_ci_against_the_merge_request_base() {
+fn gitlab_script_leaves_the_base_to_check_ci_unless_overridden() {
     let stub = Stub::new();
     let work = tempfile::tempdir().unwrap();
     let output = run_script(
@@ -346,6 +346,23 @@ fn gitlab_script_runs_check_ci_against_the_merge_request_base() {
         &[
             ("MASTERMIND_HOOKS_BIN", stub.bin().to_str().unwrap()),
             ("CI_MERGE_REQUEST_DIFF_BASE_SHA", "abc123"),
+            ("NO_COLOR", "1"),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    // check --ci reads the GitLab variables itself (target branch tip first).
+    let argvs: Vec<Vec<String>> = stub.calls().into_iter().map(|(a, _)| a).collect();
+    assert!(
+        argvs.iter().all(|a| !a.contains(&"--base".to_string())),
+        "{argvs:?}"
+    );
+    let stub = Stub::new();
+    let output = run_script(
+        "ci-templates/gitlab/run.sh",
+        work.path(),
+        &[
+            ("MASTERMIND_HOOKS_BIN", stub.bin().to_str().unwrap()),
+            ("MASTERMIND_HOOKS_BASE", "abc123"),
             ("NO_COLOR", "1"),
         ],
     );

@@ -2,7 +2,7 @@
 # mastermind-hooks gate for GitLab merge request pipelines. mastermind-hooks.yml embeds this
 # script verbatim (a test keeps the two identical); it runs locally too.
 #
-# Runs `mastermind-hooks check --ci --base $CI_MERGE_REQUEST_DIFF_BASE_SHA` three times over the
+# Runs `mastermind-hooks check --ci` three times over the
 # same trees: human output for the job log, a Code Quality report and a JUnit report for the
 # merge request. Exits with the gate's status: 0 pass, 1 violations, 2 could not check (any
 # other outcome of the binary is reported as 2, never as a pass).
@@ -12,8 +12,9 @@
 #   MASTERMIND_HOOKS_VERSION      else: `cargo install --locked` this version from crates.io
 #                                 else: `mastermind-hooks` on PATH
 #   MASTERMIND_HOOKS_SOURCE       else: `cargo install --locked --path` this source tree
-#   MASTERMIND_HOOKS_BASE         --base REV (default: $CI_MERGE_REQUEST_DIFF_BASE_SHA, the merge
-#                                 base of the merge request; else detected by check --ci)
+#   MASTERMIND_HOOKS_BASE         --base REV (default: detected by check --ci: the target
+#                                 branch tip $CI_MERGE_REQUEST_TARGET_BRANCH_SHA in merged-results
+#                                 pipelines, else $CI_MERGE_REQUEST_DIFF_BASE_SHA)
 #   MASTERMIND_HOOKS_HEAD         --head REV (default: detected by check --ci, $CI_COMMIT_SHA)
 #   MASTERMIND_HOOKS_FAIL_ON      error (default) or warning
 #   MASTERMIND_HOOKS_REQUIRE_TASK true: every change outside .mastermind/ must belong to a
@@ -108,7 +109,7 @@ if [ -n "${MASTERMIND_HOOKS_CMD:-}" ]; then
     set +f
 else
     set -- check --ci
-    base=${MASTERMIND_HOOKS_BASE:-${CI_MERGE_REQUEST_DIFF_BASE_SHA:-}}
+    base=${MASTERMIND_HOOKS_BASE:-}
     [ -z "$base" ] || set -- "$@" --base "$base"
     [ -z "${MASTERMIND_HOOKS_HEAD:-}" ] || set -- "$@" --head "$MASTERMIND_HOOKS_HEAD"
 fi
