@@ -318,6 +318,9 @@ codes! {
     observed_zero_tests: Error, Violation,
         "A report row claims a passing test run that ran zero tests.",
         "Make the test command select the tests it is meant to run.";
+    ledger_section_rewritten: Error, Violation,
+        "An edit of the adversarial-findings ledger rewrote or removed an existing journey's section.",
+        "Only append to the end of one journey's section; never rewrite another journey's findings.";
     path_not_utf8: Error, Violation,
         "A changed path is not valid UTF-8 and cannot match any declaration.",
         "Rename the file to a UTF-8 path.";

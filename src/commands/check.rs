@@ -17,7 +17,7 @@ use crate::diagnostic::{Diagnostic, ExitStatus};
 use crate::gate::{self, Gate};
 use crate::repo::tree::{Content, View, short};
 use crate::repo::{Repo, RepoError};
-use crate::report::{Report, TaskResult};
+use crate::report::{FileResult, Report, TaskResult};
 use gix::ObjectId;
 use std::io::Read;
 
@@ -47,6 +47,7 @@ impl Mode {
 /// Findings and tasks gathered over one invocation.
 #[derive(Default)]
 struct Collected {
+    files: Vec<FileResult>,
     tasks: Vec<TaskResult>,
     diagnostics: Vec<Diagnostic>,
 }
@@ -126,6 +127,7 @@ fn run_gate(out: &mut Collected, gate: &Gate<'_>) {
     match gate::run(gate) {
         Ok(outcome) => {
             out.tasks.extend(outcome.tasks);
+            out.files.extend(outcome.files);
             out.diagnostics.extend(outcome.diagnostics);
         }
         Err(e) => out.fail(e),
@@ -451,7 +453,7 @@ pub fn gate_report(mode: &Mode) -> Report {
         }
         Err(e) => out.fail(e),
     }
-    Report::assemble(Vec::new(), out.tasks, out.diagnostics)
+    Report::assemble(out.files, out.tasks, out.diagnostics)
 }
 
 pub fn run(mode: &Mode, out: &OutputArgs) -> ExitStatus {
