@@ -4,9 +4,9 @@
 usage: gen_repo.py DIR FILES TOTAL_BYTES
 
 Creates DIR as a git repository with FILES files of pseudo-random content
-(TOTAL_BYTES in all, seeded, so every run builds the same bytes), one commit,
-a Mastermind task (spec, complete executor report) and one staged change
-inside the task's declared scope.
+(TOTAL_BYTES in all, seeded, so every run builds the same bytes): a base
+commit, a commit adding a Mastermind task (spec, complete executor report)
+with its change, and a staged second change inside the task's scope.
 """
 import os
 import random
@@ -51,6 +51,13 @@ def main():
             "```\n<!-- mastermind:report-end -->\n")
     with open(os.path.join(repo, target), "ab") as fh:
         fh.write(b"changed\n")
+    git(repo, "add", "-A", env=env)
+    git(repo, "commit", "-q", "--no-verify", "-m", "task", env=env)
+    # The staged change: the task's file again, and the report touched.
+    with open(os.path.join(repo, target), "ab") as fh:
+        fh.write(b"changed again\n")
+    with open(os.path.join(task, "executor-report.md"), "a") as fh:
+        fh.write("\nSecond pass: the same file, changed again.\n")
     git(repo, "add", "-A", env=env)
 
 
