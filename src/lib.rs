@@ -6,6 +6,7 @@
 //! * [`schema`]: the embedded JSON Schemas, compiled once;
 //! * [`codes`] and [`diagnostic`]: the one diagnostic model and its codes;
 //! * [`input`], [`commands`], [`render`], [`cli`]: disk, commands, output;
+//! * [`install`]: the git hook shims (`install`, `uninstall`, `status`);
 //! * [`process_env`]: git variables child processes must not inherit.
 
 // Diagnostics are the error values of this crate; they are built once per
@@ -20,6 +21,7 @@ pub mod contract;
 pub mod diagnostic;
 pub mod gate;
 pub mod input;
+pub mod install;
 pub mod process_env;
 pub mod render;
 pub mod repo;
