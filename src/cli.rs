@@ -2,9 +2,11 @@
 
 use crate::commands;
 use crate::commands::check::Mode;
+use crate::commands::hooks::StatusFormat;
 use crate::commands::output::OutputArgs;
 use crate::contract::Kind;
 use crate::diagnostic::ExitStatus;
+use crate::install::Hook;
 use clap::builder::PossibleValue;
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -81,6 +83,39 @@ pub enum Command {
         /// executor-report-v1, audit-tail-v1, spec-frontmatter-v1 or receipt-v1.
         name: Option<String>,
     },
+    /// Install the gate's git hooks (pre-commit and pre-push shims) where git runs hooks.
+    #[command(
+        after_help = "Exit status: 0 installed (or already current), 2 nothing changed because something was refused or failed."
+    )]
+    Install {
+        /// A hook to install (repeatable); default: pre-commit and pre-push.
+        #[arg(long = "hook", value_enum, value_name = "HOOK")]
+        hooks: Vec<Hook>,
+        /// Write to a core.hooksPath from global or system config, and replace a newer shim.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Remove the shims and put back the hooks they replaced.
+    #[command(after_help = "Exit status: 0 done (or nothing installed), 2 refused or failed.")]
+    Uninstall {
+        /// A hook to uninstall (repeatable); default: pre-commit and pre-push.
+        #[arg(long = "hook", value_enum, value_name = "HOOK")]
+        hooks: Vec<Hook>,
+        /// Also remove shims from a core.hooksPath set in global or system config.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Show what git runs for each hook, from where, and whether the gate works.
+    #[command(
+        after_help = "Exit status: 0 git runs the current gate, 1 a problem was found, 2 could not check."
+    )]
+    Status {
+        /// A hook to report on (repeatable); default: pre-commit and pre-push.
+        #[arg(long = "hook", value_enum, value_name = "HOOK")]
+        hooks: Vec<Hook>,
+        #[arg(long, value_enum, default_value_t = StatusFormat::Human)]
+        format: StatusFormat,
+    },
 }
 
 impl ValueEnum for Kind {
@@ -132,5 +167,8 @@ pub fn run(cli: Cli) -> ExitStatus {
         }
         Command::Codes { code } => commands::codes::run(code.as_deref()),
         Command::Schema { name } => commands::schema::run(name.as_deref()),
+        Command::Install { hooks, force } => commands::hooks::install(&hooks, force),
+        Command::Uninstall { hooks, force } => commands::hooks::uninstall(&hooks, force),
+        Command::Status { hooks, format } => commands::hooks::status(&hooks, format),
     }
 }

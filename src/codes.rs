@@ -620,6 +620,55 @@ codes! {
     ledger_unexpected_line: Error, Violation,
         "A line does not belong where it is in the ledger structure.",
         "Move or remove the line; see the ledger schema in README.";
+    // ---- hooks: install, uninstall, status (DESIGN.md section 7) -------
+    hook_git_unavailable: Error, CannotCheck,
+        "git could not be run or did not say where it runs hooks (git 2.31 or newer is needed).",
+        "Install git 2.31 or newer, put it on PATH, and fix any configuration error git reports.";
+    hook_bare_repository: Error, CannotCheck,
+        "A bare repository has no working tree, so git never runs its pre-commit or pre-push hooks.",
+        "Run the command in a clone with a working tree.";
+    hook_outside_worktree: Error, CannotCheck,
+        "The command ran inside the git directory, not in the working tree.",
+        "Run it from the working tree (the repository's top directory or below).";
+    hook_path_not_local: Error, CannotCheck,
+        "core.hooksPath comes from global, system or command-line configuration, not from this repository.",
+        "Set core.hooksPath in this repository (`git config core.hooksPath DIR`) or unset it; pass --force to write to a global or system hooks directory anyway.";
+    hook_legacy_conflict: Error, CannotCheck,
+        "A foreign hook cannot be kept as `HOOK.legacy`: that file exists, or the hook runs `HOOK.legacy` itself.",
+        "Move the `.legacy` file away, or run `mastermind-hooks check` from the other hook manager instead, then install again.";
+    hook_file_unusable: Error, CannotCheck,
+        "The hook path is a directory or special file, not a hook.",
+        "Move it away, then install again.";
+    hook_write_failed: Error, CannotCheck,
+        "A hook file could not be read, written, moved or removed.",
+        "Check the permissions of the hooks directory and try again; shims are written atomically, so nothing is half-written.";
+    hook_binary_unavailable: Error, CannotCheck,
+        "The absolute path of the running mastermind-hooks could not be found or cannot be written into a shim.",
+        "Run mastermind-hooks by a path without line breaks (for example from PATH), then install again.";
+    hook_shim_newer: Error, CannotCheck,
+        "The installed shim comes from a newer mastermind-hooks (a newer shim version).",
+        "Use the newer mastermind-hooks, or pass --force to install this version's shim.";
+    hook_not_installed: Error, Violation,
+        "git runs no mastermind-hooks shim for this hook, so the gate does not run.",
+        "Run `mastermind-hooks install`.";
+    hook_shim_outdated: Error, Violation,
+        "The installed shim is an older shim version.",
+        "Run `mastermind-hooks install` to upgrade it.";
+    hook_shim_modified: Error, Violation,
+        "The installed shim differs from what install writes for it.",
+        "Run `mastermind-hooks install` to rewrite it.";
+    hook_shim_not_executable: Error, Violation,
+        "The shim lacks the execute bit, so git ignores it.",
+        "Run `mastermind-hooks install` to restore its mode.";
+    hook_binary_missing: Error, Violation,
+        "The binary the shim runs is missing or not executable, so the hook falls back to PATH or fails.",
+        "Reinstall mastermind-hooks, then run `mastermind-hooks install` to point the shim at it.";
+    hook_legacy_orphan: Warning, Violation,
+        "A `HOOK.legacy` file exists but no mastermind-hooks shim runs it.",
+        "Rename it back to the hook's name if it is yours, or delete it.";
+    hook_shim_stray: Note, Violation,
+        "A mastermind-hooks shim sits in a hooks directory git does not use (core.hooksPath points elsewhere).",
+        "Delete it, or unset core.hooksPath; `mastermind-hooks install` writes where git runs hooks.";
 }
 
 #[cfg(test)]

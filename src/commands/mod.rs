@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod codes;
+pub mod hooks;
 pub mod output;
 pub mod schema;
 pub mod validate;
