@@ -51,9 +51,56 @@ pub fn run(
     role: Option<&str>,
     out: &OutputArgs,
 ) -> ExitStatus {
-    let results = files
-        .iter()
-        .map(|path| check_file(path, kind, role))
-        .collect();
-    output::finish(&Report::new(results), out)
+    output::finish(&Report::new(check_files(files, kind, role)), out)
+}
+
+/// Below this many files one thread is faster than starting more.
+const PARALLEL_THRESHOLD: usize = 32;
+
+/// Check every file, in parallel across the available cores when there are
+/// many; results keep the order of `files`.
+pub fn check_files(files: &[String], kind: Option<Kind>, role: Option<&str>) -> Vec<FileResult> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads < 2 || files.len() < PARALLEL_THRESHOLD {
+        return files
+            .iter()
+            .map(|path| check_file(path, kind, role))
+            .collect();
+    }
+    let chunk = files.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|path| check_file(path, kind, role))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .zip(files.chunks(chunk))
+            .flat_map(|(worker, part)| {
+                // A panicking worker must not lose its files: judge them as
+                // internal errors, never as passes.
+                worker.join().unwrap_or_else(|_| {
+                    part.iter()
+                        .map(|path| {
+                            FileResult::new(
+                                path.clone(),
+                                None,
+                                None,
+                                vec![Diagnostic::new(
+                                    Code::internal_error,
+                                    format!("checking {path} panicked"),
+                                )],
+                            )
+                        })
+                        .collect()
+                })
+            })
+            .collect()
+    })
 }
