@@ -15,7 +15,15 @@ fn main() -> ExitCode {
             return ExitCode::from(if error.use_stderr() { 2 } else { 0 });
         }
     };
-    let status = std::panic::catch_unwind(|| cli::run(cli)).unwrap_or_else(|_| {
+    let status = std::panic::catch_unwind(|| {
+        // Debug builds only: lets the test suite prove that a panic exits 2.
+        #[cfg(debug_assertions)]
+        if std::env::var_os("MASTERMIND_HOOKS_DEBUG_PANIC").is_some() {
+            panic!("panic requested by MASTERMIND_HOOKS_DEBUG_PANIC");
+        }
+        cli::run(cli)
+    })
+    .unwrap_or_else(|_| {
         eprintln!(
             "error[internal_error]: mastermind-hooks hit an internal error; nothing was judged (exit 2). Please report it."
         );
