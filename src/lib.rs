@@ -17,6 +17,7 @@ pub mod commands;
 pub mod config;
 pub mod contract;
 pub mod diagnostic;
+pub mod digest;
 pub mod gate;
 pub mod input;
 pub mod render;

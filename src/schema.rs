@@ -13,6 +13,7 @@ pub enum SchemaId {
     SpecFrontmatterV1,
     ReceiptV1,
     HooksConfigV1,
+    TreeReceiptV1,
 }
 
 impl SchemaId {
@@ -22,6 +23,7 @@ impl SchemaId {
         SchemaId::SpecFrontmatterV1,
         SchemaId::ReceiptV1,
         SchemaId::HooksConfigV1,
+        SchemaId::TreeReceiptV1,
     ];
 
     /// The name used by `mastermind-hooks schema NAME`.
@@ -32,6 +34,7 @@ impl SchemaId {
             SchemaId::SpecFrontmatterV1 => "spec-frontmatter-v1",
             SchemaId::ReceiptV1 => "receipt-v1",
             SchemaId::HooksConfigV1 => "hooks-config-v1",
+            SchemaId::TreeReceiptV1 => "tree-receipt-v1",
         }
     }
 
@@ -50,6 +53,7 @@ impl SchemaId {
             }
             SchemaId::ReceiptV1 => include_str!("../schemas/receipt-v1.schema.json"),
             SchemaId::HooksConfigV1 => include_str!("../schemas/hooks-config-v1.schema.json"),
+            SchemaId::TreeReceiptV1 => include_str!("../schemas/tree-receipt-v1.schema.json"),
         }
     }
 

@@ -11,6 +11,7 @@ pub mod executor_report;
 pub mod receipt;
 pub mod sentinel;
 pub mod spec;
+pub mod tree_receipt;
 pub mod yaml;
 
 use crate::diagnostic::Diagnostic;
@@ -23,6 +24,7 @@ pub enum Kind {
     AuditTail,
     Spec,
     Receipt,
+    TreeReceipt,
 }
 
 impl Kind {
@@ -31,6 +33,7 @@ impl Kind {
         Kind::AuditTail,
         Kind::Spec,
         Kind::Receipt,
+        Kind::TreeReceipt,
     ];
 
     /// The name used by `--kind` and in output.
@@ -40,6 +43,7 @@ impl Kind {
             Kind::AuditTail => "audit-tail",
             Kind::Spec => "spec",
             Kind::Receipt => "receipt",
+            Kind::TreeReceipt => "tree-receipt",
         }
     }
 
@@ -48,7 +52,7 @@ impl Kind {
     }
 
     /// Infer the kind from a path: `executor-report.md`, `spec.md`,
-    /// `audit-tail.md`, and `verification/<id>.json`.
+    /// `audit-tail.md`, `verification/<id>.json` and `*.tree.json`.
     pub fn infer(path: &str) -> Option<Kind> {
         let normalized = path.replace('\\', "/");
         let mut parts = normalized.rsplit('/');
@@ -58,6 +62,9 @@ impl Kind {
             "executor-report.md" => Some(Kind::ExecutorReport),
             "spec.md" => Some(Kind::Spec),
             "audit-tail.md" => Some(Kind::AuditTail),
+            _ if file.ends_with(".tree.json") && file.len() > ".tree.json".len() => {
+                Some(Kind::TreeReceipt)
+            }
             _ if parent == Some("verification")
                 && file.ends_with(".json")
                 && !file.ends_with(".tree.json") =>
@@ -76,6 +83,7 @@ impl Kind {
             Kind::AuditTail => audit_tail::MAX_TAIL_BYTES,
             Kind::Spec => spec::MAX_SPEC_BYTES,
             Kind::Receipt => receipt::MAX_RECEIPT_BYTES,
+            Kind::TreeReceipt => tree_receipt::MAX_TREE_RECEIPT_BYTES,
         }
     }
 }
@@ -101,6 +109,10 @@ pub fn check(kind: Kind, bytes: &[u8]) -> Checked {
             let inspection = receipt::inspect_intrinsic(bytes);
             (inspection.diagnostics, Some(inspection.state))
         }
+        Kind::TreeReceipt => {
+            let inspection = tree_receipt::inspect(bytes, None);
+            (inspection.diagnostics, Some(inspection.state))
+        }
     };
     Checked { diagnostics, state }
 }
@@ -124,7 +136,12 @@ mod tests {
             Kind::infer("t\\verification\\unit.json"),
             Some(Kind::Receipt)
         );
-        assert_eq!(Kind::infer("t/verification/unit.tree.json"), None);
+        assert_eq!(
+            Kind::infer("t/verification/unit.tree.json"),
+            Some(Kind::TreeReceipt)
+        );
+        assert_eq!(Kind::infer("unit.tree.json"), Some(Kind::TreeReceipt));
+        assert_eq!(Kind::infer(".tree.json"), None);
         assert_eq!(Kind::infer("t/unit.json"), None);
         assert_eq!(Kind::infer("notes.md"), None);
         for &kind in Kind::ALL {
