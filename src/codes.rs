@@ -82,7 +82,7 @@ codes! {
         "Re-save the file as UTF-8.";
     kind_unknown: Error, CannotCheck,
         "The kind of the file could not be inferred from its name.",
-        "Pass --kind (executor-report, audit-tail, spec, receipt).";
+        "Pass --kind (executor-report, audit-tail, spec, receipt, tree-receipt).";
     internal_error: Error, CannotCheck,
         "mastermind-hooks hit an internal error; nothing was judged.",
         "Report this as a bug with the command and input that triggered it.";

@@ -23,4 +23,5 @@ pub mod input;
 pub mod render;
 pub mod repo;
 pub mod report;
+pub mod runner;
 pub mod schema;

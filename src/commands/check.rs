@@ -14,7 +14,7 @@ use crate::codes::Code;
 use crate::commands::emit;
 use crate::config::{CONFIG_PATH, Config, MAX_CONFIG_BYTES};
 use crate::diagnostic::{Diagnostic, ExitStatus};
-use crate::gate::{self, Gate};
+use crate::gate::{self, Gate, ViewKind};
 use crate::render::{self, Format};
 use crate::repo::tree::{Content, View, short};
 use crate::repo::{Repo, RepoError};
@@ -59,7 +59,7 @@ impl Collected {
 }
 
 /// Read the configuration from a view; absent means strict defaults.
-fn config_from(repo: &Repo, view: &View) -> Result<Config, Vec<Diagnostic>> {
+pub(crate) fn config_from(repo: &Repo, view: &View) -> Result<Config, Vec<Diagnostic>> {
     let source = format!("{CONFIG_PATH} in {}", view.label);
     match view.read(repo, CONFIG_PATH, MAX_CONFIG_BYTES) {
         Ok(None) => Ok(Config::strict_defaults()),
@@ -106,6 +106,7 @@ fn staged(repo: &Repo, out: &mut Collected) -> Result<(), RepoError> {
     run_gate(
         out,
         &Gate {
+            kind: ViewKind::Staged,
             repo,
             config: &config,
             view: &view,
@@ -239,6 +240,7 @@ fn push(repo: &Repo, remote: Option<&str>, out: &mut Collected) -> Result<(), Re
         run_gate(
             out,
             &Gate {
+                kind: ViewKind::Push,
                 repo,
                 config: &config,
                 view: &view,
@@ -354,6 +356,7 @@ fn ci(
     run_gate(
         out,
         &Gate {
+            kind: ViewKind::Ci,
             repo,
             config: &config,
             view: &merged,
@@ -382,6 +385,7 @@ fn worktree(repo: &Repo, since: Option<&str>, out: &mut Collected) -> Result<(),
     run_gate(
         out,
         &Gate {
+            kind: ViewKind::Worktree,
             repo,
             config: &config,
             view: &view,

@@ -1,9 +1,11 @@
 //! One module per subcommand; each returns the process exit status.
 
+pub mod acceptance;
 pub mod check;
 pub mod codes;
 pub mod schema;
 pub mod validate;
+pub mod verification;
 
 use std::io::Write;
 
