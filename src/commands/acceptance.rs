@@ -207,15 +207,14 @@ pub fn run(spec_arg: &str, json_output: bool) -> ExitStatus {
             ),
         ));
     }
-    let config =
-        match config_from(&repo, &view) {
-            Ok(c) => c,
-            Err(ds) => {
-                return fail(ds.into_iter().next().unwrap_or_else(|| {
-                    Diagnostic::new(Code::config_invalid, "invalid configuration")
-                }));
-            }
-        };
+    let config = match config_from(&repo, &view) {
+        Ok(c) => c,
+        Err(ds) => {
+            return fail(ds.into_iter().next().unwrap_or_else(|| {
+                Diagnostic::new(Code::config_invalid, "invalid configuration")
+            }));
+        }
+    };
     let gate = Gate {
         kind: ViewKind::Worktree,
         repo: &repo,
