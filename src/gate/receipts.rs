@@ -191,6 +191,7 @@ fn executable_now(gate: &Gate<'_>, run: &RunDeclaration) -> Result<Current> {
     }
 }
 
+#[allow(clippy::too_many_arguments)] // the check's whole context, all borrowed
 fn tree_check(
     gate: &Gate<'_>,
     memo: &mut Memo,

@@ -79,13 +79,13 @@ fn reader(
 
 /// Kill every process of the group `pgid`.
 pub fn kill_group(pgid: u32) {
-    if let Ok(pgid) = i32::try_from(pgid) {
-        if pgid > 1 {
-            // SAFETY: kill has no memory-safety preconditions; a negative
-            // pid addresses the process group.
-            unsafe {
-                libc::kill(-pgid, libc::SIGKILL);
-            }
+    if let Ok(pgid) = i32::try_from(pgid)
+        && pgid > 1
+    {
+        // SAFETY: kill has no memory-safety preconditions; a negative pid
+        // addresses the process group.
+        unsafe {
+            libc::kill(-pgid, libc::SIGKILL);
         }
     }
 }
