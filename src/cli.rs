@@ -2,9 +2,11 @@
 
 use crate::commands;
 use crate::commands::check::Mode;
+use crate::commands::hooks::StatusFormat;
+use crate::commands::output::OutputArgs;
 use crate::contract::Kind;
 use crate::diagnostic::ExitStatus;
-use crate::render::{ColorChoice, Format};
+use crate::install::Hook;
 use clap::builder::PossibleValue;
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -23,13 +25,18 @@ pub enum Command {
     Validate {
         /// Artifact kind; inferred from the file name when absent
         /// (executor-report.md, spec.md, audit-tail.md, verification/<id>.json,
-        /// <id>.tree.json).
+        /// savepoint.md, adversarial-findings.md, <x>--<y>/<id>--<slug>.md, <id>.tree.json).
         #[arg(long, value_name = "KIND")]
         kind: Option<Kind>,
-        #[arg(long, value_enum, default_value_t = Format::Human)]
-        format: Format,
-        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-        color: ColorChoice,
+        /// Role to judge plastic reports and subagent returns as: a plastic role
+        /// (brainstorming, spec, planner, executor, reviewer; plastic-<role> too)
+        /// or a subagent role or dispatch description (composer, reviewer-inloop,
+        /// probe-j-cart, ...). Default: the report's Role / the return's
+        /// handover.role. Other kinds ignore it.
+        #[arg(long, value_name = "ROLE")]
+        role: Option<String>,
+        #[command(flatten)]
+        output: OutputArgs,
         /// Files to validate.
         #[arg(required = true, value_name = "FILE")]
         files: Vec<String>,
@@ -58,10 +65,8 @@ pub enum Command {
         /// --worktree: compare with this commit instead of HEAD.
         #[arg(long, value_name = "REV", requires = "worktree")]
         since: Option<String>,
-        #[arg(long, value_enum, default_value_t = Format::Human)]
-        format: Format,
-        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-        color: ColorChoice,
+        #[command(flatten)]
+        output: OutputArgs,
         /// --push: the remote's name and URL, as git passes them to the hook.
         #[arg(value_name = "REMOTE", requires = "push")]
         remote: Option<String>,
@@ -88,6 +93,39 @@ pub enum Command {
         /// executor-report-v1, audit-tail-v1, spec-frontmatter-v1, receipt-v1,
         /// hooks-config-v1 or tree-receipt-v1.
         name: Option<String>,
+    },
+    /// Install the gate's git hooks (pre-commit and pre-push shims) where git runs hooks.
+    #[command(
+        after_help = "Exit status: 0 installed (or already current), 2 nothing changed because something was refused or failed."
+    )]
+    Install {
+        /// A hook to install (repeatable); default: pre-commit and pre-push.
+        #[arg(long = "hook", value_enum, value_name = "HOOK")]
+        hooks: Vec<Hook>,
+        /// Write to a core.hooksPath from global or system config, and replace a newer shim.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Remove the shims and put back the hooks they replaced.
+    #[command(after_help = "Exit status: 0 done (or nothing installed), 2 refused or failed.")]
+    Uninstall {
+        /// A hook to uninstall (repeatable); default: pre-commit and pre-push.
+        #[arg(long = "hook", value_enum, value_name = "HOOK")]
+        hooks: Vec<Hook>,
+        /// Also remove shims from a core.hooksPath set in global or system config.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Show what git runs for each hook, from where, and whether the gate works.
+    #[command(
+        after_help = "Exit status: 0 git runs the current gate, 1 a problem was found, 2 could not check."
+    )]
+    Status {
+        /// A hook to report on (repeatable); default: pre-commit and pre-push.
+        #[arg(long = "hook", value_enum, value_name = "HOOK")]
+        hooks: Vec<Hook>,
+        #[arg(long, value_enum, default_value_t = StatusFormat::Human)]
+        format: StatusFormat,
     },
 }
 
@@ -135,12 +173,12 @@ pub fn run(cli: Cli) -> ExitStatus {
     match cli.command {
         Command::Validate {
             kind,
-            format,
-            color,
+            role,
+            output,
             files,
         } => {
-            color.apply();
-            commands::validate::run(&files, kind, format)
+            output.color.apply();
+            commands::validate::run(&files, kind, role.as_deref(), &output)
         }
         Command::Check {
             staged,
@@ -150,12 +188,11 @@ pub fn run(cli: Cli) -> ExitStatus {
             base,
             head,
             since,
-            format,
-            color,
+            output,
             remote,
             url: _,
         } => {
-            color.apply();
+            output.color.apply();
             let mode = if staged {
                 Mode::Staged
             } else if push {
@@ -166,7 +203,7 @@ pub fn run(cli: Cli) -> ExitStatus {
                 debug_assert!(worktree);
                 Mode::Worktree { since }
             };
-            commands::check::run(&mode, format)
+            commands::check::run(&mode, &output)
         }
         Command::Verification {
             command: VerificationCommand::Run { spec, id, json },
@@ -176,5 +213,8 @@ pub fn run(cli: Cli) -> ExitStatus {
         } => commands::acceptance::run(&spec, json),
         Command::Codes { code } => commands::codes::run(code.as_deref()),
         Command::Schema { name } => commands::schema::run(name.as_deref()),
+        Command::Install { hooks, force } => commands::hooks::install(&hooks, force),
+        Command::Uninstall { hooks, force } => commands::hooks::uninstall(&hooks, force),
+        Command::Status { hooks, format } => commands::hooks::status(&hooks, format),
     }
 }

@@ -82,7 +82,7 @@ codes! {
         "Re-save the file as UTF-8.";
     kind_unknown: Error, CannotCheck,
         "The kind of the file could not be inferred from its name.",
-        "Pass --kind (executor-report, audit-tail, spec, receipt, tree-receipt).";
+        "Pass --kind with one of the kinds named in the message.";
     internal_error: Error, CannotCheck,
         "mastermind-hooks hit an internal error; nothing was judged.",
         "Report this as a bug with the command and input that triggered it.";
@@ -318,6 +318,9 @@ codes! {
     observed_zero_tests: Error, Violation,
         "A report row claims a passing test run that ran zero tests.",
         "Make the test command select the tests it is meant to run.";
+    ledger_section_rewritten: Error, Violation,
+        "An edit of the adversarial-findings ledger rewrote or removed an existing journey's section.",
+        "Only append to the end of one journey's section; never rewrite another journey's findings.";
     path_not_utf8: Error, Violation,
         "A changed path is not valid UTF-8 and cannot match any declaration.",
         "Rename the file to a UTF-8 path.";
@@ -438,6 +441,271 @@ codes! {
     verification_io_failed: Error, CannotCheck,
         "The runner could not write its receipt or take a snapshot.",
         "Fix the file system problem in the message and run again.";
+    // ---- issue 7: plastic reports, insights, savepoints; subagent returns,
+    // finding blocks and the adversarial-findings ledger
+    // (contracts plastic-and-subagent-returns.md) ------------------------
+    role_option_unknown: Error, CannotCheck,
+        "The --role value names no role of the file's kind.",
+        "Pass a plastic role (brainstorming, spec, planner, executor, reviewer) or a subagent role or description prefix (see `mastermind-hooks validate --help`).";
+    plastic_report_empty: Error, Violation,
+        "The completion report is empty.",
+        "End the agent's turn with the envelope fields and the role payload.";
+    plastic_report_preamble: Warning, Violation,
+        "The report is prose-stripped: nothing but a title may precede the first envelope field.",
+        "Drop the greeting or preamble; start with the Role field.";
+    plastic_report_field_missing: Error, Violation,
+        "An envelope field (Role, Intent id and stage, Status, Artifacts written, Verification / tests run, Checklist deltas, Deviations from spec, Blockers / handoff notes, Insights) is missing.",
+        "Add the field; write `n/a` or `none` when it does not apply.";
+    plastic_report_field_empty: Error, Violation,
+        "A report field has no value.",
+        "Write the value, or `n/a` / `none` when it does not apply.";
+    plastic_report_field_duplicated: Error, Violation,
+        "A report field label appears more than once.",
+        "Keep one entry per field; continue a long value on indented lines.";
+    plastic_report_role_unknown: Error, Violation,
+        "The Role is not one of brainstorming, spec, planner, executor or reviewer (`plastic-<role>` and `spec-specialist` are accepted).",
+        "Write the canonical role name.";
+    plastic_report_role_mismatch: Error, Violation,
+        "The report's Role is not the role it was validated for (--role).",
+        "Validate with the role the agent was dispatched as, or correct the Role field.";
+    plastic_report_intent_invalid: Error, Violation,
+        "The intent id is missing or is not an id such as `337` or `4a1c1`.",
+        "Write the active intent id (a string of letters, digits, `.`, `_` or `-`).";
+    plastic_report_stage_invalid: Error, Violation,
+        "The stage must name a cycle stage: What, Why, How, Exec (or Done).",
+        "Write the stage just completed, e.g. `How`.";
+    plastic_report_status_invalid: Error, Violation,
+        "Status must be exactly `delivered` or `blocked`.",
+        "Write `delivered` or `blocked`; say why in Blockers / handoff notes.";
+    plastic_report_payload_missing: Error, Violation,
+        "A part of the role's payload is missing.",
+        "Add the payload part named in the message (see README, plastic role payloads).";
+    plastic_report_payload_invalid: Error, Violation,
+        "A payload part has a malformed value (tier, verdict, count or checked/total).",
+        "Write the value in the form named in the message.";
+    plastic_report_insight_unmarked: Error, Violation,
+        "An executor insight lacks the `(autonomous)` marker.",
+        "Append `(autonomous)` to every executor insight, or write `none`.";
+    plastic_report_synthesized: Error, Violation,
+        "The report is the synthesized fallback (`scripts/agent-report`), not an agent-authored delivered report.",
+        "Re-dispatch the agent for a real completion report; the fallback only says what the filesystem shows.";
+    plastic_synthesized_malformed: Error, Violation,
+        "A synthesized fallback report deviates from the fixed ten-line form.",
+        "Regenerate it with `scripts/agent-report <intent_dir>`; never hand-edit it.";
+    plastic_insight_malformed: Error, Violation,
+        "An insight line is not `YYYY-MM-DDTHH:MM:SSZ · stage · author — text` (U+00B7 and U+2014, single spaces).",
+        "Append insights with `scripts/insight-append`, which writes the prefix.";
+    plastic_insight_timestamp_invalid: Error, Violation,
+        "An insight timestamp is not a real UTC date and time.",
+        "Use the time the insight was written, e.g. `2026-09-10T07:06:10Z`.";
+    plastic_insight_out_of_order: Error, Violation,
+        "Insights are append-only, newest last: a timestamp is earlier than the one before it.",
+        "Move the entry to its place in time order; never reorder existing entries.";
+    plastic_intent_insights_missing: Warning, Violation,
+        "The intent file has no `## Insights` section.",
+        "Add `## Insights` (the template placeholder line may stay under it).";
+    plastic_intent_insights_duplicated: Error, Violation,
+        "The intent file has more than one `## Insights` heading.",
+        "Merge the sections into the first one.";
+    plastic_savepoint_line_malformed: Error, Violation,
+        "A savepoint line is not `{timestamp}  {subject}  {text}` (fields separated by two or more spaces, exactly three fields).",
+        "Separate the fields with two spaces and keep runs of spaces out of the text.";
+    plastic_savepoint_timestamp_invalid: Error, Violation,
+        "A savepoint timestamp is not a real UTC time to the second (`YYYY-MM-DDTHH:MM:SSZ`).",
+        "Write the timestamp as `now.utc.iso8601` does.";
+    plastic_savepoint_subject_unknown: Error, Violation,
+        "A savepoint subject is not What, Why, How, Exec, Done, Review, Commit, Report, Lock, Tier, Intent or a node id.",
+        "Use a subject from the savepoint subject table (README).";
+    plastic_savepoint_text_invalid: Error, Violation,
+        "A savepoint line's text is not one its subject allows.",
+        "Write the text the subject allows (see the message).";
+    plastic_savepoint_done_invalid: Error, Violation,
+        "A `Done` line must read `delivered` or `abandoned`.",
+        "Write `Done  delivered` or `Done  abandoned`.";
+    plastic_savepoint_transition_invalid: Error, Violation,
+        "A transition line (Intent or node subject) is torn: unknown state, unreadable field, or a required field missing.",
+        "Write `<state> key=value ...` with a known state and its required fields.";
+    plastic_savepoint_phantom: Warning, Violation,
+        "A (subject, text) pair is repeated among non-transition lines: the later line is a phantom.",
+        "Remove the repeated line (plastic's writer never writes a pair twice).";
+    plastic_savepoint_out_of_order: Warning, Violation,
+        "A savepoint line is older than an earlier line of the same family: the ledger is append-only, newest last.",
+        "Keep lines in time order; rebuild with `rebuild_savepoint` if in doubt.";
+    subagent_return_empty: Error, Violation,
+        "The subagent return is empty (or only `null`, `{}` or `[]`).",
+        "Return one JSON object whose first key is `handover`.";
+    subagent_return_not_mapping: Error, Violation,
+        "A subagent return must be one YAML or JSON mapping; prose, fences and lists are not extracted.",
+        "Return only the JSON object: no preamble, no ``` fence, no trailing prose.";
+    subagent_return_role_unknown: Error, CannotCheck,
+        "No return schema is routed to the return's role, so it cannot be checked.",
+        "Pass --role with a schema role (composer, reviewer-inloop, probe, phase-validator, section-agent, phase4-prioritise-author, workflow-reviewer, perf-reviewer, repair-worker, plumber) or a routed description prefix.";
+    subagent_return_schema_violation: Error, Violation,
+        "Schema layer: the return does not match its role's JSON Schema.",
+        "Fix the value at the JSON pointer shown; see `mastermind-hooks schema subagent-<role>`.";
+    subagent_return_handover_missing: Error, Violation,
+        "Contract layer: the return has no `handover` mapping.",
+        "Start the return with a `handover` object: role, cycle, status, next-action.";
+    subagent_return_handover_not_first: Error, Violation,
+        "Contract layer: `handover` must be the first key of the return.",
+        "Move `handover` to the top of the object.";
+    subagent_return_handover_extra_field: Error, Violation,
+        "Contract layer: the handover envelope holds only role, cycle, status and next-action (plus the schema's dispatch-mode and parallel-wave-size).",
+        "Move the field to the top level of the return.";
+    subagent_return_cycle_invalid: Error, Violation,
+        "Contract layer: `handover.cycle` is required and must be an integer >= 1.",
+        "Write the dispatch cycle as a number, e.g. `cycle: 1`.";
+    subagent_return_role_mismatch: Error, Violation,
+        "Contract layer: `handover.role` routes to a different schema than --role.",
+        "Validate with the role the subagent was dispatched as, or correct `handover.role`.";
+    subagent_return_summary_missing: Error, Violation,
+        "Contract layer: a non-blank `summary` is required (phase-validator on both statuses, reviewer on greenlight).",
+        "Add a one-line `summary`.";
+    subagent_return_summary_forbidden: Error, Violation,
+        "Contract layer: a reviewer `improvements-needed` return carries findings, not a `summary`.",
+        "Drop `summary`, or return `greenlight` if nothing must be fixed.";
+    subagent_return_phase_invalid: Error, Violation,
+        "Contract layer: a phase-validator return needs `phase`, an integer 1 to 7.",
+        "Write the pipeline phase that was validated.";
+    subagent_return_exit_criteria_empty: Error, Violation,
+        "Contract layer: `exit-criteria-checked` needs at least one criterion row.",
+        "List every exit criterion checked, with `criterion`, `satisfied` and `evidence`.";
+    subagent_return_greenlight_findings: Error, Violation,
+        "Contract layer: a phase-validator `greenlight` carries the literal `findings: []`.",
+        "Write `findings: []`; a greenlight with findings is `improvements-needed`.";
+    subagent_return_must_fix_missing: Error, Violation,
+        "Contract layer: a reviewer `improvements-needed` return needs at least one must-fix finding.",
+        "List the finding under missing-scenarios, craft-issues or verification-misses, or return `greenlight`.";
+    subagent_return_banned_token: Error, Violation,
+        "Contract layer: the return contains a banned token from a prior schema revision.",
+        "Remove the token named in the message (legacy ids, `[p0]`/`[blocker]`/`[no-impact]`, `nice-to-have`, `greenlight-with-notes`, top-level `notes`, `no-new-tests`).";
+    finding_blocks_empty: Error, Violation,
+        "No finding block (`- **<ID>** [<severity>] — <title>`) was found.",
+        "Format each finding as the canonical block, or validate the file as another kind.";
+    finding_head_malformed: Error, Violation,
+        "A finding line is not `- **<ID>** [<bracket>] — <title>` at the scheme's indentation.",
+        "Write the bold id, the bracket and an em dash (U+2014) with single spaces.";
+    finding_id_invalid: Error, Violation,
+        "A finding id follows none of the schemes (`<journey>-<pass>-<nn>`, `<journey>-<nn>`, `<journey>-<pass>-<cycle>-R-<nn>`, `pv-<phase>-<nn>`, `ai-<category>-<nn>`).",
+        "Use the scheme for the finding's source; `nn` is two digits.";
+    finding_id_banned: Error, Violation,
+        "A legacy finding id scheme (`AF-`, `P4-…-BUG-`, `REG-`, `BUG-NNN`) is used.",
+        "Re-issue the finding under the canonical scheme.";
+    finding_id_duplicated: Error, Violation,
+        "A finding id is used twice; ids are never reused.",
+        "Give the second finding the next free number.";
+    finding_severity_invalid: Error, Violation,
+        "A Stage A severity must be critical, high, medium, low or info.",
+        "Use the rubric; DOM-only or no-impact findings are `info`.";
+    finding_priority_invalid: Error, Violation,
+        "Reviewer and phase-validator findings carry the fixed `[must-fix]` bracket.",
+        "Write `[must-fix]`.";
+    finding_title_invalid: Error, Violation,
+        "A finding title is one non-empty line without a trailing period.",
+        "Shorten the title to one line and drop the final period.";
+    finding_fields_mismatch: Error, Violation,
+        "A finding block's sub-bullets are not exactly the scheme's fields, in order.",
+        "Write exactly the fields named in the message, one `- key: value` line each.";
+    finding_field_empty: Error, Violation,
+        "A finding field has no value.",
+        "Write one sentence, or `none` for coverage.";
+    finding_coverage_invalid: Error, Violation,
+        "coverage must be `none`, `<spec path> › <test name>` or `app-wide:<pattern-id>`.",
+        "Name the covering test with U+203A between path and test name, or write `none`.";
+    finding_category_invalid: Error, Violation,
+        "A missing-scenario category must be mobile, error-state, edge-case, adversarial, accessibility, i18n, lifecycle or concurrency.",
+        "Pick the closest category.";
+    ledger_sentinel_missing: Error, Violation,
+        "Line 1 of the ledger must be `<!-- coverage-expansion-adversarial:generated -->`.",
+        "Restore the sentinel as the first line.";
+    ledger_header_invalid: Error, Violation,
+        "The ledger header (title, Generated by, Pass 4/5 and Dedup dates, Cross-cutting findings) is missing or malformed.",
+        "Restore the header lines in the order of the ledger schema.";
+    ledger_journey_invalid: Error, Violation,
+        "A journey heading must be `### j-<slug>`.",
+        "Name the journey section `### j-<slug>`.";
+    ledger_journey_duplicated: Error, Violation,
+        "A journey has more than one `### j-<slug>` section.",
+        "Append new passes to the journey's existing section.";
+    ledger_pass_header_invalid: Error, Violation,
+        "A pass header must be `**Pass <N> — <probe|consolidation> (YYYY-MM-DD)**`.",
+        "Use an em dash (U+2014) and an ISO date.";
+    ledger_pass_kind_mismatch: Error, Violation,
+        "Pass 4 is `probe` and Pass 5 is `consolidation`.",
+        "Write the kind that matches the pass number.";
+    ledger_pass_order: Error, Violation,
+        "A journey's pass blocks are missing, repeated or out of order (Pass 4, then Pass 5).",
+        "Keep one block per pass, in pass order.";
+    ledger_scope_invalid: Error, Violation,
+        "Each pass needs one `Scope: <text>` prose line before its findings.",
+        "Write one `Scope:` line right after the pass header; no bullet.";
+    ledger_finding_heading_invalid: Error, Violation,
+        "A `####` heading must be a finding: `#### <ID> [<severity>] — <title>`.",
+        "Fix the heading; no other `####` headings are allowed.";
+    ledger_finding_id_mismatch: Error, Violation,
+        "A pass finding's id must be `<journey>-<pass>-<nn>` for its own journey and pass.",
+        "Renumber the finding under its journey and pass.";
+    ledger_only_invalid: Error, Violation,
+        "`ledger-only` must be `true` or `false`.",
+        "Write `true` for a suspected bug without a regression test, else `false`.";
+    ledger_summary_invalid: Error, Violation,
+        "Each pass closes with `**Pass <N> summary:** probes=N, boundaries=M, suspected-bugs=K (crit=x, high=y, med=z, low=w)`.",
+        "Write the summary line with integers only and the pass's own number.";
+    ledger_summary_count_mismatch: Error, Violation,
+        "A pass summary's counts contradict the findings listed in the pass.",
+        "Count the `ledger-only: true` findings per severity again.";
+    ledger_unexpected_line: Error, Violation,
+        "A line does not belong where it is in the ledger structure.",
+        "Move or remove the line; see the ledger schema in README.";
+    // ---- hooks: install, uninstall, status (DESIGN.md section 7) -------
+    hook_git_unavailable: Error, CannotCheck,
+        "git could not be run or did not say where it runs hooks (git 2.31 or newer is needed).",
+        "Install git 2.31 or newer, put it on PATH, and fix any configuration error git reports.";
+    hook_bare_repository: Error, CannotCheck,
+        "A bare repository has no working tree, so git never runs its pre-commit or pre-push hooks.",
+        "Run the command in a clone with a working tree.";
+    hook_outside_worktree: Error, CannotCheck,
+        "The command ran inside the git directory, not in the working tree.",
+        "Run it from the working tree (the repository's top directory or below).";
+    hook_path_not_local: Error, CannotCheck,
+        "core.hooksPath comes from global, system or command-line configuration, not from this repository.",
+        "Set core.hooksPath in this repository (`git config core.hooksPath DIR`) or unset it; pass --force to write to a global or system hooks directory anyway.";
+    hook_legacy_conflict: Error, CannotCheck,
+        "A foreign hook cannot be kept as `HOOK.legacy`: that file exists, or the hook runs `HOOK.legacy` itself.",
+        "Move the `.legacy` file away, or run `mastermind-hooks check` from the other hook manager instead, then install again.";
+    hook_file_unusable: Error, CannotCheck,
+        "The hook path is a directory or special file, not a hook.",
+        "Move it away, then install again.";
+    hook_write_failed: Error, CannotCheck,
+        "A hook file could not be read, written, moved or removed.",
+        "Check the permissions of the hooks directory and try again; shims are written atomically, so nothing is half-written.";
+    hook_binary_unavailable: Error, CannotCheck,
+        "The absolute path of the running mastermind-hooks could not be found or cannot be written into a shim.",
+        "Run mastermind-hooks by a path without line breaks (for example from PATH), then install again.";
+    hook_shim_newer: Error, CannotCheck,
+        "The installed shim comes from a newer mastermind-hooks (a newer shim version).",
+        "Use the newer mastermind-hooks, or pass --force to install this version's shim.";
+    hook_not_installed: Error, Violation,
+        "git runs no mastermind-hooks shim for this hook, so the gate does not run.",
+        "Run `mastermind-hooks install`.";
+    hook_shim_outdated: Error, Violation,
+        "The installed shim is an older shim version.",
+        "Run `mastermind-hooks install` to upgrade it.";
+    hook_shim_modified: Error, Violation,
+        "The installed shim differs from what install writes for it.",
+        "Run `mastermind-hooks install` to rewrite it.";
+    hook_shim_not_executable: Error, Violation,
+        "The shim lacks the execute bit, so git ignores it.",
+        "Run `mastermind-hooks install` to restore its mode.";
+    hook_binary_missing: Error, Violation,
+        "The binary the shim runs is missing or not executable, so the hook falls back to PATH or fails.",
+        "Reinstall mastermind-hooks, then run `mastermind-hooks install` to point the shim at it.";
+    hook_legacy_orphan: Warning, Violation,
+        "A `HOOK.legacy` file exists but no mastermind-hooks shim runs it.",
+        "Rename it back to the hook's name if it is yours, or delete it.";
+    hook_shim_stray: Note, Violation,
+        "A mastermind-hooks shim sits in a hooks directory git does not use (core.hooksPath points elsewhere).",
+        "Delete it, or unset core.hooksPath; `mastermind-hooks install` writes where git runs hooks.";
 }
 
 #[cfg(test)]

@@ -5,7 +5,9 @@
 //! * [`contract`]: artifact contracts, bytes in, values and diagnostics out;
 //! * [`schema`]: the embedded JSON Schemas, compiled once;
 //! * [`codes`] and [`diagnostic`]: the one diagnostic model and its codes;
-//! * [`input`], [`commands`], [`render`], [`cli`]: disk, commands, output.
+//! * [`input`], [`commands`], [`render`], [`cli`]: disk, commands, output;
+//! * [`install`]: the git hook shims (`install`, `uninstall`, `status`);
+//! * [`process_env`]: git variables child processes must not inherit.
 
 // Diagnostics are the error values of this crate; they are built once per
 // finding, never on a hot path, so their size is not worth boxing.
@@ -20,6 +22,8 @@ pub mod diagnostic;
 pub mod digest;
 pub mod gate;
 pub mod input;
+pub mod install;
+pub mod process_env;
 pub mod render;
 pub mod repo;
 pub mod report;

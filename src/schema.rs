@@ -14,6 +14,18 @@ pub enum SchemaId {
     ReceiptV1,
     HooksConfigV1,
     TreeReceiptV1,
+    // Subagent returns (contract B): the envelope and one schema per role.
+    SubagentHandover,
+    SubagentComposer,
+    SubagentReviewerInloop,
+    SubagentProbe,
+    SubagentPhaseValidator,
+    SubagentSectionAgent,
+    SubagentPhase4PrioritiseAuthor,
+    SubagentWorkflowReviewer,
+    SubagentPerfReviewer,
+    SubagentRepairWorker,
+    SubagentPlumber,
 }
 
 impl SchemaId {
@@ -24,6 +36,17 @@ impl SchemaId {
         SchemaId::ReceiptV1,
         SchemaId::HooksConfigV1,
         SchemaId::TreeReceiptV1,
+        SchemaId::SubagentHandover,
+        SchemaId::SubagentComposer,
+        SchemaId::SubagentReviewerInloop,
+        SchemaId::SubagentProbe,
+        SchemaId::SubagentPhaseValidator,
+        SchemaId::SubagentSectionAgent,
+        SchemaId::SubagentPhase4PrioritiseAuthor,
+        SchemaId::SubagentWorkflowReviewer,
+        SchemaId::SubagentPerfReviewer,
+        SchemaId::SubagentRepairWorker,
+        SchemaId::SubagentPlumber,
     ];
 
     /// The name used by `mastermind-hooks schema NAME`.
@@ -35,6 +58,17 @@ impl SchemaId {
             SchemaId::ReceiptV1 => "receipt-v1",
             SchemaId::HooksConfigV1 => "hooks-config-v1",
             SchemaId::TreeReceiptV1 => "tree-receipt-v1",
+            SchemaId::SubagentHandover => "subagent-handover",
+            SchemaId::SubagentComposer => "subagent-composer",
+            SchemaId::SubagentReviewerInloop => "subagent-reviewer-inloop",
+            SchemaId::SubagentProbe => "subagent-probe",
+            SchemaId::SubagentPhaseValidator => "subagent-phase-validator",
+            SchemaId::SubagentSectionAgent => "subagent-section-agent",
+            SchemaId::SubagentPhase4PrioritiseAuthor => "subagent-phase4-prioritise-author",
+            SchemaId::SubagentWorkflowReviewer => "subagent-workflow-reviewer",
+            SchemaId::SubagentPerfReviewer => "subagent-perf-reviewer",
+            SchemaId::SubagentRepairWorker => "subagent-repair-worker",
+            SchemaId::SubagentPlumber => "subagent-plumber",
         }
     }
 
@@ -54,13 +88,63 @@ impl SchemaId {
             SchemaId::ReceiptV1 => include_str!("../schemas/receipt-v1.schema.json"),
             SchemaId::HooksConfigV1 => include_str!("../schemas/hooks-config-v1.schema.json"),
             SchemaId::TreeReceiptV1 => include_str!("../schemas/tree-receipt-v1.schema.json"),
+            SchemaId::SubagentHandover => {
+                include_str!("../schemas/subagent-returns/handover.schema.json")
+            }
+            SchemaId::SubagentComposer => {
+                include_str!("../schemas/subagent-returns/composer.schema.json")
+            }
+            SchemaId::SubagentReviewerInloop => {
+                include_str!("../schemas/subagent-returns/reviewer-inloop.schema.json")
+            }
+            SchemaId::SubagentProbe => {
+                include_str!("../schemas/subagent-returns/probe.schema.json")
+            }
+            SchemaId::SubagentPhaseValidator => {
+                include_str!("../schemas/subagent-returns/phase-validator.schema.json")
+            }
+            SchemaId::SubagentSectionAgent => {
+                include_str!("../schemas/subagent-returns/section-agent.schema.json")
+            }
+            SchemaId::SubagentPhase4PrioritiseAuthor => {
+                include_str!("../schemas/subagent-returns/phase4-prioritise-author.schema.json")
+            }
+            SchemaId::SubagentWorkflowReviewer => {
+                include_str!("../schemas/subagent-returns/workflow-reviewer.schema.json")
+            }
+            SchemaId::SubagentPerfReviewer => {
+                include_str!("../schemas/subagent-returns/perf-reviewer.schema.json")
+            }
+            SchemaId::SubagentRepairWorker => {
+                include_str!("../schemas/subagent-returns/repair-worker.schema.json")
+            }
+            SchemaId::SubagentPlumber => {
+                include_str!("../schemas/subagent-returns/plumber.schema.json")
+            }
+        }
+    }
+
+    /// The schema this one references by URI, if any: every subagent role
+    /// schema `$ref`s the handover envelope.
+    fn sibling(self) -> Option<SchemaId> {
+        match self {
+            SchemaId::SubagentComposer
+            | SchemaId::SubagentReviewerInloop
+            | SchemaId::SubagentProbe
+            | SchemaId::SubagentPhaseValidator
+            | SchemaId::SubagentSectionAgent
+            | SchemaId::SubagentPhase4PrioritiseAuthor
+            | SchemaId::SubagentWorkflowReviewer
+            | SchemaId::SubagentPerfReviewer
+            | SchemaId::SubagentRepairWorker
+            | SchemaId::SubagentPlumber => Some(SchemaId::SubagentHandover),
+            _ => None,
         }
     }
 
     fn slot(self) -> &'static OnceLock<Result<jsonschema::Validator, String>> {
-        const COUNT: usize = SchemaId::ALL.len();
-        static SLOTS: [OnceLock<Result<jsonschema::Validator, String>>; COUNT] =
-            [const { OnceLock::new() }; COUNT];
+        static SLOTS: [OnceLock<Result<jsonschema::Validator, String>>; SchemaId::ALL.len()] =
+            [const { OnceLock::new() }; SchemaId::ALL.len()];
         &SLOTS[self as usize]
     }
 
@@ -69,7 +153,29 @@ impl SchemaId {
             .get_or_init(|| {
                 let schema: Value =
                     serde_json::from_str(self.source()).map_err(|e| e.to_string())?;
-                jsonschema::draft202012::new(&schema).map_err(|e| e.to_string())
+                match self.sibling() {
+                    None => jsonschema::draft202012::new(&schema).map_err(|e| e.to_string()),
+                    Some(sibling) => {
+                        // A subagent role schema `$ref`s its envelope by a
+                        // relative URI; resolve it from the embedded copy,
+                        // never from the network.
+                        let contents: Value =
+                            serde_json::from_str(sibling.source()).map_err(|e| e.to_string())?;
+                        let uri = contents
+                            .get("$id")
+                            .and_then(Value::as_str)
+                            .ok_or_else(|| format!("{} has no $id", sibling.name()))?
+                            .to_string();
+                        let registry = jsonschema::Registry::new()
+                            .add(uri, contents)
+                            .and_then(|builder| builder.prepare())
+                            .map_err(|e| e.to_string())?;
+                        jsonschema::draft202012::options()
+                            .with_registry(&registry)
+                            .build(&schema)
+                            .map_err(|e| e.to_string())
+                    }
+                }
             })
             .as_ref()
             .map_err(|message| SchemaUnavailable {

@@ -6,6 +6,9 @@
 fn cli_snapshots() {
     trycmd::TestCases::new()
         .env("NO_COLOR", "1")
+        // Empty means unset: a snapshot run inside GitHub Actions must not
+        // append to the real job summary.
+        .env("GITHUB_STEP_SUMMARY", "")
         .case("tests/cmd/*.md")
         .case("tests/cmd/*.toml");
 }

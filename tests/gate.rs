@@ -679,3 +679,88 @@ fn staged_and_worktree_checks_change_nothing() {
             .unwrap()
     );
 }
+
+#[test]
+fn oversized_and_symlinked_artifacts_are_findings() {
+    let repo = base_repo();
+    repo.write_task(TASK, &["src/lib.py"], &["src/lib.py"]);
+    repo.write("src/lib.py", "def value():\n    return 2\n");
+    let report = ".mastermind/tasks/001-change-value/executor-report.md";
+    repo.write(report, &"x".repeat(1024 * 1024 + 1));
+    repo.git(&["add", "-A"]);
+    let (code, json) = check_json(&repo, &["--staged"]);
+    assert_eq!(code, 1);
+    assert_eq!(codes(&json), ["input_too_large"]);
+    repo.remove(report);
+    std::os::unix::fs::symlink("../../../README.md", repo.path().join(report)).unwrap();
+    repo.git(&["add", "-A"]);
+    let (code, json) = check_json(&repo, &["--staged"]);
+    assert_eq!(code, 1);
+    assert_eq!(codes(&json), ["artifact_not_regular_file"]);
+}
+
+const LEDGER_PATH: &str = "tests/e2e/docs/adversarial-findings.md";
+
+fn ledger() -> String {
+    std::fs::read_to_string(format!(
+        "{}/tests/cmd/subagent.in/{LEDGER_PATH}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+#[test]
+fn a_commit_that_breaks_the_findings_ledger_is_refused() {
+    let repo = base_repo();
+    repo.write(LEDGER_PATH, &ledger());
+    repo.git(&["add", "-A"]);
+    let (code, report) = check_json(&repo, &["--staged"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["files"][0]["kind"], "findings-ledger");
+    repo.commit_all("ledger");
+
+    // Appending a new journey is fine.
+    let appended = format!(
+        "{}\n### j-search\n\n**Pass 4 — probe (2026-03-02)**\nScope: search box.\n\n**Pass 4 summary:** probes=2, boundaries=1, suspected-bugs=0 (crit=0, high=0, med=0, low=0)\n",
+        ledger()
+    );
+    repo.write(LEDGER_PATH, &appended);
+    repo.git(&["add", "-A"]);
+    let (code, report) = check_json(&repo, &["--staged"]);
+    assert_eq!(code, 0, "{report}");
+
+    // A malformed finding heading breaks the ledger contract.
+    repo.write(
+        LEDGER_PATH,
+        &ledger().replace("#### j-checkout-4-02 [info]", "#### j-checkout-4-02 [p0]"),
+    );
+    repo.git(&["add", "-A"]);
+    let (code, report) = check_json(&repo, &["--staged"]);
+    assert_eq!(code, 1, "{report}");
+
+    // Rewriting another journey's section is reported even when well-formed.
+    repo.write(
+        LEDGER_PATH,
+        &ledger().replace(
+            "Scope: session cookie, password reset token.",
+            "Scope: session cookie.",
+        ),
+    );
+    repo.git(&["add", "-A"]);
+    let (code, report) = check_json(&repo, &["--staged"]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(
+        codes(&report),
+        ["no_task_changed", "ledger_section_rewritten"]
+    );
+
+    // Through a real hook, the commit is refused.
+    repo.raw_hook("pre-commit", "check --staged");
+    let output = repo.git_output(&["commit", "-q", "-m", "rewrite"]);
+    assert!(!output.status.success());
+    assert!(
+        text(&output).contains("ledger_section_rewritten"),
+        "{}",
+        text(&output)
+    );
+}

@@ -11,14 +11,13 @@
 //! * `--worktree`: the working tree against HEAD or `--since REV`.
 
 use crate::codes::Code;
-use crate::commands::emit;
+use crate::commands::output::{self, HumanTo, OutputArgs};
 use crate::config::{CONFIG_PATH, Config, MAX_CONFIG_BYTES};
 use crate::diagnostic::{Diagnostic, ExitStatus};
 use crate::gate::{self, Gate, ViewKind};
-use crate::render::{self, Format};
 use crate::repo::tree::{Content, View, short};
 use crate::repo::{Repo, RepoError};
-use crate::report::{Report, TaskResult};
+use crate::report::{FileResult, Report, TaskResult};
 use gix::ObjectId;
 use std::io::Read;
 
@@ -48,6 +47,7 @@ impl Mode {
 /// Findings and tasks gathered over one invocation.
 #[derive(Default)]
 struct Collected {
+    files: Vec<FileResult>,
     tasks: Vec<TaskResult>,
     diagnostics: Vec<Diagnostic>,
 }
@@ -58,8 +58,42 @@ impl Collected {
     }
 }
 
-/// Read the configuration from a view; absent means strict defaults.
+/// The variable the CI templates set for their `require-task` input.
+pub const REQUIRE_TASK_VAR: &str = "MASTERMIND_HOOKS_REQUIRE_TASK";
+
+/// Apply `MASTERMIND_HOOKS_REQUIRE_TASK` to a configuration. `true` demands
+/// a task for every change; `false` or unset leaves the configuration as it
+/// is, so the variable can only make the gate stricter, never relax what the
+/// base's configuration asks for. Anything else is a usage error.
+pub fn require_task_from_env(
+    mut config: Config,
+    value: Option<&std::ffi::OsStr>,
+) -> Result<Config, Vec<Diagnostic>> {
+    match value.map(|v| v.to_str()) {
+        None => Ok(config),
+        Some(Some("" | "false")) => Ok(config),
+        Some(Some("true")) => {
+            config.require_task = true;
+            Ok(config)
+        }
+        Some(other) => Err(vec![Diagnostic::new(
+            Code::usage_invalid,
+            format!(
+                "{REQUIRE_TASK_VAR} must be `true` or `false`, not `{}`",
+                other.unwrap_or("(not UTF-8)")
+            ),
+        )]),
+    }
+}
+
+/// Read the configuration from a view; absent means strict defaults. The
+/// environment can only tighten it (`MASTERMIND_HOOKS_REQUIRE_TASK=true`).
 pub(crate) fn config_from(repo: &Repo, view: &View) -> Result<Config, Vec<Diagnostic>> {
+    let config = config_from_view(repo, view)?;
+    require_task_from_env(config, std::env::var_os(REQUIRE_TASK_VAR).as_deref())
+}
+
+fn config_from_view(repo: &Repo, view: &View) -> Result<Config, Vec<Diagnostic>> {
     let source = format!("{CONFIG_PATH} in {}", view.label);
     match view.read(repo, CONFIG_PATH, MAX_CONFIG_BYTES) {
         Ok(None) => Ok(Config::strict_defaults()),
@@ -68,6 +102,13 @@ pub(crate) fn config_from(repo: &Repo, view: &View) -> Result<Config, Vec<Diagno
             Diagnostic::new(
                 Code::config_invalid,
                 format!("{source} is not a regular file"),
+            )
+            .with_path(CONFIG_PATH),
+        ]),
+        Ok(Some(Content::TooLarge { size })) => Err(vec![
+            Diagnostic::new(
+                Code::config_invalid,
+                format!("{source} is {size} bytes; the limit is {MAX_CONFIG_BYTES}"),
             )
             .with_path(CONFIG_PATH),
         ]),
@@ -86,6 +127,7 @@ fn run_gate(out: &mut Collected, gate: &Gate<'_>) {
     match gate::run(gate) {
         Ok(outcome) => {
             out.tasks.extend(outcome.tasks);
+            out.files.extend(outcome.files);
             out.diagnostics.extend(outcome.diagnostics);
         }
         Err(e) => out.fail(e),
@@ -415,33 +457,41 @@ pub fn gate_report(mode: &Mode) -> Report {
         }
         Err(e) => out.fail(e),
     }
-    Report::assemble(Vec::new(), out.tasks, out.diagnostics)
+    Report::assemble(out.files, out.tasks, out.diagnostics)
 }
 
-pub fn run(mode: &Mode, format: Format) -> ExitStatus {
+pub fn run(mode: &Mode, out: &OutputArgs) -> ExitStatus {
     let report = gate_report(mode);
-    let text = match format {
-        Format::Human => render::human::render(&report),
-        Format::Json => render::json::render(&report),
-    };
-    let written = if format == Format::Human && mode.human_to_stderr() {
-        use std::io::Write;
-        let mut stderr = std::io::stderr().lock();
-        stderr
-            .write_all(text.as_bytes())
-            .and_then(|()| stderr.flush())
+    let human = if mode.human_to_stderr() {
+        HumanTo::Stderr
     } else {
-        emit(&text)
+        HumanTo::Stdout
     };
-    if written.is_err() {
-        return ExitStatus::CannotCheck;
-    }
-    report.exit_status()
+    output::finish_to(&report, out, human)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn require_task_from_the_environment_only_tightens() {
+        use std::ffi::OsStr;
+        let strict = |v: Option<&str>| {
+            require_task_from_env(Config::strict_defaults(), v.map(OsStr::new))
+                .map(|c| c.require_task)
+        };
+        assert!(!strict(None).unwrap());
+        assert!(!strict(Some("")).unwrap());
+        assert!(!strict(Some("false")).unwrap());
+        assert!(strict(Some("true")).unwrap());
+        let errors = strict(Some("yes")).unwrap_err();
+        assert_eq!(errors[0].code, Code::usage_invalid);
+        let mut required = Config::strict_defaults();
+        required.require_task = true;
+        let kept = require_task_from_env(required, Some(OsStr::new("false"))).unwrap();
+        assert!(kept.require_task, "false never relaxes the configuration");
+    }
 
     #[test]
     fn push_lines_parse_and_reject_garbage() {

@@ -3,6 +3,8 @@
 pub mod acceptance;
 pub mod check;
 pub mod codes;
+pub mod hooks;
+pub mod output;
 pub mod schema;
 pub mod validate;
 pub mod verification;

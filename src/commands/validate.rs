@@ -1,16 +1,16 @@
 //! `mastermind-hooks validate`: check files on disk against their contracts.
 
 use crate::codes::Code;
-use crate::commands::emit;
+use crate::commands::output::{self, OutputArgs};
 use crate::contract::{self, Kind};
 use crate::diagnostic::{Diagnostic, ExitStatus};
 use crate::input;
-use crate::render::{self, Format};
 use crate::report::{FileResult, Report};
 use std::path::Path;
 
 /// Check one file: infer or take its kind, read it bounded, run its contract.
-pub fn check_file(path: &str, kind: Option<Kind>) -> FileResult {
+/// `role` is `--role` (plastic reports and subagent returns only).
+pub fn check_file(path: &str, kind: Option<Kind>, role: Option<&str>) -> FileResult {
     let Some(kind) = kind.or_else(|| Kind::infer(path)) else {
         return FileResult::new(
             path.to_string(),
@@ -31,7 +31,7 @@ pub fn check_file(path: &str, kind: Option<Kind>) -> FileResult {
     };
     match input::read_bounded(Path::new(path), kind.max_bytes()) {
         Ok(bytes) => {
-            let checked = contract::check(kind, &bytes);
+            let checked = contract::check_with_role(kind, &bytes, role);
             FileResult::new(
                 path.to_string(),
                 Some(kind.name()),
@@ -45,15 +45,15 @@ pub fn check_file(path: &str, kind: Option<Kind>) -> FileResult {
     }
 }
 
-pub fn run(files: &[String], kind: Option<Kind>, format: Format) -> ExitStatus {
-    let results = files.iter().map(|path| check_file(path, kind)).collect();
-    let report = Report::new(results);
-    let text = match format {
-        Format::Human => render::human::render(&report),
-        Format::Json => render::json::render(&report),
-    };
-    if emit(&text).is_err() {
-        return ExitStatus::CannotCheck;
-    }
-    report.exit_status()
+pub fn run(
+    files: &[String],
+    kind: Option<Kind>,
+    role: Option<&str>,
+    out: &OutputArgs,
+) -> ExitStatus {
+    let results = files
+        .iter()
+        .map(|path| check_file(path, kind, role))
+        .collect();
+    output::finish(&Report::new(results), out)
 }

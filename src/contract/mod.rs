@@ -8,9 +8,12 @@ pub mod audit_tail;
 pub mod declarations;
 pub mod declared_paths;
 pub mod executor_report;
+pub mod plastic;
 pub mod receipt;
 pub mod sentinel;
 pub mod spec;
+pub mod subagent;
+pub mod text;
 pub mod tree_receipt;
 pub mod yaml;
 
@@ -25,6 +28,13 @@ pub enum Kind {
     Spec,
     Receipt,
     TreeReceipt,
+    PlasticReport,
+    PlasticIntent,
+    PlasticSavepoints,
+    PlasticInsight,
+    SubagentReturn,
+    FindingBlocks,
+    FindingsLedger,
 }
 
 impl Kind {
@@ -34,6 +44,13 @@ impl Kind {
         Kind::Spec,
         Kind::Receipt,
         Kind::TreeReceipt,
+        Kind::PlasticReport,
+        Kind::PlasticIntent,
+        Kind::PlasticSavepoints,
+        Kind::PlasticInsight,
+        Kind::SubagentReturn,
+        Kind::FindingBlocks,
+        Kind::FindingsLedger,
     ];
 
     /// The name used by `--kind` and in output.
@@ -44,6 +61,13 @@ impl Kind {
             Kind::Spec => "spec",
             Kind::Receipt => "receipt",
             Kind::TreeReceipt => "tree-receipt",
+            Kind::PlasticReport => "plastic-report",
+            Kind::PlasticIntent => "plastic-intent",
+            Kind::PlasticSavepoints => "plastic-savepoints",
+            Kind::PlasticInsight => "plastic-insight",
+            Kind::SubagentReturn => "subagent-return",
+            Kind::FindingBlocks => "finding-blocks",
+            Kind::FindingsLedger => "findings-ledger",
         }
     }
 
@@ -52,7 +76,9 @@ impl Kind {
     }
 
     /// Infer the kind from a path: `executor-report.md`, `spec.md`,
-    /// `audit-tail.md`, `verification/<id>.json` and `*.tree.json`.
+    /// `audit-tail.md`, `verification/<id>.json`, `savepoint.md`,
+    /// `adversarial-findings.md`, `<id>.tree.json`, and a plastic intent file
+    /// `<id>--<slug>.md` directly inside an `<x>--<y>` intent directory.
     pub fn infer(path: &str) -> Option<Kind> {
         let normalized = path.replace('\\', "/");
         let mut parts = normalized.rsplit('/');
@@ -64,6 +90,14 @@ impl Kind {
             "audit-tail.md" => Some(Kind::AuditTail),
             _ if file.ends_with(".tree.json") && file.len() > ".tree.json".len() => {
                 Some(Kind::TreeReceipt)
+            }
+            "savepoint.md" => Some(Kind::PlasticSavepoints),
+            "adversarial-findings.md" => Some(Kind::FindingsLedger),
+            _ if file.ends_with(".md")
+                && file.contains("--")
+                && parent.is_some_and(|dir| dir.contains("--")) =>
+            {
+                Some(Kind::PlasticIntent)
             }
             _ if parent == Some("verification")
                 && file.ends_with(".json")
@@ -84,6 +118,13 @@ impl Kind {
             Kind::Spec => spec::MAX_SPEC_BYTES,
             Kind::Receipt => receipt::MAX_RECEIPT_BYTES,
             Kind::TreeReceipt => tree_receipt::MAX_TREE_RECEIPT_BYTES,
+            Kind::PlasticReport => plastic::report::MAX_REPORT_BYTES,
+            Kind::PlasticIntent => plastic::intent::MAX_INTENT_BYTES,
+            Kind::PlasticSavepoints => plastic::savepoints::MAX_SAVEPOINT_BYTES,
+            Kind::PlasticInsight => plastic::insight::MAX_INSIGHT_BYTES,
+            Kind::SubagentReturn => subagent::returns::MAX_RETURN_BYTES,
+            Kind::FindingBlocks => subagent::finding_blocks::MAX_FINDING_BLOCKS_BYTES,
+            Kind::FindingsLedger => subagent::ledger::MAX_LEDGER_BYTES,
         }
     }
 }
@@ -98,6 +139,12 @@ pub struct Checked {
 
 /// Check one artifact's bytes against its contract.
 pub fn check(kind: Kind, bytes: &[u8]) -> Checked {
+    check_with_role(kind, bytes, None)
+}
+
+/// [`check`] with the role a plastic report or subagent return is judged as
+/// (`--role`); other kinds ignore it.
+pub fn check_with_role(kind: Kind, bytes: &[u8], role: Option<&str>) -> Checked {
     let (diagnostics, state) = match kind {
         Kind::ExecutorReport => match executor_report::parse(bytes) {
             Ok((_, warnings)) => (warnings, None),
@@ -113,6 +160,13 @@ pub fn check(kind: Kind, bytes: &[u8]) -> Checked {
             let inspection = tree_receipt::inspect(bytes, None);
             (inspection.diagnostics, Some(inspection.state))
         }
+        Kind::PlasticReport => (plastic::report::check(bytes, role).1, None),
+        Kind::PlasticIntent => (plastic::intent::check(bytes).1, None),
+        Kind::PlasticSavepoints => (plastic::savepoints::check(bytes).1, None),
+        Kind::PlasticInsight => (plastic::insight::check(bytes).1, None),
+        Kind::SubagentReturn => (subagent::returns::check(bytes, role).1, None),
+        Kind::FindingBlocks => (subagent::finding_blocks::check(bytes).1, None),
+        Kind::FindingsLedger => (subagent::ledger::check(bytes).1, None),
     };
     Checked { diagnostics, state }
 }
@@ -144,6 +198,23 @@ mod tests {
         assert_eq!(Kind::infer(".tree.json"), None);
         assert_eq!(Kind::infer("t/unit.json"), None);
         assert_eq!(Kind::infer("notes.md"), None);
+        assert_eq!(
+            Kind::infer("store/337--roadmap-graph/savepoint.md"),
+            Some(Kind::PlasticSavepoints)
+        );
+        assert_eq!(
+            Kind::infer("tests/e2e/docs/adversarial-findings.md"),
+            Some(Kind::FindingsLedger)
+        );
+        assert_eq!(
+            Kind::infer("store/337--roadmap-graph/337--roadmap-graph.md"),
+            Some(Kind::PlasticIntent)
+        );
+        assert_eq!(Kind::infer("337--roadmap-graph.md"), None);
+        assert_eq!(Kind::infer("store/resources/review--plan.md"), None);
+        assert_eq!(Kind::infer("store/340--x/packets/n1--a1.md"), None);
+        assert_eq!(Kind::infer("store/337--x/plan.md"), None);
+        assert_eq!(Kind::infer("returns/composer-j-login.json"), None);
         for &kind in Kind::ALL {
             assert_eq!(Kind::from_name(kind.name()), Some(kind));
         }

@@ -13,6 +13,8 @@
 //! * [`to_strict_json`] applies the contract's value rules (no nulls, no tags,
 //!   string keys, finite numbers, depth <= 64) and yields JSON for schema
 //!   validation and typed decoding.
+//!   [`parse_strict_keeping_nulls`] applies the same rules but keeps nulls,
+//!   for contracts whose JSON Schemas decide where `null` is allowed.
 //!
 //! Line numbers are 1-based and relative to the text given; callers shift
 //! them to file lines.
@@ -164,6 +166,16 @@ pub fn parse_strict(text: &str) -> Result<(YamlNode, Value), Vec<YamlError>> {
     Ok((node, value))
 }
 
+/// Parse one YAML (or JSON) document and apply every strict value rule except
+/// the ban on nulls, which become JSON `null`. For contracts whose JSON
+/// Schemas admit `null` (subagent returns): there the schema, not the YAML
+/// layer, decides where a null is allowed.
+pub fn parse_strict_keeping_nulls(text: &str) -> Result<(YamlNode, Value), Vec<YamlError>> {
+    let node = parse(text).map_err(|e| vec![e])?;
+    let value = to_json(&node, text, Nulls::Keep)?;
+    Ok((node, value))
+}
+
 fn classify(error: serde_saphyr::Error) -> YamlError {
     let line = error
         .location()
@@ -243,9 +255,20 @@ fn escape_pointer_token(token: &str) -> String {
 /// Apply the contract's value rules and convert to JSON. Every violation is
 /// reported, in document order.
 pub fn to_strict_json(node: &YamlNode, source: &str) -> Result<Value, Vec<YamlError>> {
+    to_json(node, source, Nulls::Reject)
+}
+
+/// Whether a null value is a violation or becomes JSON `null`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Nulls {
+    Reject,
+    Keep,
+}
+
+fn to_json(node: &YamlNode, source: &str, nulls: Nulls) -> Result<Value, Vec<YamlError>> {
     let mut errors = Vec::new();
     let mut pointer = String::new();
-    let value = convert(node, source, 0, &mut pointer, &mut errors);
+    let value = convert(node, source, 0, nulls, &mut pointer, &mut errors);
     if errors.is_empty() {
         Ok(value)
     } else {
@@ -272,6 +295,7 @@ fn convert(
     node: &YamlNode,
     source: &str,
     depth: usize,
+    nulls: Nulls,
     pointer: &mut String,
     errors: &mut Vec<YamlError>,
 ) -> Value {
@@ -296,6 +320,7 @@ fn convert(
         return Value::Null;
     }
     match &node.value {
+        YamlValue::Null if nulls == Nulls::Keep => Value::Null,
         YamlValue::Null => {
             violation(
                 errors,
@@ -333,7 +358,7 @@ fn convert(
                 let len = pointer.len();
                 pointer.push('/');
                 pointer.push_str(&index.to_string());
-                out.push(convert(item, source, depth + 1, pointer, errors));
+                out.push(convert(item, source, depth + 1, nulls, pointer, errors));
                 pointer.truncate(len);
             }
             Value::Array(out)
@@ -359,7 +384,7 @@ fn convert(
                 let len = pointer.len();
                 pointer.push('/');
                 pointer.push_str(&escape_pointer_token(&key_text));
-                let converted = convert(value, source, depth + 1, pointer, errors);
+                let converted = convert(value, source, depth + 1, nulls, pointer, errors);
                 pointer.truncate(len);
                 out.insert(key_text, converted);
             }
@@ -591,6 +616,23 @@ mod tests {
             text.push_str(&format!("{}: &{} [{}]\n", pair[1], pair[1], refs));
         }
         assert_eq!(parse(&text).unwrap_err().code, Code::yaml_budget_exceeded);
+    }
+
+    #[test]
+    fn keeping_nulls_applies_every_other_rule() {
+        let (_, v) = parse_strict_keeping_nulls("a: ~\nb: [null, 1]\nc:\n").unwrap();
+        assert_eq!(v, json!({"a": null, "b": [null, 1], "c": null}));
+        let (_, v) = parse_strict_keeping_nulls("{\"a\": null}").unwrap();
+        assert_eq!(v, json!({"a": null}));
+        for (text, code) in [
+            ("a: !custom x\n", Code::yaml_tag),
+            ("7: x\n", Code::yaml_non_string_key),
+            ("a: .nan\n", Code::yaml_non_finite_number),
+            ("a: 1\na: 2\n", Code::yaml_duplicate_key),
+        ] {
+            let errors = parse_strict_keeping_nulls(text).unwrap_err();
+            assert_eq!(errors[0].code, code, "{text:?}");
+        }
     }
 
     #[test]

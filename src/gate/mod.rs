@@ -2,6 +2,7 @@
 //! tasks whose folder changed, read every artifact from the view (never from
 //! disk, except in the working-tree view), and run the per-task checks.
 
+pub mod agent_files;
 pub mod receipts;
 pub mod scope;
 pub mod task;
@@ -13,7 +14,7 @@ use crate::diagnostic::Diagnostic;
 use crate::repo::changes::ChangeSet;
 use crate::repo::tree::View;
 use crate::repo::{Repo, Result};
-use crate::report::TaskResult;
+use crate::report::{FileResult, TaskResult};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 use std::collections::{BTreeSet, HashMap};
@@ -55,6 +56,8 @@ pub struct Gate<'a> {
 #[derive(Debug, Default)]
 pub struct GateOutcome {
     pub tasks: Vec<TaskResult>,
+    /// Configured agent files (ledgers, plastic files, subagent returns).
+    pub files: Vec<FileResult>,
     /// Findings about the run rather than a task.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -159,6 +162,7 @@ pub fn run(gate: &Gate<'_>) -> Result<GateOutcome> {
         result.ok = result.checks.iter().all(|c| c.ok);
         outcome.tasks.push(result);
     }
+    outcome.files = agent_files::check(gate, &cache.mode)?;
     outcome.diagnostics = outcome
         .diagnostics
         .into_iter()

@@ -69,6 +69,7 @@ enum Read {
     Absent,
     Bytes(Vec<u8>),
     NotRegular,
+    TooLarge(u64),
 }
 
 fn read(gate: &Gate<'_>, path: &str, limit: usize) -> Result<Read> {
@@ -76,6 +77,7 @@ fn read(gate: &Gate<'_>, path: &str, limit: usize) -> Result<Read> {
         None => Read::Absent,
         Some(Content::Bytes(b)) => Read::Bytes(b),
         Some(Content::NotRegular(_)) => Read::NotRegular,
+        Some(Content::TooLarge { size }) => Read::TooLarge(size),
     })
 }
 
@@ -555,7 +557,24 @@ pub fn evaluate(
                 format!("{tree_path} is not a regular file in {}", gate.view.label),
                 &tree_path,
             ),
+            Read::TooLarge(size) => result(
+                &run.id,
+                CheckState::Unavailable,
+                Code::receipt_too_large,
+                format!("{tree_path} is {size} bytes, more than {limit}"),
+                &tree_path,
+            ),
             Read::Absent => match read(gate, &v1_path, receipt::MAX_RECEIPT_BYTES)? {
+                Read::TooLarge(size) => result(
+                    &run.id,
+                    CheckState::Unavailable,
+                    Code::receipt_too_large,
+                    format!(
+                        "{v1_path} is {size} bytes, more than {}",
+                        receipt::MAX_RECEIPT_BYTES
+                    ),
+                    &v1_path,
+                ),
                 Read::Absent => result(
                     &run.id,
                     CheckState::Missing,

@@ -24,6 +24,16 @@ fn read(gate: &Gate<'_>, path: &str, limit: usize) -> Result<Artifact> {
     Ok(match gate.view.read(gate.repo, path, limit)? {
         None => Artifact::Absent,
         Some(Content::Bytes(bytes)) => Artifact::Bytes(bytes),
+        Some(Content::TooLarge { size }) => Artifact::Refused(
+            Diagnostic::new(
+                Code::input_too_large,
+                format!(
+                    "{path} is {size} bytes in {}; the limit is {limit} bytes",
+                    gate.view.label
+                ),
+            )
+            .with_path(path),
+        ),
         Some(Content::NotRegular(mode)) => Artifact::Refused(
             Diagnostic::new(
                 Code::artifact_not_regular_file,

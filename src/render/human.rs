@@ -1,8 +1,9 @@
-//! Human output: one line per valid file, a block per finding with rule,
-//! place and fix, then a summary line.
+//! Human output: one line per valid file or passing task, a block per
+//! finding with rule, place and fix (grouped under its task for the gate),
+//! then a summary line.
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::report::Report;
+use crate::report::{Report, TaskResult};
 use owo_colors::{OwoColorize, Stream};
 use std::fmt::Write;
 
@@ -50,6 +51,82 @@ pub fn diagnostic(out: &mut String, d: &Diagnostic) {
     }
 }
 
+/// Render one diagnostic of a task, indented under it: the rule and the
+/// gate check, the place, every further line of the message (expected vs
+/// actual, diffs), and the fix.
+pub fn task_diagnostic(out: &mut String, task: &TaskResult, check: &str, d: &Diagnostic) {
+    let mut lines = d.message.lines();
+    let _ = writeln!(
+        out,
+        "  {}[{}] ({check}): {}",
+        severity_label(d.severity),
+        d.code
+            .as_str()
+            .if_supports_color(Stream::Stdout, |t| t.bold()),
+        lines.next().unwrap_or("")
+    );
+    let mut place = d.path.clone().unwrap_or_default();
+    if let Some(line) = d.line {
+        let _ = write!(place, ":{line}");
+    }
+    if let Some(pointer) = d.json_pointer.as_ref().filter(|p| !p.is_empty()) {
+        let _ = write!(place, " ({pointer})");
+    }
+    if let Some(other) = d.task.as_ref().filter(|t| **t != task.task) {
+        let _ = write!(place, " [task {other}]");
+    }
+    if !place.is_empty() {
+        let _ = writeln!(out, "    --> {}", place.trim_start());
+    }
+    for line in lines {
+        let _ = writeln!(out, "    {line}");
+    }
+    if let Some(hint) = &d.hint {
+        let _ = writeln!(out, "    = help: {hint}");
+    }
+}
+
+/// One task: a line when it passed, a headed block of findings when not.
+/// The view is named when a run checks several (`--push`: the pushed ref).
+fn task(out: &mut String, task: &TaskResult) {
+    let checks = task.checks.len();
+    let view = task
+        .view
+        .as_deref()
+        .map(|v| format!(" in {v}"))
+        .unwrap_or_default();
+    if task.ok {
+        let _ = writeln!(
+            out,
+            "{}: task {}{view} ({checks} check{} passed)",
+            "ok".if_supports_color(Stream::Stdout, |t| t.green()),
+            task.task,
+            if checks == 1 { "" } else { "s" }
+        );
+    } else {
+        let failed: Vec<&str> = task
+            .checks
+            .iter()
+            .filter(|c| !c.ok)
+            .map(|c| c.name.as_str())
+            .collect();
+        let _ = writeln!(
+            out,
+            "{}: task {}{view} ({} of {checks} check{} failed: {})",
+            "FAILED".if_supports_color(Stream::Stdout, |t| t.red()),
+            task.task.if_supports_color(Stream::Stdout, |t| t.bold()),
+            failed.len(),
+            if checks == 1 { "" } else { "s" },
+            failed.join(", ")
+        );
+    }
+    for check in &task.checks {
+        for d in &check.diagnostics {
+            task_diagnostic(out, task, &check.name, d);
+        }
+    }
+}
+
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
     for file in &report.files {
@@ -70,73 +147,105 @@ pub fn render(report: &Report) -> String {
             diagnostic(&mut out, d);
         }
     }
-    for task in &report.tasks {
-        let view = task
-            .view
-            .as_deref()
-            .map(|v| format!(" ({v})"))
-            .unwrap_or_default();
-        if task.ok {
-            let _ = writeln!(
-                out,
-                "{}: task {}{view}",
-                "ok".if_supports_color(Stream::Stdout, |t| t.green()),
-                task.task
-            );
-        } else {
-            let failed: Vec<&str> = task
-                .checks
-                .iter()
-                .filter(|c| !c.ok)
-                .map(|c| c.name.as_str())
-                .collect();
-            let _ = writeln!(
-                out,
-                "{}: task {}{view} ({})",
-                "FAILED".if_supports_color(Stream::Stdout, |t| t.red()),
-                task.task,
-                failed.join(", ")
-            );
-        }
-        for check in &task.checks {
-            for d in &check.diagnostics {
-                diagnostic(&mut out, d);
-            }
-        }
+    for t in &report.tasks {
+        task(&mut out, t);
     }
     for d in &report.diagnostics {
         diagnostic(&mut out, d);
     }
     let s = &report.summary;
-    if report.files.is_empty() && !report.tasks.is_empty()
-        || report.files.is_empty() && !report.diagnostics.is_empty()
-    {
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    if !report.files.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} file{} checked: {} valid, {} invalid, {} unreadable ({} error{}, {} warning{})",
+            s.files,
+            plural(s.files),
+            s.valid,
+            s.invalid,
+            s.unreadable,
+            s.errors,
+            plural(s.errors),
+            s.warnings,
+            plural(s.warnings),
+        );
+    } else {
         let _ = writeln!(
             out,
             "{} task{} checked: {} passed, {} failed ({} error{}, {} warning{})",
             s.tasks,
-            if s.tasks == 1 { "" } else { "s" },
-            s.tasks - s.tasks_failed,
+            plural(s.tasks),
+            s.tasks.saturating_sub(s.tasks_failed),
             s.tasks_failed,
             s.errors,
-            if s.errors == 1 { "" } else { "s" },
+            plural(s.errors),
             s.warnings,
-            if s.warnings == 1 { "" } else { "s" },
+            plural(s.warnings),
         );
-        return out;
     }
-    let _ = writeln!(
-        out,
-        "{} file{} checked: {} valid, {} invalid, {} unreadable ({} error{}, {} warning{})",
-        s.files,
-        if s.files == 1 { "" } else { "s" },
-        s.valid,
-        s.invalid,
-        s.unreadable,
-        s.errors,
-        if s.errors == 1 { "" } else { "s" },
-        s.warnings,
-        if s.warnings == 1 { "" } else { "s" },
-    );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codes::Code;
+    use crate::report::CheckOutcome;
+
+    fn gate() -> Report {
+        let passing = TaskResult::new(
+            ".mastermind/tasks/a",
+            vec![
+                CheckOutcome::new("spec", vec![]),
+                CheckOutcome::new("scope", vec![]),
+            ],
+        );
+        let failing = TaskResult::new(
+            ".mastermind/tasks/b",
+            vec![
+                CheckOutcome::new("spec", vec![]),
+                CheckOutcome::new(
+                    "scope",
+                    vec![
+                        Diagnostic::new(
+                            Code::yaml_tag,
+                            "src/x.rs changed but is not declared\nexpected: src/lib.rs\nactual:   src/lib.rs, src/x.rs",
+                        )
+                        .with_path("src/x.rs")
+                        .with_line(Some(3))
+                        .with_task(".mastermind/tasks/b"),
+                    ],
+                ),
+            ],
+        );
+        let run = Diagnostic::new(Code::internal_error, "config unreadable");
+        Report::assemble(vec![], vec![passing, failing], vec![run])
+    }
+
+    #[test]
+    fn gate_output_has_a_line_per_passing_task_and_a_block_per_failure() {
+        assert_eq!(
+            render(&gate()),
+            "\
+ok: task .mastermind/tasks/a (2 checks passed)
+FAILED: task .mastermind/tasks/b (1 of 2 checks failed: scope)
+  error[yaml_tag] (scope): src/x.rs changed but is not declared
+    --> src/x.rs:3
+    expected: src/lib.rs
+    actual:   src/lib.rs, src/x.rs
+    = help: Remove the tag; write the plain value.
+error[internal_error]: config unreadable
+  = help: Report this as a bug with the command and input that triggered it.
+2 tasks checked: 1 passed, 1 failed (2 errors, 0 warnings)
+"
+        );
+    }
+
+    #[test]
+    fn an_empty_gate_report_says_so() {
+        assert_eq!(
+            render(&Report::assemble(vec![], vec![], vec![])),
+            "0 tasks checked: 0 passed, 0 failed (0 errors, 0 warnings)\n"
+        );
+    }
 }

@@ -1,16 +1,61 @@
-//! Renderers: each turns a [`Report`](crate::report::Report) into text and
-//! reads nothing else.
+//! Renderers: each turns a [`Report`] into text and reads nothing else (the
+//! report and the code registry). [`render`] is the one dispatch every
+//! checking command shares.
 
+pub mod findings;
+pub mod github;
+pub mod gitlab;
 pub mod human;
 pub mod json;
+pub mod junit;
+pub mod sarif;
+
+use crate::report::Report;
 
 /// Output formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     /// Readable text, coloured on a terminal.
     Human,
-    /// `{"version":1,"ok":..,"files":[..],"summary":{..}}`.
+    /// `{"version":1,"ok":..,"files":[..],"tasks":[..],"diagnostics":[..],"summary":{..}}`.
     Json,
+    /// GitHub Actions workflow commands (`::error file=..,line=..::..`); also appends a
+    /// Markdown job summary to the file named by `GITHUB_STEP_SUMMARY`.
+    Github,
+    /// GitLab Code Quality report (JSON array of issues).
+    Gitlab,
+    /// SARIF 2.1.0 log, for GitHub code scanning and other SARIF viewers.
+    Sarif,
+    /// JUnit XML (one testsuite per task, one testcase per check or file).
+    Junit,
+}
+
+/// Rendering knobs that are not part of the report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// `github`: at most this many findings become annotations.
+    pub max_annotations: usize,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions {
+            max_annotations: github::DEFAULT_MAX_ANNOTATIONS,
+        }
+    }
+}
+
+/// Render a report in one format. The single place that maps a [`Format`] to
+/// its renderer, shared by `validate` and `check`.
+pub fn render(report: &Report, format: Format, options: &RenderOptions) -> String {
+    match format {
+        Format::Human => human::render(report),
+        Format::Json => json::render(report),
+        Format::Github => github::render(report, options.max_annotations),
+        Format::Gitlab => gitlab::render(report),
+        Format::Sarif => sarif::render(report),
+        Format::Junit => junit::render(report),
+    }
 }
 
 /// When to colour human output.

@@ -68,6 +68,8 @@ pub enum Content {
     Bytes(Vec<u8>),
     /// The path is a symlink or submodule, not a regular file.
     NotRegular(EntryMode),
+    /// The blob is larger than the limit; it was not read.
+    TooLarge { size: u64 },
 }
 
 fn mode_of_tree_entry(kind: gix::object::tree::EntryKind) -> Option<EntryMode> {
@@ -385,10 +387,9 @@ impl View {
                         format!("cannot read {path} ({}): {e}", entry.oid),
                     )
                 })?;
-                let size = usize::try_from(header.size()).unwrap_or(usize::MAX);
-                if size > limit {
-                    // The contract only needs to know it is too large.
-                    return Ok(Some(Content::Bytes(vec![0; limit.saturating_add(1)])));
+                let size = header.size();
+                if size > limit as u64 {
+                    return Ok(Some(Content::TooLarge { size }));
                 }
                 let blob = repo.gix().find_blob(entry.oid).map_err(|e| {
                     RepoError::new(

@@ -1,0 +1,309 @@
+#!/usr/bin/env python3
+"""The benchmark harness: one run, every row side by side with its physical
+limits (git itself, openssl, ajv-cli), medians and ratios, peak memory.
+
+usage: bench/run.py [--sizes small,limit,large] [--runs N] [--out bench/RESULTS.md]
+
+Needs hyperfine (Debian: apt install hyperfine), git, openssl, python3; ajv-cli
+and prek are installed into bench/work/ on first use when npm / pip can reach
+their registries (rows are marked n/a otherwise). Repositories are generated
+deterministically under bench/work/ and reused across runs.
+"""
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+WORK = os.path.join(HERE, "work")
+SIZES = {
+    "small": (200, 2 * 1024 * 1024),
+    "limit": (10_000, 64 * 1024 * 1024),
+    "large": (100_000, 640 * 1024 * 1024),
+}
+BIN = os.path.join(ROOT, "target", "release", "mastermind-hooks")
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+    "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+}
+
+
+def sh(cmd, cwd=None, check=True, env=None, capture=False):
+    full_env = dict(os.environ, **GIT_ENV, **(env or {}))
+    return subprocess.run(cmd, cwd=cwd, shell=isinstance(cmd, str), check=check, env=full_env,
+                          stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
+                          stderr=subprocess.PIPE if capture else subprocess.DEVNULL, text=True)
+
+
+def has(tool):
+    return shutil.which(tool) is not None
+
+
+def build():
+    sh(["cargo", "build", "--release", "--locked"], cwd=ROOT)
+
+
+def repo_for(size):
+    path = os.path.join(WORK, f"repo-{size}")
+    if not os.path.isdir(os.path.join(path, ".git")):
+        files, total = SIZES[size]
+        sh([sys.executable, os.path.join(HERE, "gen_repo.py"), path, str(files), str(total)])
+    return path
+
+
+def supports(*args):
+    """True when the built binary knows this subcommand/flag."""
+    return sh([BIN, *args, "--help"], check=False).returncode == 0
+
+
+def hyperfine(name, command, cwd, runs, prepare=None, warmup=2, shell="none"):
+    out = tempfile.mktemp(suffix=".json")
+    cmd = ["hyperfine", "--export-json", out, "--runs", str(runs), "--warmup", str(warmup),
+           "--ignore-failure", "-N" if shell == "none" else "--shell=sh"]
+    if prepare:
+        cmd += ["--prepare", prepare]
+        if shell == "none":
+            cmd.remove("-N")
+            cmd.append("--shell=sh")
+    cmd.append(command)
+    result = sh(cmd, cwd=cwd, check=False, capture=True)
+    if result.returncode != 0 or not os.path.exists(out):
+        print(f"  {name}: hyperfine failed: {result.stderr.strip()[:200]}", file=sys.stderr)
+        return None
+    with open(out) as fh:
+        data = json.load(fh)["results"][0]
+    os.unlink(out)
+    return statistics.median(data["times"])
+
+
+def peak_kib(command, cwd):
+    """Peak resident set size of one run, from GNU time."""
+    if not os.path.exists("/usr/bin/time"):
+        return None
+    result = sh(["/usr/bin/time", "-f", "%M", "sh", "-c", command], cwd=cwd, check=False, capture=True)
+    try:
+        return int(result.stderr.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return None
+
+
+def tracked_files(repo):
+    out = sh(["git", "ls-files", "-z"], cwd=repo, capture=True).stdout
+    return [p for p in out.split("\0") if p and not p.startswith(".mastermind/")]
+
+
+def openssl_commands(repo, work):
+    files = tracked_files(repo)
+    half = len(files) // 2
+    lists = []
+    for i, chunk in enumerate([files, files[:half], files[half:]]):
+        path = os.path.join(work, f"files-{os.path.basename(repo)}-{i}.txt")
+        with open(path, "w") as fh:
+            fh.write("\n".join(chunk) + "\n")
+        lists.append(path)
+    one = f"xargs -a {lists[0]} openssl dgst -sha256 > /dev/null"
+    two = (f"(xargs -a {lists[1]} openssl dgst -sha256 > /dev/null &"
+           f" xargs -a {lists[2]} openssl dgst -sha256 > /dev/null; wait)")
+    return one, two
+
+
+def install_hooks(repo):
+    hooks = os.path.join(repo, ".git", "hooks")
+    os.makedirs(hooks, exist_ok=True)
+    for name in os.listdir(hooks):
+        if not name.endswith(".sample"):
+            os.unlink(os.path.join(hooks, name))
+    return hooks
+
+
+def commit_rows(repo, runs):
+    """git commit with no hook, a do-nothing sh hook, prek's no-op hook and ours."""
+    rows = []
+    base = sh(["git", "rev-parse", "HEAD"], cwd=repo, capture=True).stdout.strip()
+    prepare = f"git reset -q --soft {base}"
+    commit = "git commit -q -m bench"
+    hooks = install_hooks(repo)
+    rows.append(("git commit, no hook", hyperfine("commit", commit, repo, runs, prepare)))
+    noop = os.path.join(hooks, "pre-commit")
+    with open(noop, "w") as fh:
+        fh.write("#!/bin/sh\nexit 0\n")
+    os.chmod(noop, 0o755)
+    rows.append(("git commit, do-nothing sh hook", hyperfine("commit-sh", commit, repo, runs, prepare)))
+    os.unlink(noop)
+    prek = shutil.which("prek") or os.path.join(WORK, "venv", "bin", "prek")
+    if os.path.exists(prek):
+        with open(os.path.join(repo, ".pre-commit-config.yaml"), "w") as fh:
+            fh.write("repos:\n  - repo: local\n    hooks:\n      - id: noop\n        name: noop\n"
+                     "        entry: 'true'\n        language: system\n        pass_filenames: false\n")
+        sh(["git", "add", ".pre-commit-config.yaml"], cwd=repo)
+        sh([prek, "install", "-f"], cwd=repo, check=False)
+        rows.append(("git commit, prek no-op hook", hyperfine("commit-prek", commit, repo, runs, prepare)))
+        install_hooks(repo)
+        sh(["git", "rm", "-q", "--cached", ".pre-commit-config.yaml"], cwd=repo, check=False)
+        os.unlink(os.path.join(repo, ".pre-commit-config.yaml"))
+    else:
+        rows.append(("git commit, prek no-op hook", None))
+    if supports("install"):
+        sh([BIN, "install", "--hook", "pre-commit"], cwd=repo, check=False)
+        rows.append(("git commit through mastermind-hooks", hyperfine("commit-ours", commit, repo, runs, prepare)))
+        sh([BIN, "uninstall"], cwd=repo, check=False)
+    else:
+        noop = os.path.join(hooks, "pre-commit")
+        with open(noop, "w") as fh:
+            fh.write(f"#!/bin/sh\nexec {BIN} check --staged\n")
+        os.chmod(noop, 0o755)
+        rows.append(("git commit through mastermind-hooks", hyperfine("commit-ours", commit, repo, runs, prepare)))
+        os.unlink(noop)
+    sh(prepare, cwd=repo)
+    return rows
+
+
+def cache_dir(repo):
+    common = sh(["git", "rev-parse", "--git-common-dir"], cwd=repo, capture=True).stdout.strip()
+    return os.path.join(repo, common, "mastermind-hooks")
+
+
+def gate_rows(repo, runs):
+    rows = []
+    cold = f"rm -rf {cache_dir(repo)}"
+    rows.append(("check --staged (warm)", hyperfine("staged", f"{BIN} check --staged", repo, runs)))
+    rows.append(("check --staged (cold)", hyperfine("staged-cold", f"{BIN} check --staged", repo, runs, prepare=cold)))
+    rows.append(("check --ci (HEAD into HEAD~1)",
+                 hyperfine("ci", f"{BIN} check --ci --base HEAD~1 --head HEAD", repo, runs)))
+    rows.append(("check --worktree", hyperfine("worktree", f"{BIN} check --worktree", repo, runs)))
+    if supports("digest"):
+        rows.append(("tree-v1 digest (cold)", hyperfine("digest-cold", f"{BIN} digest --worktree", repo, runs, prepare=cold)))
+        rows.append(("tree-v1 digest (warm)", hyperfine("digest", f"{BIN} digest --worktree", repo, runs)))
+    rows.append(("git status --porcelain", hyperfine("status", "git status --porcelain", repo, runs)))
+    rows.append(("git diff --cached --name-only", hyperfine("diff", "git diff --cached --name-only", repo, runs)))
+    one, two = openssl_commands(repo, WORK)
+    rows.append(("openssl dgst -sha256, 1 process", hyperfine("openssl1", one, repo, max(3, runs // 3), shell="sh")))
+    rows.append(("openssl dgst -sha256, 2 processes", hyperfine("openssl2", two, repo, max(3, runs // 3), shell="sh")))
+    return rows
+
+
+def validate_rows(runs):
+    """validate over 1,000 reports in one process beside ajv-cli."""
+    reports = os.path.join(WORK, "reports")
+    if not os.path.isdir(reports):
+        os.makedirs(reports)
+        with open(os.path.join(ROOT, "examples", "demo-task", "executor-report.md")) as fh:
+            text = fh.read()
+        yaml_text = text.split("```yaml\n", 1)[1].split("```", 1)[0]
+        for i in range(1000):
+            body = yaml_text.replace("plan-1", f"plan-{i}")
+            with open(os.path.join(reports, f"r{i:04}.md"), "w") as fh:
+                fh.write(text.replace(yaml_text, body))
+            with open(os.path.join(reports, f"r{i:04}.yaml"), "w") as fh:
+                fh.write(body)
+    rows = [("validate 1,000 reports (one process)",
+             hyperfine("validate", f"{BIN} validate --kind executor-report --format json {reports}/*.md",
+                       reports, runs, shell="sh"))]
+    ajv = os.path.join(WORK, "node_modules", ".bin", "ajv")
+    if not os.path.exists(ajv) and has("npm"):
+        sh(["npm", "install", "--silent", "--prefix", WORK, "ajv-cli@5", "ajv-formats"], check=False)
+    if os.path.exists(ajv):
+        schema = os.path.join(ROOT, "schemas", "executor-report-v1.schema.json")
+        rows.append(("ajv-cli, same 1,000 reports",
+                     hyperfine("ajv", f"{ajv} validate --spec=draft2020 -s {schema} -d '{reports}/*.yaml' --errors=text",
+                               reports, max(3, runs // 3), shell="sh")))
+    else:
+        rows.append(("ajv-cli, same 1,000 reports", None))
+    return rows
+
+
+def fmt(seconds):
+    if seconds is None:
+        return "n/a"
+    return f"{seconds * 1000:.1f} ms" if seconds < 10 else f"{seconds:.2f} s"
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return "n/a"
+    return f"{a / b:.2f}x"
+
+
+def machine():
+    cpu = ""
+    flags = ""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name") and not cpu:
+                    cpu = line.split(":", 1)[1].strip()
+                if line.startswith("flags") and not flags:
+                    flags = line
+    except OSError:
+        pass
+    sha = "SHA-NI" if " sha_ni" in flags else "no SHA-NI"
+    return f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores, {cpu} ({sha})"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="small,limit")
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"))
+    args = parser.parse_args()
+    for tool in ["hyperfine", "git", "openssl"]:
+        if not has(tool):
+            sys.exit(f"bench: {tool} is missing (Debian: apt install {tool})")
+    os.makedirs(WORK, exist_ok=True)
+    build()
+    lines = [f"Machine: {machine()}.", ""]
+    for size in args.sizes.split(","):
+        repo = repo_for(size)
+        files, total = SIZES[size]
+        print(f"== {size}: {files} files, {total // (1024 * 1024)} MiB", file=sys.stderr)
+        rows = dict(commit_rows(repo, args.runs))
+        rows.update(gate_rows(repo, args.runs))
+        peak = {name: peak_kib(cmd, repo) for name, cmd in [
+            ("check --staged", f"{BIN} check --staged"),
+            ("check --ci", f"{BIN} check --ci --base HEAD~1 --head HEAD"),
+            ("check --worktree", f"{BIN} check --worktree"),
+        ]}
+        status = rows.get("git status --porcelain")
+        nohook = rows.get("git commit, no hook")
+        prek = rows.get("git commit, prek no-op hook")
+        ssl2 = rows.get("openssl dgst -sha256, 2 processes")
+        lines += [f"### {size}: {files:,} files, {total // (1024 * 1024)} MiB", "",
+                  "| row | median | ratio | budget |", "|---|---|---|---|"]
+        for name, value in rows.items():
+            r, budget = "", ""
+            if name == "git commit through mastermind-hooks":
+                r = f"{ratio(value, nohook)} of no hook; {ratio(value, prek)} of prek"
+                budget = "< prek's no-op hook, <= 2x no hook"
+            elif name.startswith("check --staged (warm)"):
+                r = f"{ratio(value, status)} of git status"
+                budget = "<= 0.5x git status"
+            elif name.startswith("check --"):
+                r = f"{ratio(value, status)} of git status"
+            elif name == "tree-v1 digest (cold)":
+                r = f"{ratio(value, ssl2)} of 2x openssl"
+                budget = "<= 1.0x openssl, 2 processes"
+            lines.append(f"| {name} | {fmt(value)} | {r} | {budget} |")
+        lines.append("")
+        lines.append("Peak memory: " + ", ".join(
+            f"{k} {v / 1024:.1f} MiB" if v else f"{k} n/a" for k, v in peak.items()) + " (budget: < 64 MiB on the limit repo).")
+        lines.append("")
+    rows = dict(validate_rows(args.runs))
+    ajv = rows.get("ajv-cli, same 1,000 reports")
+    ours = rows.get("validate 1,000 reports (one process)")
+    lines += ["### validate", "", "| row | median | ratio | budget |", "|---|---|---|---|",
+              f"| validate 1,000 reports (one process) | {fmt(ours)} | {ratio(ours, ajv)} of ajv-cli | <= 0.1x ajv-cli |",
+              f"| ajv-cli, same 1,000 reports | {fmt(ajv)} | | |", ""]
+    text = "\n".join(lines)
+    with open(args.out, "w") as fh:
+        fh.write(text + "\n")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

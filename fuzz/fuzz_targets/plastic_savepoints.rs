@@ -1,0 +1,12 @@
+//! Fuzz the plastic savepoints contract: any bytes, no panic, and a verdict.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use mastermind_hooks::contract::{self, Kind};
+
+fuzz_target!(|data: &[u8]| {
+    let checked = contract::check(Kind::PlasticSavepoints, data);
+    if data.is_empty() {
+        assert!(checked.diagnostics.iter().any(|d| d.is_error()));
+    }
+});

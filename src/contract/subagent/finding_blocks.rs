@@ -1,0 +1,458 @@
+//! Finding blocks in a return's text (contract B.6):
+//!
+//! ```text
+//! - **<ID>** [<bracket>] — <title>
+//!   - <key>: <value>
+//! ```
+//!
+//! The id picks the scheme and the scheme fixes the rest: Stage A and
+//! agents-vs-agents blocks start at column 0 with a severity and exactly
+//! `scope`, `expected`, `observed`, `coverage`; phase-validator blocks are
+//! indented two spaces, `[must-fix]`, with `criterion`, `issue`, `fix`;
+//! reviewer blocks are indented two spaces, `[must-fix]`, with the
+//! sub-bullets of the list they sit under (`missing-scenarios`,
+//! `craft-issues`, `verification-misses`). No other sub-bullets, no
+//! reused ids.
+
+use super::finding::{self, IdError, Scheme};
+use crate::codes::Code;
+use crate::contract::text;
+use crate::diagnostic::Diagnostic;
+use regex::Regex;
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+/// Bytes a finding-blocks file may have.
+pub const MAX_FINDING_BLOCKS_BYTES: usize = 1024 * 1024;
+
+/// One well-formed head of a finding block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FindingBlock {
+    pub line: u32,
+    pub id: String,
+    pub scheme: Scheme,
+    pub bracket: String,
+    pub title: String,
+    pub fields: Vec<(String, String)>,
+}
+
+/// The reviewer lists and the sub-bullets of each.
+const REVIEWER_LISTS: &[(&str, &[&str])] = &[
+    ("missing-scenarios", &["why", "category", "suggested-test"]),
+    ("craft-issues", &["file", "issue", "fix"]),
+    (
+        "verification-misses",
+        &[
+            "file",
+            "test-name",
+            "asserted",
+            "live-observed",
+            "suggested-fix",
+        ],
+    ),
+];
+const STAGE_A_FIELDS: &[&str] = &["scope", "expected", "observed", "coverage"];
+const PHASE_VALIDATOR_FIELDS: &[&str] = &["criterion", "issue", "fix"];
+const CATEGORIES: &[&str] = &[
+    "mobile",
+    "error-state",
+    "edge-case",
+    "adversarial",
+    "accessibility",
+    "i18n",
+    "lifecycle",
+    "concurrency",
+];
+
+static CANDIDATE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\A( *)- \*\*([^*\s]+)\*\*(.*)\z").unwrap());
+static HEAD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\A( *)- \*\*([^*\s]+)\*\* \[([^\]]*)\] \x{2014} (.*)\z").unwrap()
+});
+static SUB_BULLET: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\A( *)- ([a-z][a-z-]*):(?: (.*))?\z").unwrap());
+static LIST_KEY: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\A([A-Za-z][A-Za-z0-9_-]*):").unwrap());
+
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
+/// Check a document for finding blocks.
+pub fn check(bytes: &[u8]) -> (Vec<FindingBlock>, Vec<Diagnostic>) {
+    match text::decode(bytes, MAX_FINDING_BLOCKS_BYTES, "finding blocks") {
+        Ok(text) => check_text(text),
+        Err(d) => (Vec::new(), vec![d]),
+    }
+}
+
+fn check_text(text: &str) -> (Vec<FindingBlock>, Vec<Diagnostic>) {
+    let lines: Vec<(u32, &str)> = text::numbered_lines(text).collect();
+    let mut diagnostics = Vec::new();
+    let mut blocks = Vec::new();
+    let mut seen: HashMap<String, u32> = HashMap::new();
+    let mut list: Option<&str> = None;
+    let mut heads = 0usize;
+    let mut index = 0;
+    while index < lines.len() {
+        let (number, line) = lines[index];
+        index += 1;
+        if let Some(captures) = LIST_KEY.captures(line) {
+            let key = captures.get(1).map_or("", |m| m.as_str());
+            list = REVIEWER_LISTS
+                .iter()
+                .find(|(name, _)| *name == key)
+                .map(|(name, _)| *name);
+            continue;
+        }
+        let Some(candidate) = CANDIDATE.captures(line) else {
+            continue;
+        };
+        let token = candidate.get(2).map_or("", |m| m.as_str());
+        let rest = candidate.get(3).map_or("", |m| m.as_str());
+        if !(token.bytes().any(|b| b.is_ascii_digit()) || rest.starts_with(" [")) {
+            continue;
+        }
+        heads += 1;
+        let at =
+            |code: Code, message: String| Diagnostic::new(code, message).with_line(Some(number));
+        // The block's sub-bullet lines: deeper than the head, up to a blank line.
+        let head_indent = indent(line);
+        let body_start = index;
+        while index < lines.len() {
+            let next = lines[index].1;
+            if next.trim().is_empty() || indent(next) <= head_indent {
+                break;
+            }
+            index += 1;
+        }
+        let body = &lines[body_start..index];
+
+        let Some(head) = HEAD.captures(line) else {
+            let why = if !rest.starts_with(" [") || !rest.contains(']') {
+                "the bold id must be followed by ` [<bracket>]`"
+            } else if rest.contains(" - ") || rest.contains(" -- ") {
+                "the title separator is ` — ` (U+2014 EM DASH), not a hyphen"
+            } else {
+                "expected `- **<ID>** [<bracket>] — <title>` with single spaces"
+            };
+            diagnostics.push(at(
+                Code::finding_head_malformed,
+                format!("finding `{token}`: {why}"),
+            ));
+            continue;
+        };
+        let id = head.get(2).map_or("", |m| m.as_str()).to_string();
+        let bracket = head.get(3).map_or("", |m| m.as_str()).to_string();
+        let title = head.get(4).map_or("", |m| m.as_str()).to_string();
+        if let Some(first) = seen.get(&id) {
+            diagnostics.push(at(
+                Code::finding_id_duplicated,
+                format!("finding id `{id}` is already used on line {first}; ids are never reused"),
+            ));
+        } else {
+            seen.insert(id.clone(), number);
+        }
+        let scheme = match finding::classify(&id) {
+            Ok(scheme) => scheme,
+            Err(IdError::Banned(message)) => {
+                diagnostics.push(at(Code::finding_id_banned, message));
+                continue;
+            }
+            Err(IdError::Invalid(message)) => {
+                diagnostics.push(at(Code::finding_id_invalid, message));
+                continue;
+            }
+        };
+        let expected_indent = if scheme.has_severity() { 0 } else { 2 };
+        let indented_right = head_indent == expected_indent;
+        if !indented_right {
+            diagnostics.push(at(
+                Code::finding_head_malformed,
+                format!(
+                    "a {} finding starts at column {} (`{}- **…`), not {}",
+                    scheme.name(),
+                    expected_indent + 1,
+                    " ".repeat(expected_indent),
+                    head_indent + 1
+                ),
+            ));
+        }
+        if scheme.has_severity() {
+            if let Some(problem) = finding::severity_problem(&bracket) {
+                diagnostics.push(at(
+                    Code::finding_severity_invalid,
+                    format!("finding `{id}`: {problem}"),
+                ));
+            }
+        } else if bracket != "must-fix" {
+            diagnostics.push(at(
+                Code::finding_priority_invalid,
+                format!(
+                    "{} finding `{id}` carries `[must-fix]`, not `[{bracket}]`",
+                    scheme.name()
+                ),
+            ));
+        }
+        if let Some(problem) = finding::title_problem(&title) {
+            diagnostics.push(at(
+                Code::finding_title_invalid,
+                format!("finding `{id}`: {problem}"),
+            ));
+        }
+        // A misplaced head makes its sub-bullets unreadable; one finding is enough.
+        let fields = if indented_right {
+            check_body(
+                &id,
+                scheme,
+                list,
+                head_indent,
+                body,
+                &mut diagnostics,
+                number,
+            )
+        } else {
+            Vec::new()
+        };
+        blocks.push(FindingBlock {
+            line: number,
+            id,
+            scheme,
+            bracket,
+            title,
+            fields,
+        });
+    }
+    if heads == 0 {
+        diagnostics.push(Diagnostic::new(
+            Code::finding_blocks_empty,
+            "no finding block (`- **<ID>** [<severity>] — <title>`) in the document",
+        ));
+    }
+    (blocks, diagnostics)
+}
+
+/// The sub-bullets expected for a scheme under the current reviewer list.
+fn expected_fields(scheme: Scheme, list: Option<&str>, keys: &[&str]) -> &'static [&'static str] {
+    match scheme {
+        Scheme::StageA | Scheme::AgentsVsAgents => STAGE_A_FIELDS,
+        Scheme::PhaseValidator => PHASE_VALIDATOR_FIELDS,
+        Scheme::Reviewer => match list.and_then(|l| REVIEWER_LISTS.iter().find(|(n, _)| *n == l)) {
+            Some((_, fields)) => fields,
+            // Outside a known list, the set the block comes closest to.
+            None => REVIEWER_LISTS
+                .iter()
+                .map(|(_, fields)| *fields)
+                .max_by_key(|fields| keys.iter().filter(|k| fields.contains(k)).count())
+                .unwrap_or(STAGE_A_FIELDS),
+        },
+    }
+}
+
+fn check_body(
+    id: &str,
+    scheme: Scheme,
+    list: Option<&str>,
+    head_indent: usize,
+    body: &[(u32, &str)],
+    diagnostics: &mut Vec<Diagnostic>,
+    head_line: u32,
+) -> Vec<(String, String)> {
+    let mut fields = Vec::new();
+    for &(number, line) in body {
+        match SUB_BULLET.captures(line) {
+            Some(c) if indent(line) == head_indent + 2 => {
+                let key = c.get(2).map_or("", |m| m.as_str()).to_string();
+                let value = c.get(3).map_or("", |m| m.as_str()).trim().to_string();
+                if value.is_empty() {
+                    diagnostics.push(
+                        Diagnostic::new(
+                            Code::finding_field_empty,
+                            format!("finding `{id}`: `{key}` has no value"),
+                        )
+                        .with_line(Some(number)),
+                    );
+                }
+                fields.push((key, value, number));
+            }
+            _ => diagnostics.push(
+                Diagnostic::new(
+                    Code::finding_fields_mismatch,
+                    format!(
+                        "finding `{id}`: `{}` is not a `- key: value` sub-bullet indented {} spaces",
+                        line.trim(),
+                        head_indent + 2
+                    ),
+                )
+                .with_line(Some(number)),
+            ),
+        }
+    }
+    let keys: Vec<&str> = fields.iter().map(|(k, _, _)| k.as_str()).collect();
+    let expected = expected_fields(scheme, list, &keys);
+    if keys != expected {
+        diagnostics.push(
+            Diagnostic::new(
+                Code::finding_fields_mismatch,
+                format!(
+                    "finding `{id}` has sub-bullets `{}`; a {} finding{} has exactly `{}`, in this order",
+                    keys.join(", "),
+                    scheme.name(),
+                    list.filter(|_| scheme == Scheme::Reviewer)
+                        .map(|l| format!(" under `{l}`"))
+                        .unwrap_or_default(),
+                    expected.join(", ")
+                ),
+            )
+            .with_line(Some(head_line)),
+        );
+    }
+    for (key, value, number) in &fields {
+        if value.is_empty() {
+            continue;
+        }
+        let problem = match key.as_str() {
+            "coverage" => {
+                finding::coverage_problem(value).map(|p| (Code::finding_coverage_invalid, p))
+            }
+            "category" => (!CATEGORIES.contains(&value.as_str())).then(|| {
+                (
+                    Code::finding_category_invalid,
+                    format!("category `{value}` is not one of {}", CATEGORIES.join(", ")),
+                )
+            }),
+            _ => None,
+        };
+        if let Some((code, message)) = problem {
+            diagnostics.push(
+                Diagnostic::new(code, format!("finding `{id}`: {message}"))
+                    .with_line(Some(*number)),
+            );
+        }
+    }
+    fields.into_iter().map(|(k, v, _)| (k, v)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STAGE_A: &str = "- **j-checkout-4-03** [high] — Server accepts a client-side price
+  - scope: POST /api/cart/checkout with a tampered total
+  - expected: The server recomputes the total and rejects the mismatch
+  - observed: The order is placed at the tampered total
+  - coverage: none
+";
+
+    fn codes(text: &str) -> Vec<(Code, Option<u32>)> {
+        check(text.as_bytes())
+            .1
+            .into_iter()
+            .map(|d| (d.code, d.line))
+            .collect()
+    }
+
+    #[test]
+    fn canonical_blocks_pass() {
+        let (blocks, d) = check(STAGE_A.as_bytes());
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(blocks[0].scheme, Scheme::StageA);
+        assert_eq!(blocks[0].fields.len(), 4);
+        let pv = "findings:\n  - **pv-2-01** [must-fix] — journey-map.md has no journeys\n    - criterion: journey-map.md lists at least one journey\n    - issue: the file is empty\n    - fix: rerun journey mapping\n";
+        assert!(codes(pv).is_empty(), "{:?}", codes(pv));
+        let reviewer = "missing-scenarios:\n  - **j-login-4-1-R-01** [must-fix] — No test for a locked account\n    - why: lockout is a state the app must prevent\n    - category: error-state\n    - suggested-test: log in five times with a wrong password\ncraft-issues:\n  - **j-login-4-1-R-02** [must-fix] — Hard wait in the login spec\n    - file: tests/e2e/j-login.spec.ts\n    - issue: waitForTimeout(3000)\n    - fix: wait for the dashboard heading\n";
+        assert!(codes(reviewer).is_empty(), "{:?}", codes(reviewer));
+        let ai = "- **ai-prompt-leak-01** [critical] — System prompt disclosed on request\n  - scope: chat widget\n  - expected: refusal\n  - observed: full prompt echoed\n  - coverage: app-wide:prompt-disclosure\n";
+        assert!(codes(ai).is_empty());
+    }
+
+    #[test]
+    fn each_rule_rejects_its_break() {
+        for (from, to, code) in [
+            ("[high]", "[severe]", Code::finding_severity_invalid),
+            ("[high]", "[p0]", Code::finding_severity_invalid),
+            ("[high]", "[blocker]", Code::finding_severity_invalid),
+            (
+                "j-checkout-4-03",
+                "j-checkout-4-3",
+                Code::finding_id_invalid,
+            ),
+            ("j-checkout-4-03", "AF-CH-03", Code::finding_id_banned),
+            ("j-checkout-4-03", "BUG-003", Code::finding_id_banned),
+            (
+                "client-side price",
+                "client-side price.",
+                Code::finding_title_invalid,
+            ),
+            (
+                "  - coverage: none",
+                "  - coverage: maybe",
+                Code::finding_coverage_invalid,
+            ),
+            (
+                "  - coverage: none",
+                "  - coverage:",
+                Code::finding_field_empty,
+            ),
+            (
+                "  - scope: POST /api/cart/checkout with a tampered total\n",
+                "",
+                Code::finding_fields_mismatch,
+            ),
+            (
+                "  - coverage: none\n",
+                "  - coverage: none\n  - evidence: screenshot\n",
+                Code::finding_fields_mismatch,
+            ),
+            ("] — Server", "] - Server", Code::finding_head_malformed),
+            (
+                "- **j-checkout-4-03**",
+                "  - **j-checkout-4-03**",
+                Code::finding_head_malformed,
+            ),
+        ] {
+            assert!(STAGE_A.contains(from), "{from}");
+            let text = STAGE_A.replacen(from, to, 1);
+            let found: Vec<Code> = codes(&text).into_iter().map(|(c, _)| c).collect();
+            assert_eq!(found, vec![code], "{to:?}");
+        }
+        let swapped = STAGE_A.replace(
+            "  - expected: The server recomputes the total and rejects the mismatch\n  - observed: The order is placed at the tampered total\n",
+            "  - observed: The order is placed at the tampered total\n  - expected: The server recomputes the total and rejects the mismatch\n",
+        );
+        assert_eq!(
+            codes(&swapped),
+            vec![(Code::finding_fields_mismatch, Some(1))]
+        );
+        assert_eq!(
+            codes(&format!("{STAGE_A}\n{STAGE_A}")),
+            vec![(Code::finding_id_duplicated, Some(7))]
+        );
+        assert_eq!(
+            codes("no findings here\n"),
+            vec![(Code::finding_blocks_empty, None)]
+        );
+    }
+
+    #[test]
+    fn reviewer_and_phase_validator_rules() {
+        let wrong_bracket = "craft-issues:\n  - **j-login-4-1-R-02** [high] — Hard wait\n    - file: a.ts\n    - issue: sleep\n    - fix: wait for it\n";
+        assert_eq!(
+            codes(wrong_bracket),
+            vec![(Code::finding_priority_invalid, Some(2))]
+        );
+        let wrong_list = "craft-issues:\n  - **j-login-4-1-R-02** [must-fix] — Hard wait\n    - why: x\n    - category: mobile\n    - suggested-test: y\n";
+        assert_eq!(
+            codes(wrong_list),
+            vec![(Code::finding_fields_mismatch, Some(2))]
+        );
+        let category = "missing-scenarios:\n  - **j-login-4-1-R-01** [must-fix] — Locked account\n    - why: x\n    - category: security\n    - suggested-test: y\n";
+        assert_eq!(
+            codes(category),
+            vec![(Code::finding_category_invalid, Some(4))]
+        );
+        let pv8 =
+            "  - **pv-8-01** [must-fix] — x\n    - criterion: a\n    - issue: b\n    - fix: c\n";
+        assert_eq!(codes(pv8), vec![(Code::finding_id_invalid, Some(1))]);
+    }
+}

@@ -1,0 +1,907 @@
+//! A subagent return: one YAML or JSON document, routed to its role, then
+//! judged in two layers.
+//!
+//! * Parsing: the whole text is one document, as the reference guard reads
+//!   it. Prose around it and ```` ``` ```` fences are not extracted; they
+//!   make the text unparseable or a plain string. Strict YAML rules apply
+//!   (duplicate keys, tags, non-string keys, non-finite numbers, depth), but
+//!   nulls are kept: the schemas decide where `null` is allowed.
+//! * Routing: `--role`, else `handover.role` (see [`super::routing`]).
+//! * Schema layer: the role's JSON Schema
+//!   (`subagent_return_schema_violation`), with the reference's conditional
+//!   semantics: a missing `handover` makes every status condition hold, an
+//!   off-enum status makes none hold.
+//! * Contract layer: the prose rules, each with its own code
+//!   ([`super::rules`]).
+//!
+//! Unlike the reference hook, nothing exits early as a pass: an empty,
+//! `null`, `{}` or `[]` return is an error, and a role with no known contract
+//! cannot be checked (exit 2).
+
+use super::routing::{self, ReturnRole, Route};
+use super::rules;
+use crate::codes::Code;
+use crate::contract::text;
+use crate::contract::yaml;
+use crate::diagnostic::Diagnostic;
+use crate::schema;
+use regex::Regex;
+use serde_json::Value;
+use std::sync::LazyLock;
+
+/// Bytes a subagent return may have.
+pub const MAX_RETURN_BYTES: usize = 1024 * 1024;
+
+/// A parsed return and where it was routed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SubagentReturn {
+    pub route: Route,
+    pub document: Value,
+}
+
+fn describe(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a plain string (prose is not a return)",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+fn role_names() -> String {
+    ReturnRole::ALL
+        .iter()
+        .map(|r| r.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Check one return; `role_option` is `--role` (a role name or a dispatch
+/// description).
+pub fn check(bytes: &[u8], role_option: Option<&str>) -> (Option<SubagentReturn>, Vec<Diagnostic>) {
+    let text = match text::decode(bytes, MAX_RETURN_BYTES, "subagent return") {
+        Ok(text) => text,
+        Err(d) => return (None, vec![d]),
+    };
+    let expected = match role_option.map(routing::route) {
+        Some(Route::Unknown) => {
+            return (
+                None,
+                vec![Diagnostic::new(
+                    Code::role_option_unknown,
+                    format!(
+                        "--role `{}` routes to no subagent return contract; use a schema role ({}) or a routed description prefix",
+                        role_option.unwrap_or_default(),
+                        role_names()
+                    ),
+                )],
+            );
+        }
+        other => other,
+    };
+    let empty = || {
+        (
+            None,
+            vec![Diagnostic::new(
+                Code::subagent_return_empty,
+                "subagent return is empty; an empty, `null`, `{}` or `[]` return never passes",
+            )],
+        )
+    };
+    if text.trim().is_empty() {
+        return empty();
+    }
+    let (node, document) = match yaml::parse_strict_keeping_nulls(text) {
+        Ok(parsed) => parsed,
+        Err(errors) => {
+            let diagnostics = errors
+                .iter()
+                .map(|e| {
+                    let d = e.to_diagnostic(0);
+                    if d.code == Code::yaml_syntax {
+                        d.with_hint(
+                            "A subagent return is one JSON or YAML document: drop any prose and ``` fences around it (nothing is extracted); `- **ID**` bullets are YAML aliases, so quote them or use JSON.",
+                        )
+                    } else {
+                        d
+                    }
+                })
+                .collect();
+            return (None, diagnostics);
+        }
+    };
+    let map = match &document {
+        Value::Null => return empty(),
+        Value::Object(map) if map.is_empty() => return empty(),
+        Value::Array(items) if items.is_empty() => return empty(),
+        Value::Object(map) => map,
+        other => {
+            return (
+                None,
+                vec![
+                    Diagnostic::new(
+                        Code::subagent_return_not_mapping,
+                        format!("the return is {}, not one mapping", describe(other)),
+                    )
+                    .with_line(Some(1)),
+                ],
+            );
+        }
+    };
+    let route = match expected {
+        Some(route) => route,
+        None => match map.get("handover") {
+            None => {
+                return (
+                    None,
+                    vec![Diagnostic::new(
+                        Code::subagent_return_handover_missing,
+                        "the return has no `handover` envelope, so it names no role; add the envelope (or pass --role to see every other finding)",
+                    )],
+                );
+            }
+            Some(handover) if !handover.is_object() => {
+                return (
+                    None,
+                    vec![
+                        Diagnostic::new(
+                            Code::subagent_return_handover_missing,
+                            format!(
+                                "`handover` is {}, not the envelope mapping",
+                                describe(handover)
+                            ),
+                        )
+                        .with_pointer("/handover")
+                        .with_line(node.line_of_pointer("/handover")),
+                    ],
+                );
+            }
+            Some(handover) => match handover.get("role").and_then(Value::as_str) {
+                Some(role) => routing::route(role),
+                None => {
+                    return (
+                        None,
+                        vec![
+                            Diagnostic::new(
+                                Code::subagent_return_role_unknown,
+                                "handover.role is missing or not a string, so no contract can be chosen; pass --role",
+                            )
+                            .with_pointer("/handover")
+                            .with_line(node.line_of_pointer("/handover")),
+                        ],
+                    );
+                }
+            },
+        },
+    };
+    let diagnostics = match route {
+        Route::Unknown => {
+            let role = map
+                .get("handover")
+                .and_then(|h| h.get("role"))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            vec![
+                Diagnostic::new(
+                    Code::subagent_return_role_unknown,
+                    format!(
+                        "handover.role `{role}` routes to no return contract (schemas: {})",
+                        role_names()
+                    ),
+                )
+                .with_pointer("/handover/role")
+                .with_line(node.line_of_pointer("/handover/role")),
+            ]
+        }
+        Route::EnvelopeOnly => rules::envelope_sanity(&node, map),
+        Route::Schema(role) => {
+            let expected_role = match expected {
+                Some(Route::Schema(r)) => Some(r),
+                _ => None,
+            };
+            let mut diagnostics = schema_layer(role, &node, &document);
+            diagnostics.extend(rules::check(role, &node, map, expected_role));
+            diagnostics
+        }
+    };
+    (Some(SubagentReturn { route, document }), diagnostics)
+}
+
+static QUOTED_TOKEN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#""([^"\s\\]*)""#).unwrap());
+
+/// `"blocked-reason" is a required property` reads better, and stays free of
+/// escapes in JSON output, as `` `blocked-reason` is a required property``.
+fn backtick_tokens(message: &str) -> String {
+    QUOTED_TOKEN.replace_all(message, "`$1`").into_owned()
+}
+
+/// The schema layer: every violation of the role's schema.
+fn schema_layer(role: ReturnRole, node: &yaml::YamlNode, document: &Value) -> Vec<Diagnostic> {
+    match schema::validate(role.schema(), document) {
+        Err(unavailable) => vec![Diagnostic::new(
+            Code::internal_error,
+            format!(
+                "embedded schema {} does not compile: {}",
+                unavailable.schema, unavailable.message
+            ),
+        )],
+        Ok(errors) => errors
+            .into_iter()
+            .map(|error| {
+                let pointer = error.focus_pointer();
+                let line = node.line_of_pointer(&pointer);
+                let message = backtick_tokens(&error.message);
+                Diagnostic::new(
+                    Code::subagent_return_schema_violation,
+                    format!("{} schema: {message}", role.name()),
+                )
+                .with_pointer(pointer)
+                .with_line(line)
+                .with_hint(format!(
+                    "Fix the value at the JSON pointer shown; see `mastermind-hooks schema {}`.",
+                    role.schema().name()
+                ))
+            })
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn codes_of(text: &str, role: Option<&str>) -> Vec<Code> {
+        check(text.as_bytes(), role)
+            .1
+            .into_iter()
+            .map(|d| d.code)
+            .collect()
+    }
+
+    /// JSON text with `handover` first (serde_json sorts keys).
+    fn render(document: &Value) -> String {
+        match document {
+            Value::Object(map) => {
+                let mut parts: Vec<String> = Vec::new();
+                let ordered = map
+                    .iter()
+                    .filter(|(k, _)| *k == "handover")
+                    .chain(map.iter().filter(|(k, _)| *k != "handover"));
+                for (key, value) in ordered {
+                    parts.push(format!("{}: {}", Value::String(key.clone()), value));
+                }
+                format!("{{{}}}", parts.join(", "))
+            }
+            other => other.to_string(),
+        }
+    }
+
+    fn codes(document: &Value, role: Option<&str>) -> Vec<Code> {
+        codes_of(&render(document), role)
+    }
+
+    fn handover(role: &str, status: &str) -> Value {
+        json!({"role": role, "cycle": 1, "status": status, "next-action": "orchestrator advances"})
+    }
+
+    /// One valid return per schema role.
+    fn valid(role: ReturnRole) -> Value {
+        match role {
+            ReturnRole::Composer => json!({
+                "handover": handover("composer-j-login", "new-tests-landed"),
+                "journey": "j-login", "pass": 1, "tests-added": 3, "run-time": "4m30s",
+                "summary": "three tests for the login journey"}),
+            ReturnRole::ReviewerInloop => json!({
+                "handover": handover("reviewer-inloop", "greenlight"),
+                "journey": "j-login", "pass": 1, "cycle": 1,
+                "summary": "every expectation is covered"}),
+            ReturnRole::Probe => json!({
+                "handover": handover("probe", "findings-emitted"),
+                "journey": "j-cart", "findings-emitted": 1, "finding-ids": ["j-cart-4-01"]}),
+            ReturnRole::PhaseValidator => json!({
+                "handover": handover("phase-validator", "greenlight"),
+                "phase": 2,
+                "exit-criteria-checked": [{"criterion": "app-context.md exists", "satisfied": true,
+                                           "evidence": "sentinel on line 1"}],
+                "findings": [],
+                "summary": "Phase 2 exit criteria satisfied."}),
+            ReturnRole::SectionAgent => json!({
+                "handover": handover("section-agent", "section-complete"),
+                "section": "checkout", "kind": "section", "spill": "tests/e2e/docs/.subagent-returns/s.md"}),
+            ReturnRole::Phase4PrioritiseAuthor => json!({
+                "handover": handover("phase4-prioritise-author", "journey-map-authored"),
+                "journey-map": {"path": "tests/e2e/docs/journey-map.md", "pages-discovered": 12,
+                                "flows-identified": 5, "priority-breakdown": {"P0": 2, "P1": 3}},
+                "cycles-consumed": 2, "convergence-status": "converged"}),
+            ReturnRole::WorkflowReviewer => json!({
+                "handover": handover("workflow-reviewer-phase2", "approved"),
+                "verdict": "approve", "phase": 2, "pass": null, "cycle": null,
+                "attestation": "phase 2 exit criteria verified",
+                "checklist": [{"item": "journey map exists", "satisfied": true}]}),
+            ReturnRole::PerfReviewer => json!({
+                "handover": handover("perf-reviewer-pass-load", "rejected"),
+                "verdict": "reject", "phase": null, "pass": "load",
+                "findings": [{"checklist-item": "p95 recorded", "what-missing": "no p95",
+                              "fix-instruction": "record p95"}]}),
+            ReturnRole::RepairWorker => json!({
+                "handover": handover("repair-worker-login-spec", "completed"),
+                "file": "tests/e2e/login.spec.ts",
+                "tests": [{"title": "logs in", "outcome": "healed", "fix": "wait for the heading",
+                           "stability-runs": {"passed": 10, "total": 10}}]}),
+            ReturnRole::Plumber => json!({
+                "handover": handover("plumber-hooks", "repaired"),
+                "approval": "yes, repair the hooks", "diagnosis": "hash mismatch",
+                "changes": [{"target": ".claude/hooks/x.sh", "action": "reinstalled", "why": "drifted"}],
+                "verification": "the gate allows again", "ledgerRow": null}),
+        }
+    }
+
+    #[test]
+    fn a_valid_return_per_role_passes_with_and_without_role() {
+        for &role in ReturnRole::ALL {
+            let document = valid(role);
+            assert_eq!(
+                codes(&document, Some(role.name())),
+                vec![],
+                "{}",
+                role.name()
+            );
+            if role != ReturnRole::Plumber {
+                assert_eq!(codes(&document, None), vec![], "{} routed", role.name());
+            }
+        }
+        // YAML is as good as JSON.
+        let yaml = "handover:\n  role: probe-j-cart\n  cycle: 1\n  status: clean\n  next-action: none\njourney: j-cart\n";
+        assert_eq!(codes_of(yaml, None), vec![]);
+        // plumber-* has no prefix route.
+        assert_eq!(
+            codes(&valid(ReturnRole::Plumber), None),
+            vec![Code::subagent_return_role_unknown]
+        );
+    }
+
+    #[test]
+    fn transport_rules() {
+        assert_eq!(codes_of("", None), vec![Code::subagent_return_empty]);
+        assert_eq!(codes_of("null\n", None), vec![Code::subagent_return_empty]);
+        assert_eq!(
+            codes_of("{}", Some("probe")),
+            vec![Code::subagent_return_empty]
+        );
+        assert_eq!(codes_of("[]", None), vec![Code::subagent_return_empty]);
+        assert_eq!(
+            codes_of("[1]", None),
+            vec![Code::subagent_return_not_mapping]
+        );
+        assert_eq!(
+            codes_of("All done, tests landed.", None),
+            vec![Code::subagent_return_not_mapping]
+        );
+        let fenced = format!("```json\n{}\n```\n", valid(ReturnRole::Probe));
+        assert_eq!(codes_of(&fenced, None), vec![Code::yaml_syntax]);
+        let bullet = "- **j-x-1-1-R-01** [must-fix] — title\n";
+        assert_eq!(codes_of(bullet, None), vec![Code::yaml_syntax]);
+        assert_eq!(
+            codes_of(
+                "{\"handover\": {\"role\": \"probe\"}, \"handover\": {}}",
+                None
+            ),
+            vec![Code::yaml_duplicate_key]
+        );
+        assert_eq!(
+            codes_of("{\"summary\": \"x\"}", None),
+            vec![Code::subagent_return_handover_missing]
+        );
+        assert_eq!(
+            codes_of("handover: probe\n", None),
+            vec![Code::subagent_return_handover_missing]
+        );
+        assert_eq!(
+            codes_of("{\"handover\": {\"cycle\": 1}}", None),
+            vec![Code::subagent_return_role_unknown]
+        );
+        assert_eq!(
+            codes(&json!({"handover": handover("j-login", "done")}), None),
+            vec![Code::subagent_return_role_unknown]
+        );
+        assert_eq!(
+            codes(&valid(ReturnRole::Probe), Some("selector-development-x")),
+            vec![Code::role_option_unknown]
+        );
+    }
+
+    #[test]
+    fn ajv_conditionals_missing_handover_fires_every_then_off_enum_none() {
+        let (_, d) = check(b"{\"journey\": \"j-login\"}", Some("composer"));
+        let messages: Vec<&str> = d.iter().map(|d| d.message.as_str()).collect();
+        for field in [
+            "handover",
+            "blocked-reason",
+            "skip-authorisation",
+            "tests-added",
+            "summary",
+        ] {
+            assert!(
+                messages
+                    .iter()
+                    .any(|m| m.contains(&format!("`{field}` is a required property"))),
+                "{field}: {messages:?}"
+            );
+        }
+        assert!(
+            d.iter()
+                .all(|d| d.code == Code::subagent_return_schema_violation)
+        );
+        let mut off_enum = valid(ReturnRole::Composer);
+        off_enum["handover"]["status"] = json!("bogus");
+        off_enum.as_object_mut().map(|m| m.remove("summary"));
+        let (_, d) = check(render(&off_enum).as_bytes(), None);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].json_pointer.as_deref(), Some("/handover/status"));
+    }
+
+    /// Apply `edit` to a valid return of `role` and expect exactly
+    /// `expected` (repeats of one code, such as several schema errors for
+    /// one break, count once).
+    fn case(role: ReturnRole, edit: impl FnOnce(&mut Value), expected: &[Code]) {
+        let mut document = valid(role);
+        edit(&mut document);
+        let mut found = codes(&document, Some(role.name()));
+        found.dedup();
+        assert_eq!(found, expected, "{document}");
+    }
+
+    fn remove(document: &mut Value, key: &str) {
+        document.as_object_mut().map(|m| m.remove(key));
+    }
+
+    #[test]
+    fn contract_layer_envelope_rules() {
+        use ReturnRole::*;
+        let schema = Code::subagent_return_schema_violation;
+        // First key.
+        let late = render(&valid(Probe)).replacen(
+            "{\"handover\": ",
+            "{\"journey\": \"j-cart\", \"handover\": ",
+            1,
+        );
+        let late = late.replacen(", \"journey\": \"j-cart\"}", "}", 1);
+        assert_eq!(
+            codes_of(&late, Some("probe")),
+            vec![Code::subagent_return_handover_not_first],
+            "{late}"
+        );
+        // Exactly the four fields (plus the schema's two extensions).
+        case(
+            Probe,
+            |d| d["handover"]["phase"] = json!(2),
+            &[Code::subagent_return_handover_extra_field],
+        );
+        case(
+            Probe,
+            |d| d["handover"]["dispatch-mode"] = json!("per-journey"),
+            &[],
+        );
+        // cycle required, an integer >= 1 (the schema takes any string).
+        case(
+            Probe,
+            |d| {
+                d["handover"].as_object_mut().map(|h| h.remove("cycle"));
+            },
+            &[Code::subagent_return_cycle_invalid],
+        );
+        case(
+            Probe,
+            |d| d["handover"]["cycle"] = json!("1"),
+            &[Code::subagent_return_cycle_invalid],
+        );
+        case(
+            Probe,
+            |d| d["handover"]["cycle"] = json!(0),
+            &[schema, Code::subagent_return_cycle_invalid],
+        );
+        case(Probe, |d| d["handover"]["cycle"] = json!(2), &[]);
+        // --role and handover.role must agree.
+        case(
+            Probe,
+            |d| d["handover"]["role"] = json!("composer-j-cart"),
+            &[Code::subagent_return_role_mismatch],
+        );
+        case(
+            Probe,
+            |d| d["handover"]["role"] = json!("probe-j-cart"),
+            &[],
+        );
+    }
+
+    #[test]
+    fn contract_layer_role_rules() {
+        use ReturnRole::*;
+        let schema = Code::subagent_return_schema_violation;
+        case(
+            PhaseValidator,
+            |d| remove(d, "summary"),
+            &[Code::subagent_return_summary_missing],
+        );
+        case(
+            PhaseValidator,
+            |d| d["summary"] = json!(" "),
+            &[Code::subagent_return_summary_missing],
+        );
+        case(
+            PhaseValidator,
+            |d| remove(d, "phase"),
+            &[Code::subagent_return_phase_invalid],
+        );
+        case(
+            PhaseValidator,
+            |d| d["phase"] = json!(8),
+            &[Code::subagent_return_phase_invalid],
+        );
+        case(
+            PhaseValidator,
+            |d| d["phase"] = json!(9),
+            &[schema, Code::subagent_return_phase_invalid],
+        );
+        case(PhaseValidator, |d| d["phase"] = json!(7), &[]);
+        case(
+            PhaseValidator,
+            |d| d["exit-criteria-checked"] = json!([]),
+            &[Code::subagent_return_exit_criteria_empty],
+        );
+        case(
+            PhaseValidator,
+            |d| remove(d, "findings"),
+            &[Code::subagent_return_greenlight_findings],
+        );
+        case(
+            PhaseValidator,
+            |d| d["findings"] = json!([{"id": "pv-2-01"}]),
+            &[Code::subagent_return_greenlight_findings],
+        );
+        case(
+            PhaseValidator,
+            |d| {
+                d["handover"]["status"] = json!("improvements-needed");
+                d["findings"] =
+                    json!([{"id": "pv-2-01", "criterion": "c", "issue": "i", "fix": "f"}]);
+            },
+            &[],
+        );
+        case(
+            PhaseValidator,
+            |d| {
+                d["handover"]["status"] = json!("improvements-needed");
+                d["findings"] = json!([{"id": "pv-2-01"}]);
+                remove(d, "summary");
+            },
+            &[Code::subagent_return_summary_missing],
+        );
+        // Reviewer.
+        case(
+            ReviewerInloop,
+            |d| remove(d, "summary"),
+            &[Code::subagent_return_summary_missing],
+        );
+        let finding = json!({"id": "j-login-1-1-R-01", "priority": "must-fix", "title": "No lockout test",
+                             "scope": "login", "expected": "lockout", "observed": "no test"});
+        case(
+            ReviewerInloop,
+            |d| {
+                d["handover"]["status"] = json!("improvements-needed");
+                remove(d, "summary");
+                d["missing-scenarios"] = json!([finding.clone()]);
+            },
+            &[],
+        );
+        case(
+            ReviewerInloop,
+            |d| {
+                d["handover"]["status"] = json!("improvements-needed");
+                d["missing-scenarios"] = json!([finding.clone()]);
+            },
+            &[Code::subagent_return_summary_forbidden],
+        );
+        case(
+            ReviewerInloop,
+            |d| {
+                d["handover"]["status"] = json!("improvements-needed");
+                remove(d, "summary");
+                d["craft-issues"] = json!([]);
+            },
+            &[Code::subagent_return_must_fix_missing],
+        );
+        case(
+            ReviewerInloop,
+            |d| d["handover"]["status"] = json!("batch-complete"),
+            &[],
+        );
+    }
+
+    /// The conditional requirements and notable types of every role schema
+    /// (contract B.4): each break is the schema layer's, and the valid
+    /// return it was made from passes.
+    #[test]
+    fn schema_layer_rules_per_role() {
+        use ReturnRole::*;
+        let schema = &[Code::subagent_return_schema_violation][..];
+        let set = |d: &mut Value, pointer: &str, value: Value| {
+            if let Some(slot) = d.pointer_mut(pointer) {
+                *slot = value;
+            }
+        };
+        // Composer: status-dependent fields and the field types.
+        case(Composer, |d| remove(d, "tests-added"), schema);
+        case(
+            Composer,
+            |d| {
+                d["handover"]["status"] = json!("blocked");
+            },
+            schema,
+        );
+        case(
+            Composer,
+            |d| {
+                d["handover"]["status"] = json!("blocked");
+                d["blocked-reason"] = json!("server down");
+            },
+            &[],
+        );
+        case(
+            Composer,
+            |d| {
+                d["handover"]["status"] = json!("skipped");
+            },
+            schema,
+        );
+        case(
+            Composer,
+            |d| {
+                d["handover"]["status"] = json!("skipped");
+                d["skip-authorisation"] = json!("user: skip it");
+            },
+            &[],
+        );
+        case(Composer, |d| set(d, "/journey", json!("login")), schema);
+        case(
+            Composer,
+            |d| set(d, "/run-time", json!("4 minutes")),
+            schema,
+        );
+        case(Composer, |d| d["cleanup"] = json!("skipped"), schema);
+        case(Composer, |d| d["cleanup"] = json!("not-needed"), &[]);
+        // Reviewer: improvements-needed needs a list; findings are closed objects.
+        case(
+            ReviewerInloop,
+            |d| {
+                d["handover"]["status"] = json!("improvements-needed");
+                remove(d, "summary");
+            },
+            &[
+                Code::subagent_return_schema_violation,
+                Code::subagent_return_must_fix_missing,
+            ],
+        );
+        let finding = json!({"id": "j-login-1-1-R-01", "title": "t", "scope": "s", "expected": "e", "observed": "o"});
+        let mut extra = finding.clone();
+        extra["why"] = json!("not in the schema's object");
+        case(
+            ReviewerInloop,
+            |d| d["craft-issues"] = json!([extra]),
+            schema,
+        );
+        let mut one_digit = finding.clone();
+        one_digit["id"] = json!("j-login-1-1-R-1");
+        case(
+            ReviewerInloop,
+            |d| d["craft-issues"] = json!([one_digit]),
+            schema,
+        );
+        case(
+            ReviewerInloop,
+            |d| d["craft-issues"] = json!([finding.clone()]),
+            &[],
+        );
+        // Probe.
+        case(Probe, |d| remove(d, "finding-ids"), schema);
+        case(Probe, |d| d["findings-emitted"] = json!(0), schema);
+        case(
+            Probe,
+            |d| {
+                d["handover"]["status"] = json!("blocked");
+            },
+            schema,
+        );
+        case(
+            Probe,
+            |d| {
+                d["handover"]["status"] = json!("clean");
+                remove(d, "finding-ids");
+                remove(d, "findings-emitted");
+            },
+            &[],
+        );
+        // Phase validator: greenlight needs the criteria list; improvements-needed findings.
+        case(
+            PhaseValidator,
+            |d| remove(d, "exit-criteria-checked"),
+            schema,
+        );
+        case(
+            PhaseValidator,
+            |d| {
+                d["handover"]["status"] = json!("improvements-needed");
+            },
+            schema,
+        );
+        // Section agent.
+        case(SectionAgent, |d| remove(d, "spill"), schema);
+        case(SectionAgent, |d| d["spill"] = json!(""), schema);
+        case(SectionAgent, |d| d["kind"] = json!("edge-probe"), schema);
+        case(
+            SectionAgent,
+            |d| {
+                d["kind"] = json!("edge-probe");
+                d["edge-findings"] = json!([{"id": "e1", "summary": "s"}]);
+            },
+            &[],
+        );
+        case(SectionAgent, |d| remove(d, "kind"), schema);
+        // Phase-4 prioritise-author.
+        case(
+            Phase4PrioritiseAuthor,
+            |d| remove(d, "convergence-status"),
+            schema,
+        );
+        case(
+            Phase4PrioritiseAuthor,
+            |d| d["journey-map"]["priority-breakdown"]["P4"] = json!(1),
+            schema,
+        );
+        case(
+            Phase4PrioritiseAuthor,
+            |d| d["journey-map"]["extra"] = json!(1),
+            schema,
+        );
+        case(
+            Phase4PrioritiseAuthor,
+            |d| {
+                d["handover"]["status"] = json!("blocked");
+            },
+            schema,
+        );
+        // Workflow and perf reviewers.
+        case(WorkflowReviewer, |d| remove(d, "attestation"), schema);
+        case(WorkflowReviewer, |d| d["checklist"] = json!([]), schema);
+        case(
+            WorkflowReviewer,
+            |d| d["checklist"][0]["satisfied"] = json!(false),
+            schema,
+        );
+        case(
+            WorkflowReviewer,
+            |d| d["handover"]["role"] = json!("workflow-reviewer-phase9"),
+            schema,
+        );
+        case(WorkflowReviewer, |d| d["phase"] = json!(9), schema);
+        case(WorkflowReviewer, |d| remove(d, "verdict"), schema);
+        case(PerfReviewer, |d| remove(d, "findings"), schema);
+        case(PerfReviewer, |d| d["verdict"] = json!("escalate"), &[]);
+        case(PerfReviewer, |d| d["pass"] = json!("burst"), schema);
+        case(
+            PerfReviewer,
+            |d| d["handover"]["role"] = json!("perf-reviewer-phase8"),
+            schema,
+        );
+        // Repair worker.
+        case(RepairWorker, |d| remove(&mut d["tests"][0], "fix"), schema);
+        case(
+            RepairWorker,
+            |d| d["tests"][0]["outcome"] = json!("app-bug"),
+            schema,
+        );
+        case(
+            RepairWorker,
+            |d| d["tests"][0]["outcome"] = json!("known-defect"),
+            &[],
+        );
+        case(RepairWorker, |d| d["tests"] = json!([]), schema);
+        case(
+            RepairWorker,
+            |d| d["tests"][0]["stability-runs"]["total"] = json!(0),
+            schema,
+        );
+        // Plumber.
+        case(Plumber, |d| remove(d, "approval"), schema);
+        case(
+            Plumber,
+            |d| d["changes"][0]["action"] = json!("patched"),
+            schema,
+        );
+        case(
+            Plumber,
+            |d| d["handover"]["role"] = json!("plumber-Hooks"),
+            schema,
+        );
+        case(Plumber, |d| d["ledgerRow"] = json!({"deviation": "x"}), &[]);
+        // The envelope itself (every role).
+        case(
+            Probe,
+            |d| {
+                d["handover"]
+                    .as_object_mut()
+                    .map(|h| h.remove("next-action"));
+            },
+            schema,
+        );
+        case(Probe, |d| d["handover"]["next-action"] = json!(""), schema);
+        case(
+            Probe,
+            |d| d["handover"]["dispatch-mode"] = json!("batched"),
+            schema,
+        );
+        case(
+            Probe,
+            |d| d["handover"]["parallel-wave-size"] = json!(0),
+            &[Code::subagent_return_schema_violation],
+        );
+    }
+
+    #[test]
+    fn banned_tokens_by_role_family() {
+        use ReturnRole::*;
+        let banned = Code::subagent_return_banned_token;
+        case(
+            Composer,
+            |d| d["summary"] = json!("fixed AF-CH-01 again"),
+            &[banned],
+        );
+        case(
+            Composer,
+            |d| d["summary"] = json!("[p0] login broken"),
+            &[banned],
+        );
+        case(Composer, |d| d["summary"] = json!("a nice-to-have"), &[]);
+        case(
+            ReviewerInloop,
+            |d| d["summary"] = json!("greenlight-with-notes"),
+            &[banned],
+        );
+        case(PhaseValidator, |d| d["notes"] = json!(["x"]), &[banned]);
+        case(
+            RepairWorker,
+            |d| d["tests"][0]["notes"] = json!("flaky once"),
+            &[],
+        );
+    }
+
+    #[test]
+    fn envelope_sanity_for_no_schema_prefixes() {
+        let ok = json!({"handover": {"role": "cleanup-ledger", "cycle": 0, "status": "done", "next-action": "x"}});
+        assert_eq!(codes(&ok, None), vec![]);
+        let text_cycle = json!({"handover": {"role": "fd-x", "cycle": "01"}});
+        assert_eq!(codes(&text_cycle, None), vec![]);
+        let bad_cycle = json!({"handover": {"role": "fd-x", "cycle": "one"}});
+        assert_eq!(
+            codes(&bad_cycle, None),
+            vec![Code::subagent_return_cycle_invalid]
+        );
+        assert_eq!(
+            codes(&json!({"summary": "x"}), Some("phase1-scan")),
+            vec![Code::subagent_return_handover_missing]
+        );
+    }
+
+    #[test]
+    fn diagnostics_locate_the_value() {
+        let text = "{\n  \"handover\": {\n    \"role\": \"probe\",\n    \"cycle\": \"1\",\n    \"status\": \"clean\",\n    \"next-action\": \"x\"\n  }\n}\n";
+        let (_, d) = check(text.as_bytes(), None);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].code, Code::subagent_return_cycle_invalid);
+        assert_eq!(d[0].line, Some(4));
+        assert_eq!(d[0].json_pointer.as_deref(), Some("/handover/cycle"));
+    }
+}

@@ -1,0 +1,249 @@
+//! The findings of a report as the machine formats see them: every
+//! diagnostic with the task and gate check it belongs to, the file it is
+//! anchored to, and a stable fingerprint.
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::report::Report;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+
+/// One diagnostic in its place in the report.
+#[derive(Clone, Copy, Debug)]
+pub struct Finding<'a> {
+    pub diagnostic: &'a Diagnostic,
+    /// The task the finding belongs to: its own `task`, else the task whose
+    /// check produced it.
+    pub task: Option<&'a str>,
+    /// The gate check that produced it (`scope`, `receipts`, ...), for task findings.
+    pub check: Option<&'a str>,
+}
+
+impl<'a> Finding<'a> {
+    /// The file a finding is shown on: its own path, else the spec of its
+    /// task (a task is defined by its `spec.md`). Run-level findings without
+    /// a path have no anchor.
+    pub fn anchor(&self) -> Option<String> {
+        match (&self.diagnostic.path, self.task) {
+            (Some(path), _) => Some(path.clone()),
+            (None, Some(task)) => Some(format!("{}/spec.md", task.trim_end_matches('/'))),
+            (None, None) => None,
+        }
+    }
+
+    /// The message followed by what to do, as one text.
+    pub fn message_with_hint(&self) -> String {
+        let d = self.diagnostic;
+        let mut text = d.message.clone();
+        if let Some(pointer) = d.json_pointer.as_deref().filter(|p| !p.is_empty()) {
+            text.push_str(&format!(" (at {pointer})"));
+        }
+        if let Some(hint) = d.hint.as_deref().filter(|h| !h.is_empty()) {
+            text.push_str("\nhelp: ");
+            text.push_str(hint);
+        }
+        text
+    }
+}
+
+/// A diagnostic as an uncoloured text block (`error[code]: message`,
+/// `  --> place`, `  = help: ..`), for formats that embed plain text.
+pub fn plain_block(d: &Diagnostic) -> String {
+    let mut out = format!(
+        "{}[{}]: {}\n",
+        d.severity.as_str(),
+        d.code.as_str(),
+        d.message
+    );
+    let mut place = d.path.clone().unwrap_or_default();
+    if let Some(line) = d.line {
+        place.push_str(&format!(":{line}"));
+    }
+    if let Some(pointer) = d.json_pointer.as_deref().filter(|p| !p.is_empty()) {
+        place.push_str(&format!(" ({pointer})"));
+    }
+    if !place.is_empty() {
+        out.push_str(&format!("  --> {}\n", place.trim_start()));
+    }
+    if let Some(hint) = d.hint.as_deref().filter(|h| !h.is_empty()) {
+        out.push_str(&format!("  = help: {hint}\n"));
+    }
+    out
+}
+
+/// Every finding of the report, in report order: files, tasks, then the run.
+pub fn all(report: &Report) -> Vec<Finding<'_>> {
+    let mut out = Vec::new();
+    for file in &report.files {
+        for d in &file.diagnostics {
+            out.push(Finding {
+                diagnostic: d,
+                task: d.task.as_deref(),
+                check: None,
+            });
+        }
+    }
+    for task in &report.tasks {
+        for check in &task.checks {
+            for d in &check.diagnostics {
+                out.push(Finding {
+                    diagnostic: d,
+                    task: Some(d.task.as_deref().unwrap_or(&task.task)),
+                    check: Some(&check.name),
+                });
+            }
+        }
+    }
+    for d in &report.diagnostics {
+        out.push(Finding {
+            diagnostic: d,
+            task: d.task.as_deref(),
+            check: None,
+        });
+    }
+    out
+}
+
+/// The same findings, errors first, then warnings, then notes (stable within
+/// a severity), so a cap drops the least important ones.
+pub fn by_severity(report: &Report) -> Vec<Finding<'_>> {
+    let mut findings = all(report);
+    findings.sort_by_key(|f| match f.diagnostic.severity {
+        Severity::Error => 0,
+        Severity::Warning => 1,
+        Severity::Note => 2,
+    });
+    findings
+}
+
+/// Stable fingerprints, one per finding, in the same order: the SHA-256 of
+/// code, anchor, line, task and message. The same finding on the next run
+/// gets the same fingerprint; identical findings get distinct ones by their
+/// occurrence number, so none is dropped as a duplicate.
+pub fn fingerprints(findings: &[Finding<'_>]) -> Vec<String> {
+    let mut seen: HashMap<String, u32> = HashMap::new();
+    findings
+        .iter()
+        .map(|f| {
+            let d = f.diagnostic;
+            let mut hasher = Sha256::new();
+            for part in [
+                d.code.as_str(),
+                f.anchor().as_deref().unwrap_or(""),
+                &d.line.map(|l| l.to_string()).unwrap_or_default(),
+                f.task.unwrap_or(""),
+                &d.message,
+            ] {
+                hasher.update(part.as_bytes());
+                hasher.update([0u8]);
+            }
+            let base = hex::encode(hasher.finalize());
+            let occurrence = seen.entry(base.clone()).or_insert(0);
+            *occurrence += 1;
+            if *occurrence == 1 {
+                base
+            } else {
+                hex::encode(Sha256::digest(format!("{base}\0{occurrence}")))
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codes::Code;
+    use crate::report::{CheckOutcome, FileResult, TaskResult};
+
+    fn sample() -> Report {
+        let file = FileResult::new(
+            "a/spec.md".into(),
+            Some("spec"),
+            None,
+            vec![Diagnostic::new(Code::yaml_tag, "tag").with_line(Some(2))],
+        );
+        let task = TaskResult::new(
+            ".mastermind/tasks/t1",
+            vec![CheckOutcome::new(
+                "scope",
+                vec![
+                    Diagnostic::new(Code::executor_report_incomplete, "partial"),
+                    Diagnostic::new(Code::executor_report_incomplete, "partial"),
+                ],
+            )],
+        );
+        Report::assemble(
+            vec![file],
+            vec![task],
+            vec![Diagnostic::new(Code::internal_error, "boom")],
+        )
+    }
+
+    #[test]
+    fn findings_carry_their_task_check_and_anchor() {
+        let report = sample();
+        let findings = all(&report);
+        assert_eq!(findings.len(), 4);
+        assert_eq!(findings[0].anchor().as_deref(), Some("a/spec.md"));
+        assert_eq!(findings[1].task, Some(".mastermind/tasks/t1"));
+        assert_eq!(findings[1].check, Some("scope"));
+        assert_eq!(
+            findings[1].anchor().as_deref(),
+            Some(".mastermind/tasks/t1/spec.md")
+        );
+        assert_eq!(findings[3].anchor(), None);
+    }
+
+    #[test]
+    fn severity_order_puts_errors_first_and_keeps_report_order() {
+        let report = sample();
+        let codes: Vec<&str> = by_severity(&report)
+            .iter()
+            .map(|f| f.diagnostic.code.as_str())
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                "yaml_tag",
+                "internal_error",
+                "executor_report_incomplete",
+                "executor_report_incomplete"
+            ]
+        );
+    }
+
+    #[test]
+    fn fingerprints_are_stable_hex_and_unique() {
+        let report = sample();
+        let findings = all(&report);
+        let first = fingerprints(&findings);
+        assert_eq!(first, fingerprints(&all(&report)));
+        assert!(first.iter().all(|f| f.len() == 64));
+        let unique: std::collections::HashSet<_> = first.iter().collect();
+        assert_eq!(
+            unique.len(),
+            first.len(),
+            "identical findings stay distinct"
+        );
+    }
+
+    #[test]
+    fn fingerprint_changes_with_line_and_message() {
+        let a = Diagnostic::new(Code::yaml_tag, "m")
+            .with_path("f")
+            .with_line(Some(1));
+        let b = a.clone().with_line(Some(2));
+        let mut c = a.clone();
+        c.message = "other".into();
+        let fp = |d: &Diagnostic| {
+            fingerprints(&[Finding {
+                diagnostic: d,
+                task: None,
+                check: None,
+            }])
+            .remove(0)
+        };
+        assert_ne!(fp(&a), fp(&b));
+        assert_ne!(fp(&a), fp(&c));
+        assert_eq!(fp(&a), fp(&a.clone()));
+    }
+}

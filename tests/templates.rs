@@ -1,0 +1,1093 @@
+//! The CI templates: both YAML files parse, name only scripts, subcommands and
+//! flags that exist, and their scripts behave: a stub binary records the exact
+//! command lines they run, and the real binary runs them in real git
+//! repositories (made with the `git` binary) with the platforms' environment
+//! variables: `check --ci` on pull-request-shaped repositories with tasks, and
+//! `validate` through the scripts' `MASTERMIND_HOOKS_CMD` override for the
+//! format plumbing (annotations, job summary, SARIF, Code Quality, JUnit).
+
+mod common;
+
+use clap::Parser;
+use mastermind_hooks::cli::Cli;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_mastermind-hooks");
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cmd/validate.in");
+
+fn path(relative: &str) -> PathBuf {
+    Path::new(ROOT).join(relative)
+}
+
+fn read(relative: &str) -> String {
+    std::fs::read_to_string(path(relative)).unwrap_or_else(|e| panic!("{relative}: {e}"))
+}
+
+fn yaml(relative: &str) -> Value {
+    serde_saphyr::from_str(&read(relative)).unwrap_or_else(|e| panic!("{relative}: {e}"))
+}
+
+/// The inputs the action must offer (issue 6).
+const ACTION_INPUTS: &[&str] = &[
+    "version",
+    "binary-path",
+    "base",
+    "head",
+    "format",
+    "fail-on",
+    "require-task",
+    "sarif-file",
+    "max-annotations",
+];
+
+/// A recorded command line names a subcommand and flags that exist: clap
+/// parses it exactly as the binary would.
+fn assert_known_command(argv: &[String]) {
+    let full = std::iter::once("mastermind-hooks".to_string()).chain(argv.iter().cloned());
+    if let Err(error) = Cli::try_parse_from(full) {
+        panic!("the CLI rejects {argv:?}: {error}");
+    }
+    assert_eq!(argv[..2], ["check", "--ci"], "the CI gate is `check --ci`");
+}
+
+// ---- the YAML files --------------------------------------------------------
+
+#[test]
+fn action_yml_is_a_composite_action_wiring_every_input_into_run_sh() {
+    let action = yaml("ci-templates/github/action.yml");
+    assert_eq!(action["runs"]["using"], "composite");
+    let inputs: BTreeSet<&str> = action["inputs"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(inputs, ACTION_INPUTS.iter().copied().collect());
+    for (name, input) in action["inputs"].as_object().unwrap() {
+        assert!(input["description"].is_string(), "{name} is documented");
+        assert!(input["default"].is_string(), "{name} has a string default");
+    }
+    let steps = action["runs"]["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 1);
+    let step = &steps[0];
+    assert_eq!(step["shell"], "sh");
+    assert_eq!(step["run"], "sh \"$GITHUB_ACTION_PATH/run.sh\"");
+    let script = path("ci-templates/github/run.sh");
+    assert!(script.is_file(), "the script the action names exists");
+
+    let run_sh = read("ci-templates/github/run.sh");
+    let mut used = BTreeSet::new();
+    for (var, value) in step["env"].as_object().unwrap() {
+        assert!(run_sh.contains(var.as_str()), "run.sh reads {var}");
+        let value = value.as_str().unwrap();
+        // Inputs only ever reach the script through the environment.
+        if let Some(input) = value
+            .strip_prefix("${{ inputs.")
+            .and_then(|v| v.strip_suffix(" }}"))
+        {
+            assert!(
+                inputs.contains(input),
+                "{var} names an unknown input {input}"
+            );
+            used.insert(input);
+        }
+    }
+    assert_eq!(used, inputs, "every input reaches the script");
+    assert!(
+        !step["run"].as_str().unwrap().contains("${{"),
+        "no input is spliced into the command"
+    );
+    assert_eq!(
+        action["outputs"]["exit-code"]["value"],
+        "${{ steps.gate.outputs.exit-code }}"
+    );
+    assert_eq!(step["id"], "gate");
+}
+
+/// The script block of the GitLab job, and where it sits in the file.
+fn gitlab_script_lines(text: &str) -> (usize, usize) {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| *l == "    - |")
+        .expect("a `- |` script block")
+        + 1;
+    let end = lines[start..]
+        .iter()
+        .position(|l| !l.is_empty() && !l.starts_with("      "))
+        .map_or(lines.len(), |i| start + i);
+    (start, end)
+}
+
+#[test]
+fn gitlab_template_embeds_run_sh_verbatim() {
+    let file = "ci-templates/gitlab/mastermind-hooks.yml";
+    let text = read(file);
+    let run_sh = read("ci-templates/gitlab/run.sh");
+    let job = yaml(file);
+    let script = job["mastermind-hooks"]["script"][0].as_str().unwrap();
+    if script != run_sh {
+        if std::env::var_os("UPDATE_TEMPLATES").is_some() {
+            let lines: Vec<&str> = text.lines().collect();
+            let (start, end) = gitlab_script_lines(&text);
+            let mut updated: Vec<String> = lines[..start].iter().map(|l| l.to_string()).collect();
+            updated.extend(run_sh.lines().map(|l| {
+                if l.is_empty() {
+                    String::new()
+                } else {
+                    format!("      {l}")
+                }
+            }));
+            updated.extend(lines[end..].iter().map(|l| l.to_string()));
+            std::fs::write(path(file), updated.join("\n") + "\n").unwrap();
+        } else {
+            panic!(
+                "{file} does not embed ci-templates/gitlab/run.sh: run UPDATE_TEMPLATES=1 cargo test --test templates"
+            );
+        }
+    }
+}
+
+#[test]
+fn gitlab_template_is_a_merge_request_job_with_reports() {
+    let file = yaml("ci-templates/gitlab/mastermind-hooks.yml");
+    let job = &file["mastermind-hooks"];
+    assert_eq!(
+        job["variables"]["GIT_DEPTH"], "0",
+        "the merge base must be in the clone"
+    );
+    let rules = serde_json::to_string(&job["rules"]).unwrap();
+    assert!(rules.contains("merge_request_event"), "{rules}");
+    assert_eq!(
+        job["artifacts"]["when"], "always",
+        "reports of a failing gate are uploaded"
+    );
+    let run_sh = read("ci-templates/gitlab/run.sh");
+    let codequality = job["artifacts"]["reports"]["codequality"].as_str().unwrap();
+    let junit = job["artifacts"]["reports"]["junit"].as_str().unwrap();
+    assert!(run_sh.contains(&format!(
+        "codequality=${{MASTERMIND_HOOKS_CODEQUALITY:-{codequality}}}"
+    )));
+    assert!(run_sh.contains(&format!("junit=${{MASTERMIND_HOOKS_JUNIT:-{junit}}}")));
+    assert!(run_sh.contains("CI_MERGE_REQUEST_DIFF_BASE_SHA"));
+    for (var, _) in job["variables"].as_object().unwrap() {
+        assert!(
+            var == "GIT_DEPTH" || run_sh.contains(var.as_str()),
+            "run.sh reads {var}"
+        );
+    }
+}
+
+// ---- a stub binary records what the scripts run ---------------------------
+
+struct Stub {
+    dir: tempfile::TempDir,
+}
+
+impl Stub {
+    /// A fake `mastermind-hooks` that appends its argv (one argument a line,
+    /// then `--end--`) and its MASTERMIND_HOOKS_REQUIRE_TASK to a log, prints
+    /// STUB_OUTPUT and exits STUB_STATUS.
+    fn new() -> Stub {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("mastermind-hooks");
+        std::fs::write(
+            &bin,
+            "#!/bin/sh\n\
+             log=\"$(dirname \"$0\")/argv.log\"\n\
+             for a in \"$@\"; do printf '%s\\n' \"$a\" >>\"$log\"; done\n\
+             printf 'require-task=%s\\n--end--\\n' \"${MASTERMIND_HOOKS_REQUIRE_TASK:-unset}\" >>\"$log\"\n\
+             printf '%s\\n' \"${STUB_OUTPUT:-mastermind-hooks: passed: 0 tasks checked, 0 failed (0 errors, 0 warnings, 0 notes)}\"\n\
+             exit \"${STUB_STATUS:-0}\"\n",
+        )
+        .unwrap();
+        make_executable(&bin);
+        Stub { dir }
+    }
+
+    fn bin(&self) -> PathBuf {
+        self.dir.path().join("mastermind-hooks")
+    }
+
+    /// Every recorded invocation: (argv, require-task value).
+    fn calls(&self) -> Vec<(Vec<String>, String)> {
+        let log = std::fs::read_to_string(self.dir.path().join("argv.log")).unwrap_or_default();
+        log.split("--end--\n")
+            .filter(|c| !c.is_empty())
+            .map(|call| {
+                let mut lines: Vec<String> = call.lines().map(str::to_string).collect();
+                let require = lines.pop().unwrap();
+                (
+                    lines,
+                    require.trim_start_matches("require-task=").to_string(),
+                )
+            })
+            .collect()
+    }
+}
+
+fn make_executable(file: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let mut permissions = std::fs::metadata(file).unwrap().permissions();
+    permissions.set_mode(0o755);
+    std::fs::set_permissions(file, permissions).unwrap();
+}
+
+/// Run a script with a clean environment (only PATH and HOME from the host,
+/// so a host that is itself a CI runner does not leak in) plus `env`.
+fn run_script(script: &str, cwd: &Path, env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new("sh");
+    command
+        .arg(path(script))
+        .current_dir(cwd)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", std::env::var_os("HOME").unwrap_or_default());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn github_script_runs_check_ci_with_base_head_and_sarif() {
+    let stub = Stub::new();
+    let work = tempfile::tempdir().unwrap();
+    let sarif = work.path().join("out/results.sarif");
+    let output = run_script(
+        "ci-templates/github/run.sh",
+        work.path(),
+        &[
+            ("MASTERMIND_HOOKS_BIN", stub.bin().to_str().unwrap()),
+            ("MASTERMIND_HOOKS_BASE", "origin/main"),
+            ("MASTERMIND_HOOKS_HEAD", "HEAD"),
+            ("MASTERMIND_HOOKS_SARIF_FILE", sarif.to_str().unwrap()),
+            ("MASTERMIND_HOOKS_REQUIRE_TASK", "true"),
+            ("MASTERMIND_HOOKS_MAX_ANNOTATIONS", "10"),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stdout));
+    let calls = stub.calls();
+    let argvs: Vec<Vec<String>> = calls.iter().map(|(a, _)| a.clone()).collect();
+    assert_eq!(
+        argvs,
+        [
+            vec![
+                "check",
+                "--ci",
+                "--base",
+                "origin/main",
+                "--head",
+                "HEAD",
+                "--format",
+                "github",
+                "--max-annotations",
+                "10"
+            ],
+            vec![
+                "check",
+                "--ci",
+                "--base",
+                "origin/main",
+                "--head",
+                "HEAD",
+                "--format",
+                "sarif"
+            ],
+        ]
+        .map(|v| v.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    );
+    assert!(calls.iter().all(|(_, require)| require == "true"));
+    for argv in &argvs {
+        assert_known_command(argv);
+    }
+    assert!(
+        sarif.is_file(),
+        "the SARIF file is written, its directory created"
+    );
+}
+
+#[test]
+fn github_script_without_revisions_lets_check_detect_them() {
+    let stub = Stub::new();
+    let work = tempfile::tempdir().unwrap();
+    let output = run_script(
+        "ci-templates/github/run.sh",
+        work.path(),
+        &[
+            ("MASTERMIND_HOOKS_BIN", stub.bin().to_str().unwrap()),
+            ("GITHUB_BASE_REF", "main"),
+            ("GITHUB_SHA", "0123456789abcdef0123456789abcdef01234567"),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0));
+    let calls = stub.calls();
+    assert_eq!(calls.len(), 1, "no SARIF unless asked");
+    assert_eq!(calls[0].0, ["check", "--ci", "--format", "github"]);
+    assert_eq!(calls[0].1, "unset", "require-task is off by default");
+    assert_known_command(&calls[0].0);
+}
+
+#[test]
+fn gitlab_script_leaves_the_base_to_check_ci_unless_overridden() {
+    let stub = Stub::new();
+    let work = tempfile::tempdir().unwrap();
+    let output = run_script(
+        "ci-templates/gitlab/run.sh",
+        work.path(),
+        &[
+            ("MASTERMIND_HOOKS_BIN", stub.bin().to_str().unwrap()),
+            ("CI_MERGE_REQUEST_DIFF_BASE_SHA", "abc123"),
+            ("NO_COLOR", "1"),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    // check --ci reads the GitLab variables itself (target branch tip first).
+    let argvs: Vec<Vec<String>> = stub.calls().into_iter().map(|(a, _)| a).collect();
+    assert!(
+        argvs.iter().all(|a| !a.contains(&"--base".to_string())),
+        "{argvs:?}"
+    );
+    let stub = Stub::new();
+    let output = run_script(
+        "ci-templates/gitlab/run.sh",
+        work.path(),
+        &[
+            ("MASTERMIND_HOOKS_BIN", stub.bin().to_str().unwrap()),
+            ("MASTERMIND_HOOKS_BASE", "abc123"),
+            ("NO_COLOR", "1"),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let argvs: Vec<Vec<String>> = stub.calls().into_iter().map(|(a, _)| a).collect();
+    let expected: Vec<Vec<String>> = [
+        &[
+            "check", "--ci", "--base", "abc123", "--format", "human", "--color", "never",
+        ][..],
+        &["check", "--ci", "--base", "abc123", "--format", "gitlab"],
+        &["check", "--ci", "--base", "abc123", "--format", "junit"],
+    ]
+    .iter()
+    .map(|v| v.iter().map(|s| s.to_string()).collect())
+    .collect();
+    assert_eq!(argvs, expected);
+    for argv in &argvs {
+        assert_known_command(argv);
+    }
+    assert!(work.path().join("gl-code-quality-report.json").is_file());
+    assert!(work.path().join("mastermind-hooks-junit.xml").is_file());
+}
+
+#[test]
+fn scripts_never_turn_an_odd_exit_into_a_pass() {
+    for script in ["ci-templates/github/run.sh", "ci-templates/gitlab/run.sh"] {
+        for (stub_status, expected) in [("0", 0), ("1", 1), ("2", 2), ("3", 2), ("139", 2)] {
+            let stub = Stub::new();
+            let work = tempfile::tempdir().unwrap();
+            let output = run_script(
+                script,
+                work.path(),
+                &[
+                    ("MASTERMIND_HOOKS_BIN", stub.bin().to_str().unwrap()),
+                    ("STUB_STATUS", stub_status),
+                ],
+            );
+            assert_eq!(
+                output.status.code(),
+                Some(expected),
+                "{script} with {stub_status}"
+            );
+        }
+    }
+}
+
+#[test]
+fn fail_on_warning_fails_a_passing_gate_with_warnings() {
+    let warned =
+        "mastermind-hooks: passed: 1 task checked, 0 failed (0 errors, 2 warnings, 0 notes)";
+    for (fail_on, expected) in [("error", 0), ("warning", 1)] {
+        let stub = Stub::new();
+        let work = tempfile::tempdir().unwrap();
+        let output = run_script(
+            "ci-templates/github/run.sh",
+            work.path(),
+            &[
+                ("MASTERMIND_HOOKS_BIN", stub.bin().to_str().unwrap()),
+                ("MASTERMIND_HOOKS_FAIL_ON", fail_on),
+                ("STUB_OUTPUT", warned),
+            ],
+        );
+        assert_eq!(output.status.code(), Some(expected), "fail-on {fail_on}");
+    }
+    // A summary with no warnings passes fail-on warning.
+    let stub = Stub::new();
+    let work = tempfile::tempdir().unwrap();
+    let output = run_script(
+        "ci-templates/github/run.sh",
+        work.path(),
+        &[
+            ("MASTERMIND_HOOKS_BIN", stub.bin().to_str().unwrap()),
+            ("MASTERMIND_HOOKS_FAIL_ON", "warning"),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0));
+}
+
+#[test]
+fn bad_inputs_and_missing_binaries_are_exit_2_before_anything_runs() {
+    let stub = Stub::new();
+    let work = tempfile::tempdir().unwrap();
+    let bin = stub.bin();
+    // (script, environment, expected message)
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str);
+    let cases: &[Case] = &[
+        (
+            "ci-templates/github/run.sh",
+            &[("MASTERMIND_HOOKS_FAIL_ON", "sometimes")],
+            "fail-on must be error or warning",
+        ),
+        (
+            "ci-templates/github/run.sh",
+            &[("MASTERMIND_HOOKS_FORMAT", "sarif")],
+            "format must be github, human or json",
+        ),
+        (
+            "ci-templates/github/run.sh",
+            &[("MASTERMIND_HOOKS_REQUIRE_TASK", "yes")],
+            "require-task must be true or false",
+        ),
+        (
+            "ci-templates/github/run.sh",
+            &[("MASTERMIND_HOOKS_MAX_ANNOTATIONS", "ten")],
+            "max-annotations must be a number",
+        ),
+        (
+            "ci-templates/gitlab/run.sh",
+            &[("MASTERMIND_HOOKS_FAIL_ON", "sometimes")],
+            "MASTERMIND_HOOKS_FAIL_ON must be error or warning",
+        ),
+    ];
+    for (script, env, message) in cases {
+        let mut env = env.to_vec();
+        env.push(("MASTERMIND_HOOKS_BIN", bin.to_str().unwrap()));
+        let output = run_script(script, work.path(), &env);
+        assert_eq!(output.status.code(), Some(2), "{script} {env:?}");
+        let all = text(&output.stdout) + &text(&output.stderr);
+        assert!(all.contains(message), "{all}");
+    }
+    assert!(stub.calls().is_empty(), "nothing ran");
+
+    for script in ["ci-templates/github/run.sh", "ci-templates/gitlab/run.sh"] {
+        let missing = work.path().join("no-such-binary");
+        let output = run_script(
+            script,
+            work.path(),
+            &[("MASTERMIND_HOOKS_BIN", missing.to_str().unwrap())],
+        );
+        assert_eq!(output.status.code(), Some(2));
+        // Nothing configured and nothing on PATH.
+        let mut command = Command::new("sh");
+        let output = command
+            .arg(path(script))
+            .current_dir(work.path())
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2));
+        let all = text(&output.stdout) + &text(&output.stderr);
+        assert!(all.contains("no mastermind-hooks binary"), "{all}");
+    }
+}
+
+// ---- the real binary in real git repositories ------------------------------
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
+        .env("GIT_COMMITTER_NAME", "test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
+        .output()
+        .expect("git runs");
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        text(&output.stderr)
+    );
+    text(&output.stdout).trim().to_string()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// A repository whose `main` has the good fixtures and whose `feature`
+/// branch adds the bad ones: the shape of a pull request.
+struct Repo {
+    dir: tempfile::TempDir,
+    base: String,
+    head: String,
+}
+
+fn pull_request_repo() -> Repo {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    copy_dir(&Path::new(FIXTURES).join("good"), &root.join("good"));
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "base"]);
+    let base = git(root, &["rev-parse", "HEAD"]);
+    git(root, &["checkout", "-q", "-b", "feature"]);
+    copy_dir(&Path::new(FIXTURES).join("bad"), &root.join("bad"));
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "feature"]);
+    let head = git(root, &["rev-parse", "HEAD"]);
+    Repo { dir, base, head }
+}
+
+/// The environment of the action's step, as GitHub would build it from
+/// action.yml: `${{ inputs.x }}` replaced by `inputs` (or the default).
+fn action_env(inputs: &[(&str, &str)]) -> Vec<(String, String)> {
+    let action = yaml("ci-templates/github/action.yml");
+    let step = &action["runs"]["steps"][0];
+    step["env"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(var, value)| {
+            let value = value.as_str().unwrap();
+            let value = if let Some(input) = value
+                .strip_prefix("${{ inputs.")
+                .and_then(|v| v.strip_suffix(" }}"))
+            {
+                inputs
+                    .iter()
+                    .find(|(k, _)| *k == input)
+                    .map(|(_, v)| v.to_string())
+                    .unwrap_or_else(|| {
+                        action["inputs"][input]["default"]
+                            .as_str()
+                            .unwrap()
+                            .to_string()
+                    })
+            } else {
+                value.replace(
+                    "${{ github.action_path }}",
+                    path("ci-templates/github").to_str().unwrap(),
+                )
+            };
+            (var.clone(), value)
+        })
+        .collect()
+}
+
+/// Run the action's step (its `run` line, with its env) in `cwd`.
+fn run_action(cwd: &Path, inputs: &[(&str, &str)], extra: &[(&str, &str)]) -> Output {
+    let action = yaml("ci-templates/github/action.yml");
+    let run = action["runs"]["steps"][0]["run"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut command = Command::new("sh");
+    command
+        .args(["-e", "-c", &run])
+        .current_dir(cwd)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", std::env::var_os("HOME").unwrap_or_default())
+        .env("GITHUB_ACTION_PATH", path("ci-templates/github"))
+        .envs(action_env(inputs));
+    for (k, v) in extra {
+        command.env(k, v);
+    }
+    command.output().unwrap()
+}
+
+// The format plumbing through `validate` (MASTERMIND_HOOKS_CMD): files with
+// known findings, whatever the gate's rules are.
+
+#[test]
+fn github_action_annotates_summarizes_writes_sarif_and_fails() {
+    let repo = pull_request_repo();
+    let root = repo.dir.path();
+    let out = tempfile::tempdir().unwrap();
+    let summary = out.path().join("step_summary.md");
+    let github_output = out.path().join("github_output");
+    std::fs::write(&summary, "").unwrap();
+    let sarif = out.path().join("results.sarif");
+    let output = run_action(
+        root,
+        &[
+            ("binary-path", BIN),
+            ("sarif-file", sarif.to_str().unwrap()),
+            ("base", &repo.base),
+            ("head", &repo.head),
+        ],
+        &[
+            (
+                "MASTERMIND_HOOKS_CMD",
+                "validate good/spec.md bad/spec.md bad/executor-report.md",
+            ),
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_EVENT_NAME", "pull_request"),
+            ("GITHUB_BASE_REF", "main"),
+            ("GITHUB_HEAD_REF", "feature"),
+            ("GITHUB_SHA", &repo.head),
+            ("GITHUB_STEP_SUMMARY", summary.to_str().unwrap()),
+            ("GITHUB_OUTPUT", github_output.to_str().unwrap()),
+        ],
+    );
+    let stdout = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{stdout}{}",
+        text(&output.stderr)
+    );
+    let annotations: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("::error "))
+        .collect();
+    assert_eq!(annotations.len(), 2, "{stdout}");
+    assert!(
+        annotations[0]
+            .starts_with("::error file=bad/spec.md,line=7,title=verification_cmd_mismatch::")
+    );
+    assert!(stdout.ends_with("mastermind-hooks: failed: 3 files checked, 2 invalid, 0 unreadable (2 errors, 0 warnings, 0 notes)\n"));
+
+    let summary = std::fs::read_to_string(&summary).unwrap();
+    assert_eq!(
+        summary.matches("## ❌ mastermind-hooks failed").count(),
+        1,
+        "written once: {summary}"
+    );
+    assert!(
+        summary.contains("| `bad/executor-report.md` | executor-report | ❌ invalid | 1 | 0 |")
+    );
+
+    let log: Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    assert_eq!(log["version"], "2.1.0");
+    assert_eq!(log["runs"][0]["results"].as_array().unwrap().len(), 2);
+
+    assert_eq!(
+        std::fs::read_to_string(&github_output).unwrap(),
+        "exit-code=1\n"
+    );
+}
+
+#[test]
+fn github_action_passes_a_clean_change() {
+    let repo = pull_request_repo();
+    let out = tempfile::tempdir().unwrap();
+    let summary = out.path().join("summary.md");
+    let output = run_action(
+        repo.dir.path(),
+        &[("binary-path", BIN)],
+        &[
+            (
+                "MASTERMIND_HOOKS_CMD",
+                "validate good/spec.md good/executor-report.md",
+            ),
+            ("GITHUB_STEP_SUMMARY", summary.to_str().unwrap()),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stdout));
+    assert!(!text(&output.stdout).contains("::error"));
+    assert!(
+        std::fs::read_to_string(&summary)
+            .unwrap()
+            .starts_with("## ✅ mastermind-hooks passed")
+    );
+}
+
+#[test]
+fn a_shallow_clone_that_cannot_check_gets_the_fetch_depth_fix() {
+    let repo = pull_request_repo();
+    let parent = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", repo.dir.path().display());
+    git(
+        parent.path(),
+        &[
+            "clone", "-q", "--depth", "1", "--branch", "feature", &url, "shallow",
+        ],
+    );
+    let shallow = parent.path().join("shallow");
+    assert_eq!(
+        git(&shallow, &["rev-parse", "--is-shallow-repository"]),
+        "true"
+    );
+    // `validate` of a file that is not there stands in for a gate that cannot see the base.
+    let github = run_action(
+        &shallow,
+        &[("binary-path", BIN)],
+        &[(
+            "MASTERMIND_HOOKS_CMD",
+            "validate --kind spec base-only/spec.md",
+        )],
+    );
+    assert_eq!(github.status.code(), Some(2));
+    assert!(text(&github.stdout).contains("set 'fetch-depth: 0' on actions/checkout"));
+    let gitlab = run_script(
+        "ci-templates/gitlab/run.sh",
+        &shallow,
+        &[
+            ("MASTERMIND_HOOKS_BIN", BIN),
+            (
+                "MASTERMIND_HOOKS_CMD",
+                "validate --kind spec base-only/spec.md",
+            ),
+        ],
+    );
+    assert_eq!(gitlab.status.code(), Some(2));
+    assert!(text(&gitlab.stderr).contains("GIT_DEPTH: \"0\""));
+}
+
+/// Run the GitLab job's script as GitLab does: from the YAML, under `sh -e`.
+fn run_gitlab_job(cwd: &Path, extra: &[(&str, &str)]) -> Output {
+    let job = yaml("ci-templates/gitlab/mastermind-hooks.yml");
+    let script = job["mastermind-hooks"]["script"][0]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut command = Command::new("sh");
+    command
+        .args(["-e", "-c", &script])
+        .current_dir(cwd)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", std::env::var_os("HOME").unwrap_or_default());
+    for (var, value) in job["mastermind-hooks"]["variables"].as_object().unwrap() {
+        command.env(var, value.as_str().unwrap());
+    }
+    for (k, v) in extra {
+        command.env(k, v);
+    }
+    command.output().unwrap()
+}
+
+#[test]
+fn gitlab_job_writes_code_quality_and_junit_reports_and_fails() {
+    let repo = pull_request_repo();
+    let root = repo.dir.path();
+    let output = run_gitlab_job(
+        root,
+        &[
+            ("MASTERMIND_HOOKS_BIN", BIN),
+            (
+                "MASTERMIND_HOOKS_CMD",
+                "validate good/spec.md bad/spec.md bad/verification/unit.json",
+            ),
+            ("CI", "true"),
+            ("GITLAB_CI", "true"),
+            ("CI_PIPELINE_SOURCE", "merge_request_event"),
+            ("CI_MERGE_REQUEST_DIFF_BASE_SHA", &repo.base),
+            ("CI_COMMIT_SHA", &repo.head),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).contains("error"),
+        "the log has the human output"
+    );
+
+    let issues: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("gl-code-quality-report.json")).unwrap(),
+    )
+    .unwrap();
+    let checks: Vec<&str> = issues
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["check_name"].as_str().unwrap())
+        .collect();
+    assert_eq!(checks, ["verification_cmd_mismatch", "receipt_pending"]);
+
+    let xml = std::fs::read_to_string(root.join("mastermind-hooks-junit.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let root_element = doc.root_element();
+    assert_eq!(root_element.attribute("tests"), Some("3"));
+    assert_eq!(root_element.attribute("failures"), Some("2"));
+}
+
+#[test]
+fn gitlab_job_passes_a_clean_change() {
+    let repo = pull_request_repo();
+    let output = run_gitlab_job(
+        repo.dir.path(),
+        &[
+            ("MASTERMIND_HOOKS_BIN", BIN),
+            ("MASTERMIND_HOOKS_CMD", "validate good/spec.md"),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let issues =
+        std::fs::read_to_string(repo.dir.path().join("gl-code-quality-report.json")).unwrap();
+    assert_eq!(issues, "[]\n");
+}
+
+// ---- the gate itself: `check --ci` with the platforms' variables ------------
+
+const TASK: &str = ".mastermind/tasks/001-change-value";
+
+/// main has src/lib.py and src/other.py; branch `feature` adds a task that
+/// changes src/lib.py and, when `stray`, also src/other.py, outside its
+/// declared scope. `origin/main` is there, as actions/checkout leaves it.
+fn gate_repo(stray: bool) -> common::TestRepo {
+    let repo = common::TestRepo::new();
+    repo.write("src/lib.py", "def value():\n    return 1\n");
+    repo.write("src/other.py", "x = 1\n");
+    repo.commit_all("base");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    let mut modified = vec!["src/lib.py"];
+    if stray {
+        repo.write("src/other.py", "x = 2\n");
+        modified.push("src/other.py");
+    }
+    repo.write_task("001-change-value", &["src/lib.py"], &modified);
+    repo.write("src/lib.py", "def value():\n    return 2\n");
+    repo.commit_all("feature");
+    repo.git(&["update-ref", "refs/remotes/origin/main", "main"]);
+    repo
+}
+
+/// What GitHub sets for a pull request from `feature` into `main`.
+fn github_pull_request_env(repo: &common::TestRepo) -> Vec<(&'static str, String)> {
+    vec![
+        ("GITHUB_ACTIONS", "true".into()),
+        ("GITHUB_EVENT_NAME", "pull_request".into()),
+        ("GITHUB_BASE_REF", "main".into()),
+        ("GITHUB_HEAD_REF", "feature".into()),
+        ("GITHUB_SHA", repo.head()),
+    ]
+}
+
+fn refs<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
+    env.iter().map(|(k, v)| (*k, v.as_str())).collect()
+}
+
+#[test]
+fn github_action_fails_a_pull_request_whose_task_strays_from_its_scope() {
+    let repo = gate_repo(true);
+    let out = tempfile::tempdir().unwrap();
+    let summary = out.path().join("summary.md");
+    std::fs::write(&summary, "").unwrap();
+    let sarif = out.path().join("results.sarif");
+    let mut env = github_pull_request_env(&repo);
+    env.push(("GITHUB_STEP_SUMMARY", summary.display().to_string()));
+    let output = run_action(
+        repo.path(),
+        &[
+            ("binary-path", BIN),
+            ("sarif-file", sarif.to_str().unwrap()),
+        ],
+        &refs(&env),
+    );
+    let stdout = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{stdout}{}",
+        text(&output.stderr)
+    );
+    assert!(
+        stdout.contains(&format!(
+            "::error file=src/other.py,title=unexpected_file [{TASK}]::"
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with(
+            "mastermind-hooks: failed: 1 task checked, 1 failed (1 error, 0 warnings, 1 note)\n"
+        ),
+        "{stdout}"
+    );
+
+    let summary = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        summary.contains(&format!("| `{TASK}` | ❌ fail | failed: scope |")),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("| error | `unexpected_file` (scope) | `src/other.py` |"),
+        "{summary}"
+    );
+
+    let log: Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let stray = results
+        .iter()
+        .find(|r| r["ruleId"] == "unexpected_file")
+        .unwrap();
+    assert_eq!(
+        stray["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "src/other.py"
+    );
+    assert_eq!(stray["properties"]["task"], TASK);
+}
+
+#[test]
+fn github_action_passes_a_pull_request_whose_task_holds() {
+    let repo = gate_repo(false);
+    let out = tempfile::tempdir().unwrap();
+    let summary = out.path().join("summary.md");
+    let mut env = github_pull_request_env(&repo);
+    env.push(("GITHUB_STEP_SUMMARY", summary.display().to_string()));
+    let output = run_action(repo.path(), &[("binary-path", BIN)], &refs(&env));
+    let stdout = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}{}",
+        text(&output.stderr)
+    );
+    assert!(!stdout.contains("::error"), "{stdout}");
+    let summary = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        summary.starts_with("## ✅ mastermind-hooks passed"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(&format!("| `{TASK}` | ✅ pass |")),
+        "{summary}"
+    );
+}
+
+#[test]
+fn the_require_task_input_makes_a_task_mandatory() {
+    let repo = common::TestRepo::new();
+    repo.write("src/lib.py", "x = 1\n");
+    repo.commit_all("base");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.write("src/lib.py", "x = 2\n");
+    repo.commit_all("a change outside any task");
+    repo.git(&["update-ref", "refs/remotes/origin/main", "main"]);
+    let env = github_pull_request_env(&repo);
+
+    let relaxed = run_action(repo.path(), &[("binary-path", BIN)], &refs(&env));
+    assert_eq!(relaxed.status.code(), Some(0), "{}", text(&relaxed.stdout));
+    assert!(text(&relaxed.stdout).contains("title=no_task_changed"));
+
+    let required = run_action(
+        repo.path(),
+        &[("binary-path", BIN), ("require-task", "true")],
+        &refs(&env),
+    );
+    assert_eq!(
+        required.status.code(),
+        Some(1),
+        "{}",
+        text(&required.stdout)
+    );
+    assert!(
+        text(&required.stdout).contains("::error file=src/lib.py,title=task_required::"),
+        "{}",
+        text(&required.stdout)
+    );
+
+    let base = repo.git(&["rev-parse", "main"]);
+    let gitlab = run_gitlab_job(
+        repo.path(),
+        &[
+            ("MASTERMIND_HOOKS_BIN", BIN),
+            ("MASTERMIND_HOOKS_REQUIRE_TASK", "true"),
+            ("GITLAB_CI", "true"),
+            ("CI_MERGE_REQUEST_DIFF_BASE_SHA", base.trim()),
+            ("CI_COMMIT_SHA", &repo.head()),
+        ],
+    );
+    assert_eq!(gitlab.status.code(), Some(1), "{}", text(&gitlab.stderr));
+}
+
+#[test]
+fn a_shallow_checkout_cannot_be_gated_and_the_action_says_how_to_fix_it() {
+    let origin = gate_repo(false);
+    origin.git(&["checkout", "-q", "main"]);
+    origin.write("src/other.py", "x = 11\n");
+    origin.commit_all("main moves on");
+    let clone = common::TestRepo::clone_of(&origin, &["--depth", "1", "--branch", "feature"]);
+    clone.git(&[
+        "fetch",
+        "-q",
+        "--depth",
+        "1",
+        "origin",
+        "main:refs/remotes/origin/main",
+    ]);
+    let env = github_pull_request_env(&clone);
+    let output = run_action(clone.path(), &[("binary-path", BIN)], &refs(&env));
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(2), "{stdout}");
+    assert!(stdout.contains("title=git_shallow_history::"), "{stdout}");
+    assert!(
+        stdout.contains("set 'fetch-depth: 0' on actions/checkout"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn gitlab_job_gates_a_merge_request_with_check_ci() {
+    let repo = gate_repo(true);
+    let base = repo.git(&["rev-parse", "main"]).trim().to_string();
+    let output = run_gitlab_job(
+        repo.path(),
+        &[
+            ("MASTERMIND_HOOKS_BIN", BIN),
+            ("CI", "true"),
+            ("GITLAB_CI", "true"),
+            ("CI_PIPELINE_SOURCE", "merge_request_event"),
+            ("NO_COLOR", "1"),
+            ("CI_MERGE_REQUEST_DIFF_BASE_SHA", &base),
+            ("CI_COMMIT_SHA", &repo.head()),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let log = text(&output.stdout);
+    assert!(log.contains(&format!("FAILED: task {TASK}")), "{log}");
+
+    let issues: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo.path().join("gl-code-quality-report.json")).unwrap(),
+    )
+    .unwrap();
+    let stray = issues
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["check_name"] == "unexpected_file")
+        .unwrap();
+    assert_eq!(stray["location"]["path"], "src/other.py");
+    assert_eq!(stray["severity"], "major");
+
+    let xml = std::fs::read_to_string(repo.path().join("mastermind-hooks-junit.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let suite = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testsuite") && n.attribute("name") == Some(TASK))
+        .expect("a testsuite for the task");
+    let failed: Vec<&str> = suite
+        .children()
+        .filter(|c| c.has_tag_name("testcase") && c.children().any(|f| f.has_tag_name("failure")))
+        .map(|c| c.attribute("name").unwrap())
+        .collect();
+    assert_eq!(failed, ["scope"]);
+}
