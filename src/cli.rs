@@ -25,7 +25,7 @@ pub enum Command {
     Validate {
         /// Artifact kind; inferred from the file name when absent
         /// (executor-report.md, spec.md, audit-tail.md, verification/<id>.json,
-        /// savepoint.md, adversarial-findings.md, <x>--<y>/<id>--<slug>.md).
+        /// savepoint.md, adversarial-findings.md, <x>--<y>/<id>--<slug>.md, <id>.tree.json).
         #[arg(long, value_name = "KIND")]
         kind: Option<Kind>,
         /// Role to judge plastic reports and subagent returns as: a plastic role
@@ -73,6 +73,16 @@ pub enum Command {
         #[arg(value_name = "URL", requires = "push")]
         url: Option<String>,
     },
+    /// Observed verification checks.
+    Verification {
+        #[command(subcommand)]
+        command: VerificationCommand,
+    },
+    /// Acceptance criteria mapped to observed checks.
+    Acceptance {
+        #[command(subcommand)]
+        command: AcceptanceCommand,
+    },
     /// List every reason code (Markdown table), or explain one.
     Codes {
         /// A reason code such as `unexpected_file`.
@@ -80,7 +90,8 @@ pub enum Command {
     },
     /// Print an embedded JSON Schema (no NAME: list them).
     Schema {
-        /// executor-report-v1, audit-tail-v1, spec-frontmatter-v1 or receipt-v1.
+        /// executor-report-v1, audit-tail-v1, spec-frontmatter-v1, receipt-v1,
+        /// hooks-config-v1 or tree-receipt-v1.
         name: Option<String>,
     },
     /// Install the gate's git hooks (pre-commit and pre-push shims) where git runs hooks.
@@ -115,6 +126,35 @@ pub enum Command {
         hooks: Vec<Hook>,
         #[arg(long, value_enum, default_value_t = StatusFormat::Human)]
         format: StatusFormat,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum VerificationCommand {
+    /// Run one observed check (`verify[].run`) and write its tree receipt
+    /// `<task>/verification/<id>.tree.json`. Exit 0 only for a pass.
+    Run {
+        /// The task's spec.md.
+        spec: String,
+        /// The check's `run.id`.
+        #[arg(long, value_name = "ID")]
+        id: String,
+        /// Print the receipt as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AcceptanceCommand {
+    /// The acceptance mapping of a spec in the working tree, computed from
+    /// its receipts. Exit 0 only for requirements_satisfied.
+    Status {
+        /// The task's spec.md.
+        spec: String,
+        /// Print the reference's JSON object.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -165,6 +205,12 @@ pub fn run(cli: Cli) -> ExitStatus {
             };
             commands::check::run(&mode, &output)
         }
+        Command::Verification {
+            command: VerificationCommand::Run { spec, id, json },
+        } => commands::verification::run(&spec, &id, json),
+        Command::Acceptance {
+            command: AcceptanceCommand::Status { spec, json },
+        } => commands::acceptance::run(&spec, json),
         Command::Codes { code } => commands::codes::run(code.as_deref()),
         Command::Schema { name } => commands::schema::run(name.as_deref()),
         Command::Install { hooks, force } => commands::hooks::install(&hooks, force),

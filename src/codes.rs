@@ -404,6 +404,43 @@ codes! {
         "The receipt is intrinsically sound; freshness needs the live task.",
         "Use `mastermind-hooks check` to compare it with the repository.";
 
+    // ---- receipts in every view, the runner, acceptance (issue 5) -------
+    receipt_missing: Error, Violation,
+        "An observed check of the task has no receipt in this view.",
+        "Run `mastermind-hooks verification run <spec> --id <id>` and commit the receipt with the change.";
+    receipt_unverifiable: Error, Violation,
+        "A Mastermind v1 receipt binds the live working tree and cannot be checked in a tree view.",
+        "Run the check with `mastermind-hooks verification run` to write a tree receipt, or set receipts.accept_unverifiable_v1.";
+    receipt_snapshot_changed: Error, Violation,
+        "The receipt's snapshot differs from the content of this view: files changed after the check ran.",
+        "Re-run the check on the content you are committing, pushing or merging.";
+    receipt_spec_changed: Error, Violation,
+        "The task's spec changed after the check ran.",
+        "Re-run the check against the current spec.";
+    receipt_executable_changed: Error, Violation,
+        "The check's executable resolves to different bytes than when it ran (or no longer resolves).",
+        "Re-run the check with the current executable.";
+    receipt_lock_missing: Error, Violation,
+        "The task's verification directory has no run.lock, so its v1 receipts are not accepted.",
+        "Re-run the check with a verification runner, which creates run.lock.";
+    snapshot_unavailable: Error, CannotCheck,
+        "The repository snapshot a receipt is compared with could not be taken.",
+        "Fix the condition in the message (limits, symlinks, conflicts, git errors) and run again.";
+    acceptance_criterion_unmet: Error, Violation,
+        "An acceptance criterion has a listed check without a current receipt.",
+        "Run every check the criterion lists on the current content.";
+    verification_busy: Error, CannotCheck,
+        "Another verification runner holds the task's run.lock.",
+        "Wait for the other run to finish, then run again.";
+    observed_verification_not_declared: Error, CannotCheck,
+        "The spec declares no observed check (`verify[].run`) with this id.",
+        "Pass the `run.id` of an observed check declared in the spec's front matter.";
+    verification_spec_invalid: Error, CannotCheck,
+        "The spec cannot be used to run a check (unreadable, outside the repository, or invalid front matter).",
+        "Fix the spec (see `mastermind-hooks validate <spec>`) and run again.";
+    verification_io_failed: Error, CannotCheck,
+        "The runner could not write its receipt or take a snapshot.",
+        "Fix the file system problem in the message and run again.";
     // ---- issue 7: plastic reports, insights, savepoints; subagent returns,
     // finding blocks and the adversarial-findings ledger
     // (contracts plastic-and-subagent-returns.md) ------------------------

@@ -13,6 +13,7 @@ pub enum SchemaId {
     SpecFrontmatterV1,
     ReceiptV1,
     HooksConfigV1,
+    TreeReceiptV1,
     // Subagent returns (contract B): the envelope and one schema per role.
     SubagentHandover,
     SubagentComposer,
@@ -34,6 +35,7 @@ impl SchemaId {
         SchemaId::SpecFrontmatterV1,
         SchemaId::ReceiptV1,
         SchemaId::HooksConfigV1,
+        SchemaId::TreeReceiptV1,
         SchemaId::SubagentHandover,
         SchemaId::SubagentComposer,
         SchemaId::SubagentReviewerInloop,
@@ -55,6 +57,7 @@ impl SchemaId {
             SchemaId::SpecFrontmatterV1 => "spec-frontmatter-v1",
             SchemaId::ReceiptV1 => "receipt-v1",
             SchemaId::HooksConfigV1 => "hooks-config-v1",
+            SchemaId::TreeReceiptV1 => "tree-receipt-v1",
             SchemaId::SubagentHandover => "subagent-handover",
             SchemaId::SubagentComposer => "subagent-composer",
             SchemaId::SubagentReviewerInloop => "subagent-reviewer-inloop",
@@ -84,6 +87,7 @@ impl SchemaId {
             }
             SchemaId::ReceiptV1 => include_str!("../schemas/receipt-v1.schema.json"),
             SchemaId::HooksConfigV1 => include_str!("../schemas/hooks-config-v1.schema.json"),
+            SchemaId::TreeReceiptV1 => include_str!("../schemas/tree-receipt-v1.schema.json"),
             SchemaId::SubagentHandover => {
                 include_str!("../schemas/subagent-returns/handover.schema.json")
             }

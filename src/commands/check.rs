@@ -14,7 +14,7 @@ use crate::codes::Code;
 use crate::commands::output::{self, HumanTo, OutputArgs};
 use crate::config::{CONFIG_PATH, Config, MAX_CONFIG_BYTES};
 use crate::diagnostic::{Diagnostic, ExitStatus};
-use crate::gate::{self, Gate};
+use crate::gate::{self, Gate, ViewKind};
 use crate::repo::tree::{Content, View, short};
 use crate::repo::{Repo, RepoError};
 use crate::report::{FileResult, Report, TaskResult};
@@ -88,7 +88,7 @@ pub fn require_task_from_env(
 
 /// Read the configuration from a view; absent means strict defaults. The
 /// environment can only tighten it (`MASTERMIND_HOOKS_REQUIRE_TASK=true`).
-fn config_from(repo: &Repo, view: &View) -> Result<Config, Vec<Diagnostic>> {
+pub(crate) fn config_from(repo: &Repo, view: &View) -> Result<Config, Vec<Diagnostic>> {
     let config = config_from_view(repo, view)?;
     require_task_from_env(config, std::env::var_os(REQUIRE_TASK_VAR).as_deref())
 }
@@ -148,6 +148,7 @@ fn staged(repo: &Repo, out: &mut Collected) -> Result<(), RepoError> {
     run_gate(
         out,
         &Gate {
+            kind: ViewKind::Staged,
             repo,
             config: &config,
             view: &view,
@@ -281,6 +282,7 @@ fn push(repo: &Repo, remote: Option<&str>, out: &mut Collected) -> Result<(), Re
         run_gate(
             out,
             &Gate {
+                kind: ViewKind::Push,
                 repo,
                 config: &config,
                 view: &view,
@@ -396,6 +398,7 @@ fn ci(
     run_gate(
         out,
         &Gate {
+            kind: ViewKind::Ci,
             repo,
             config: &config,
             view: &merged,
@@ -424,6 +427,7 @@ fn worktree(repo: &Repo, since: Option<&str>, out: &mut Collected) -> Result<(),
     run_gate(
         out,
         &Gate {
+            kind: ViewKind::Worktree,
             repo,
             config: &config,
             view: &view,

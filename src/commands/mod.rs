@@ -1,11 +1,13 @@
 //! One module per subcommand; each returns the process exit status.
 
+pub mod acceptance;
 pub mod check;
 pub mod codes;
 pub mod hooks;
 pub mod output;
 pub mod schema;
 pub mod validate;
+pub mod verification;
 
 use std::io::Write;
 

@@ -14,6 +14,7 @@ pub mod sentinel;
 pub mod spec;
 pub mod subagent;
 pub mod text;
+pub mod tree_receipt;
 pub mod yaml;
 
 use crate::diagnostic::Diagnostic;
@@ -26,6 +27,7 @@ pub enum Kind {
     AuditTail,
     Spec,
     Receipt,
+    TreeReceipt,
     PlasticReport,
     PlasticIntent,
     PlasticSavepoints,
@@ -41,6 +43,7 @@ impl Kind {
         Kind::AuditTail,
         Kind::Spec,
         Kind::Receipt,
+        Kind::TreeReceipt,
         Kind::PlasticReport,
         Kind::PlasticIntent,
         Kind::PlasticSavepoints,
@@ -57,6 +60,7 @@ impl Kind {
             Kind::AuditTail => "audit-tail",
             Kind::Spec => "spec",
             Kind::Receipt => "receipt",
+            Kind::TreeReceipt => "tree-receipt",
             Kind::PlasticReport => "plastic-report",
             Kind::PlasticIntent => "plastic-intent",
             Kind::PlasticSavepoints => "plastic-savepoints",
@@ -73,7 +77,7 @@ impl Kind {
 
     /// Infer the kind from a path: `executor-report.md`, `spec.md`,
     /// `audit-tail.md`, `verification/<id>.json`, `savepoint.md`,
-    /// `adversarial-findings.md`, and a plastic intent file
+    /// `adversarial-findings.md`, `<id>.tree.json`, and a plastic intent file
     /// `<id>--<slug>.md` directly inside an `<x>--<y>` intent directory.
     pub fn infer(path: &str) -> Option<Kind> {
         let normalized = path.replace('\\', "/");
@@ -84,6 +88,9 @@ impl Kind {
             "executor-report.md" => Some(Kind::ExecutorReport),
             "spec.md" => Some(Kind::Spec),
             "audit-tail.md" => Some(Kind::AuditTail),
+            _ if file.ends_with(".tree.json") && file.len() > ".tree.json".len() => {
+                Some(Kind::TreeReceipt)
+            }
             "savepoint.md" => Some(Kind::PlasticSavepoints),
             "adversarial-findings.md" => Some(Kind::FindingsLedger),
             _ if file.ends_with(".md")
@@ -110,6 +117,7 @@ impl Kind {
             Kind::AuditTail => audit_tail::MAX_TAIL_BYTES,
             Kind::Spec => spec::MAX_SPEC_BYTES,
             Kind::Receipt => receipt::MAX_RECEIPT_BYTES,
+            Kind::TreeReceipt => tree_receipt::MAX_TREE_RECEIPT_BYTES,
             Kind::PlasticReport => plastic::report::MAX_REPORT_BYTES,
             Kind::PlasticIntent => plastic::intent::MAX_INTENT_BYTES,
             Kind::PlasticSavepoints => plastic::savepoints::MAX_SAVEPOINT_BYTES,
@@ -148,6 +156,10 @@ pub fn check_with_role(kind: Kind, bytes: &[u8], role: Option<&str>) -> Checked 
             let inspection = receipt::inspect_intrinsic(bytes);
             (inspection.diagnostics, Some(inspection.state))
         }
+        Kind::TreeReceipt => {
+            let inspection = tree_receipt::inspect(bytes, None);
+            (inspection.diagnostics, Some(inspection.state))
+        }
         Kind::PlasticReport => (plastic::report::check(bytes, role).1, None),
         Kind::PlasticIntent => (plastic::intent::check(bytes).1, None),
         Kind::PlasticSavepoints => (plastic::savepoints::check(bytes).1, None),
@@ -178,7 +190,12 @@ mod tests {
             Kind::infer("t\\verification\\unit.json"),
             Some(Kind::Receipt)
         );
-        assert_eq!(Kind::infer("t/verification/unit.tree.json"), None);
+        assert_eq!(
+            Kind::infer("t/verification/unit.tree.json"),
+            Some(Kind::TreeReceipt)
+        );
+        assert_eq!(Kind::infer("unit.tree.json"), Some(Kind::TreeReceipt));
+        assert_eq!(Kind::infer(".tree.json"), None);
         assert_eq!(Kind::infer("t/unit.json"), None);
         assert_eq!(Kind::infer("notes.md"), None);
         assert_eq!(

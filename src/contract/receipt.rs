@@ -109,7 +109,7 @@ impl Receipt {
     }
 }
 
-fn status_name(status: Status) -> String {
+pub(crate) fn status_name(status: Status) -> String {
     serde_json::to_value(status)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
@@ -157,20 +157,93 @@ pub fn is_hex(value: &str, len: usize) -> bool {
     value.len() == len && value.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
+/// The diagnostic of a non-current receipt state.
+pub(crate) fn state_diagnostic(state: CheckState, code: Code, detail: &str) -> Diagnostic {
+    Diagnostic::new(
+        code,
+        format!(
+            "receipt is {} ({}): {detail}",
+            state.as_str(),
+            code.as_str()
+        ),
+    )
+}
+
 fn finding(state: CheckState, code: Code, detail: &str, receipt: Option<Receipt>) -> Inspection {
     Inspection {
         state,
         reason: Some(code),
         receipt,
-        diagnostics: vec![Diagnostic::new(
-            code,
-            format!(
-                "receipt is {} ({}): {detail}",
-                state.as_str(),
-                code.as_str()
-            ),
-        )],
+        diagnostics: vec![state_diagnostic(state, code, detail)],
     }
+}
+
+/// The state and code a non-passing status maps to (`None` for passed).
+pub(crate) fn status_state(status: Status) -> Option<(CheckState, Code)> {
+    match status {
+        Status::Passed => None,
+        Status::Pending => Some((CheckState::Pending, Code::receipt_pending)),
+        Status::InputChanged => Some((CheckState::Stale, Code::receipt_inputs_changed)),
+        Status::Failed => Some((CheckState::Failed, Code::receipt_failed)),
+        Status::Timeout => Some((CheckState::Failed, Code::receipt_timeout)),
+        Status::Interrupted => Some((CheckState::Failed, Code::receipt_interrupted)),
+        Status::OutputLimit => Some((CheckState::Failed, Code::receipt_output_limit)),
+        Status::SpawnFailed => Some((CheckState::Failed, Code::receipt_spawn_failed)),
+        Status::IoFailed => Some((CheckState::Failed, Code::receipt_io_failed)),
+    }
+}
+
+/// True when both streams are recorded, within the cap, with a hex digest.
+pub(crate) fn streams_are_valid(
+    stdout: &Option<StreamDigest>,
+    stderr: &Option<StreamDigest>,
+) -> bool {
+    [stdout, stderr].iter().all(|stream| {
+        stream
+            .as_ref()
+            .is_some_and(|s| s.bytes <= MAX_STREAM_BYTES && is_hex(&s.sha256, 64))
+    })
+}
+
+/// Why a receipt's own declaration record can never match a valid spec.
+pub(crate) fn declaration_problem(
+    check_id: &str,
+    command: &str,
+    run: &RunDeclaration,
+    declaration_sha: &str,
+) -> Option<String> {
+    if check_id != run.id {
+        return Some(format!(
+            "check_id `{check_id}` differs from declaration.id `{}`",
+            run.id
+        ));
+    }
+    if !is_identifier(&run.id)
+        || run.argv.is_empty()
+        || run.argv.len() > 64
+        || run.argv[0].is_empty()
+        || run.argv.iter().any(|a| a.len() > 8192 || a.contains('\0'))
+        || run.argv.iter().map(String::len).sum::<usize>() > 32768
+        || !(1..=3600).contains(&run.timeout_secs)
+        || !is_canonical_cwd(&run.cwd)
+    {
+        return Some(
+            "the declaration breaks the declaration limits, so no valid spec declares it".into(),
+        );
+    }
+    let display = display_command(&run.argv);
+    if command != display {
+        return Some(format!(
+            "command `{command}` is not the display form `{display}` of declaration.argv"
+        ));
+    }
+    let expected = declaration_sha256(command, run);
+    if declaration_sha != expected {
+        return Some(format!(
+            "declaration_sha256 is {declaration_sha} but [command, declaration] hashes to {expected}"
+        ));
+    }
+    None
 }
 
 fn decode(bytes: &[u8]) -> Result<Receipt, Inspection> {
@@ -223,40 +296,14 @@ fn decode(bytes: &[u8]) -> Result<Receipt, Inspection> {
 
 /// Why a receipt's own binding can never match a valid task, if it cannot.
 fn binding_problem(receipt: &Receipt) -> Option<String> {
-    let run = &receipt.declaration;
     let b = &receipt.binding;
-    if receipt.check_id != run.id {
-        return Some(format!(
-            "check_id `{}` differs from declaration.id `{}`",
-            receipt.check_id, run.id
-        ));
-    }
-    if !is_identifier(&run.id)
-        || run.argv.is_empty()
-        || run.argv.len() > 64
-        || run.argv[0].is_empty()
-        || run.argv.iter().any(|a| a.len() > 8192 || a.contains('\0'))
-        || run.argv.iter().map(String::len).sum::<usize>() > 32768
-        || !(1..=3600).contains(&run.timeout_secs)
-        || !is_canonical_cwd(&run.cwd)
-    {
-        return Some(
-            "the declaration breaks the declaration limits, so no valid spec declares it".into(),
-        );
-    }
-    let display = display_command(&run.argv);
-    if receipt.command != display {
-        return Some(format!(
-            "command `{}` is not the display form `{display}` of declaration.argv",
-            receipt.command
-        ));
-    }
-    let expected = declaration_sha256(&receipt.command, run);
-    if receipt.declaration_sha256 != expected {
-        return Some(format!(
-            "declaration_sha256 is {} but [command, declaration] hashes to {expected}",
-            receipt.declaration_sha256
-        ));
+    if let Some(problem) = declaration_problem(
+        &receipt.check_id,
+        &receipt.command,
+        &receipt.declaration,
+        &receipt.declaration_sha256,
+    ) {
+        return Some(problem);
     }
     if !is_hex(&b.spec_sha256, 64)
         || !(is_hex(&b.baseline_oid, 40) || is_hex(&b.baseline_oid, 64))
@@ -271,12 +318,7 @@ fn binding_problem(receipt: &Receipt) -> Option<String> {
 }
 
 fn outcome_is_valid(receipt: &Receipt) -> bool {
-    receipt.passed()
-        && [&receipt.stdout, &receipt.stderr].iter().all(|stream| {
-            stream
-                .as_ref()
-                .is_some_and(|s| s.bytes <= MAX_STREAM_BYTES && is_hex(&s.sha256, 64))
-        })
+    receipt.passed() && streams_are_valid(&receipt.stdout, &receipt.stderr)
 }
 
 /// Inspect a receipt's bytes without a task: the state it would have if its
@@ -324,17 +366,7 @@ pub fn inspect_intrinsic(bytes: &[u8]) -> Inspection {
             &receipt,
         );
     }
-    let by_status = match receipt.status {
-        Status::Passed => None,
-        Status::Pending => Some((CheckState::Pending, Code::receipt_pending)),
-        Status::InputChanged => Some((CheckState::Stale, Code::receipt_inputs_changed)),
-        Status::Failed => Some((CheckState::Failed, Code::receipt_failed)),
-        Status::Timeout => Some((CheckState::Failed, Code::receipt_timeout)),
-        Status::Interrupted => Some((CheckState::Failed, Code::receipt_interrupted)),
-        Status::OutputLimit => Some((CheckState::Failed, Code::receipt_output_limit)),
-        Status::SpawnFailed => Some((CheckState::Failed, Code::receipt_spawn_failed)),
-        Status::IoFailed => Some((CheckState::Failed, Code::receipt_io_failed)),
-    };
+    let by_status = status_state(receipt.status);
     if let Some((state, code)) = by_status {
         let detail = match &receipt.reason {
             Some(reason) => format!(

@@ -3,6 +3,7 @@
 //! disk, except in the working-tree view), and run the per-task checks.
 
 pub mod agent_files;
+pub mod receipts;
 pub mod scope;
 pub mod task;
 pub mod verifications;
@@ -23,8 +24,20 @@ pub const TASKS_DIR: &str = ".mastermind/tasks/";
 /// Everything under this prefix is the agents' own bookkeeping, not scope.
 pub const MASTERMIND_DIR: &str = ".mastermind/";
 
+/// Which mode a gate run serves: decides receipt policy (the sha256 cache
+/// and executable comparison are local-only; v1 receipts need the working
+/// tree).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViewKind {
+    Staged,
+    Push,
+    Ci,
+    Worktree,
+}
+
 /// One gate run over one view.
 pub struct Gate<'a> {
+    pub kind: ViewKind,
     pub repo: &'a Repo,
     pub config: &'a Config,
     /// The tree that would land; artifacts are read from it.
@@ -55,6 +68,8 @@ pub struct ChangeCache<'a> {
     gate: &'a Gate<'a>,
     mode: ChangeSet,
     by_baseline: HashMap<ObjectId, (View, ChangeSet)>,
+    /// Receipt digests, computed at most once per run.
+    pub receipts: receipts::Memo,
 }
 
 impl<'a> ChangeCache<'a> {
@@ -63,6 +78,7 @@ impl<'a> ChangeCache<'a> {
             gate,
             mode: ChangeSet::between(gate.base, gate.target),
             by_baseline: HashMap::new(),
+            receipts: receipts::Memo::default(),
         }
     }
 

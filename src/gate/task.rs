@@ -1,7 +1,7 @@
 //! The checks of one task: spec, executor report, scope, files_modified,
 //! declared commands and the audit tail, each reported as its own group.
 
-use super::{ChangeCache, Gate, scope, verifications};
+use super::{ChangeCache, Gate, receipts, scope, verifications};
 use crate::codes::Code;
 use crate::contract::executor_report::{self, ExecutorReport, ReportStatus};
 use crate::contract::{audit_tail, declared_paths, spec};
@@ -293,6 +293,14 @@ pub fn check(gate: &Gate<'_>, cache: &mut ChangeCache<'_>, dir: &str) -> Result<
             ),
         ));
     }
+
+    // 6. Receipts for every observed check, and acceptance.
+    checks.extend(receipts::check(
+        gate,
+        &mut cache.receipts,
+        dir,
+        parsed.as_ref(),
+    )?);
 
     // 7. The audit tail, when the task has one.
     let tail_path = format!("{dir}/audit-tail.md");

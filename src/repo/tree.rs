@@ -261,23 +261,7 @@ impl View {
     /// The working tree: tracked files as they are on disk (deleted ones
     /// left out) plus untracked files that are not ignored.
     pub fn from_worktree(repo: &Repo) -> Result<View> {
-        let root = repo.workdir().map(|p| p.to_path_buf()).ok_or_else(|| {
-            RepoError::new(
-                Code::git_worktree_unavailable,
-                "the repository is bare; --worktree needs a working tree",
-            )
-        })?;
-        let index = open_index(repo)?;
-        let mut paths: Vec<(BString, Option<EntryMode>, ObjectId)> = index
-            .entries()
-            .iter()
-            .filter(|e| e.stage_raw() == 0)
-            .map(|e| (e.path(&index).to_owned(), index_mode(e.mode), e.id))
-            .collect();
-        paths.dedup_by(|a, b| a.0 == b.0);
-        for untracked in untracked_files(repo, &index)? {
-            paths.push((untracked, None, ObjectId::null(repo.gix().object_hash())));
-        }
+        let (root, paths) = worktree_listing(repo)?;
         let mut entries = BTreeMap::new();
         for (path, index_mode, index_oid) in paths {
             if index_mode == Some(EntryMode::Submodule) {
@@ -353,6 +337,11 @@ impl View {
         })
     }
 
+    /// True for the working-tree view (content read from disk).
+    pub fn is_worktree(&self) -> bool {
+        matches!(self.storage, Storage::Disk(_))
+    }
+
     /// Every file, sorted by path bytes.
     pub fn entries(&self) -> impl Iterator<Item = (&BString, &Entry)> {
         self.entries.iter()
@@ -419,6 +408,34 @@ impl View {
             }
         }
     }
+}
+
+/// A path of the working tree: tracked (with its index mode and id) or
+/// untracked and not ignored (no mode, null id).
+pub type ListedPath = (BString, Option<EntryMode>, ObjectId);
+
+/// The working tree's candidate paths without reading any file: the
+/// index's stage-0 paths plus untracked files that are not ignored. Returns
+/// the root and the paths (not sorted: untracked ones follow tracked ones).
+pub fn worktree_listing(repo: &Repo) -> Result<(PathBuf, Vec<ListedPath>)> {
+    let root = repo.workdir().map(|p| p.to_path_buf()).ok_or_else(|| {
+        RepoError::new(
+            Code::git_worktree_unavailable,
+            "the repository is bare; reading the working tree needs a working tree",
+        )
+    })?;
+    let index = open_index(repo)?;
+    let mut paths: Vec<ListedPath> = index
+        .entries()
+        .iter()
+        .filter(|e| e.stage_raw() == 0)
+        .map(|e| (e.path(&index).to_owned(), index_mode(e.mode), e.id))
+        .collect();
+    paths.dedup_by(|a, b| a.0 == b.0);
+    for untracked in untracked_files(repo, &index)? {
+        paths.push((untracked, None, ObjectId::null(repo.gix().object_hash())));
+    }
+    Ok((root, paths))
 }
 
 fn index_mode(mode: gix::index::entry::Mode) -> Option<EntryMode> {
@@ -493,13 +510,13 @@ fn untracked_files(repo: &Repo, index: &gix::index::File) -> Result<Vec<BString>
 }
 
 #[cfg(unix)]
-fn is_executable(metadata: &std::fs::Metadata) -> bool {
+pub(crate) fn is_executable(metadata: &std::fs::Metadata) -> bool {
     use std::os::unix::fs::PermissionsExt;
     metadata.permissions().mode() & 0o100 != 0
 }
 
 #[cfg(not(unix))]
-fn is_executable(_: &std::fs::Metadata) -> bool {
+pub(crate) fn is_executable(_: &std::fs::Metadata) -> bool {
     false
 }
 

@@ -32,6 +32,7 @@ fn isolate(cmd: &mut Command, home: &Path) {
     }
     cmd.env("HOME", home)
         .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", home.join(".gitconfig"))
         .env("GIT_AUTHOR_NAME", "Test")

@@ -1,0 +1,562 @@
+//! Tree receipt v1 (`<task>/verification/<id>.tree.json`, this project's
+//! extension, `schemas/tree-receipt-v1.schema.json`): decoding and
+//! inspection against an expected binding, without the repository.
+//!
+//! A tree receipt is content-addressed: it binds the declaration (the
+//! reference's `declaration_sha256`), the spec's path and sha256, the
+//! executable's sha256, the runner's version and platform, the outcome,
+//! and the tree-v1 digest of the working tree before and after the run.
+//! Inspection order (first match wins), mirroring the reference's table:
+//! size and schema; versions and attempt; provenance; run_id; the
+//! receipt's own consistency (declaration hash recomputed, limits, trusted
+//! runner version); the expected binding when given (declaration, spec
+//! path, platform, then spec bytes); status; the outcome a pass requires.
+//! The tree digest and the executable are compared by the gate.
+
+use crate::codes::Code;
+use crate::contract::argv_display::RunDeclaration;
+use crate::contract::receipt::{
+    CheckState, Executable, PROVENANCE, Status, StreamDigest, declaration_problem, is_hex,
+    state_diagnostic, status_name, status_state, streams_are_valid,
+};
+use crate::diagnostic::Diagnostic;
+use crate::schema::{self, SchemaId};
+use serde::{Deserialize, Serialize};
+
+/// Tree receipts larger than this are refused (as v1 receipts).
+pub const MAX_TREE_RECEIPT_BYTES: usize = 128 * 1024;
+/// The oldest runner whose receipts this gate trusts. Raised when a runner
+/// bug must invalidate the receipts it wrote.
+pub const MIN_TRUSTED_RUNNER_VERSION: (u64, u64, u64) = (0, 1, 0);
+
+/// The spec a receipt was run for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpecBinding {
+    /// Repository-relative path of the spec.
+    pub path: String,
+    /// SHA-256 of the spec file's bytes.
+    pub sha256: String,
+}
+
+/// A decoded tree receipt (field order is the order written).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TreeReceipt {
+    pub schema_version: u32,
+    pub run_id: String,
+    pub check_id: String,
+    pub attempt: u64,
+    pub status: Status,
+    pub reason: Option<String>,
+    pub spec: SpecBinding,
+    pub declaration_sha256: String,
+    pub command: String,
+    pub declaration: RunDeclaration,
+    pub executable: Option<Executable>,
+    pub tree_digest_version: u32,
+    pub tree_before: Option<String>,
+    pub tree_after: Option<String>,
+    pub started_at: u64,
+    pub duration_ms: u64,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub stdout: Option<StreamDigest>,
+    pub stderr: Option<StreamDigest>,
+    pub runner_version: String,
+    pub platform: String,
+    pub provenance: String,
+}
+
+impl TreeReceipt {
+    /// A clean exit with complete evidence and an unchanged tree.
+    pub fn passed(&self) -> bool {
+        self.status == Status::Passed
+            && self.exit_code == Some(0)
+            && self.signal.is_none()
+            && self.reason.is_none()
+            && self.tree_before.as_deref().is_some_and(|d| is_hex(d, 64))
+            && self.tree_before == self.tree_after
+            && self
+                .executable
+                .as_ref()
+                .is_some_and(|e| is_hex(&e.sha256, 64))
+            && streams_are_valid(&self.stdout, &self.stderr)
+    }
+}
+
+/// What the live task expects a receipt to be bound to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expected<'a> {
+    pub declaration_sha256: &'a str,
+    pub spec_path: &'a str,
+    pub spec_sha256: &'a str,
+    pub platform: &'a str,
+}
+
+/// Result of an inspection.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inspection {
+    pub state: CheckState,
+    /// The reason code, `None` when current (so far as bytes can tell).
+    pub reason: Option<Code>,
+    pub receipt: Option<TreeReceipt>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+fn finding(
+    state: CheckState,
+    code: Code,
+    detail: &str,
+    receipt: Option<TreeReceipt>,
+) -> Inspection {
+    Inspection {
+        state,
+        reason: Some(code),
+        receipt,
+        diagnostics: vec![state_diagnostic(state, code, detail)],
+    }
+}
+
+/// `x.y.z` (an optional `-pre` or `+build` suffix is ignored).
+pub fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
+    let core = text.split(['-', '+']).next()?;
+    let mut parts = core.split('.').map(|p| {
+        (!p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| p.parse::<u64>().ok())
+            .flatten()
+    });
+    let version = (parts.next()??, parts.next()??, parts.next()??);
+    parts.next().is_none().then_some(version)
+}
+
+fn decode(bytes: &[u8]) -> Result<TreeReceipt, Inspection> {
+    if bytes.len() > MAX_TREE_RECEIPT_BYTES {
+        return Err(finding(
+            CheckState::Unavailable,
+            Code::receipt_too_large,
+            &format!("the file is larger than {MAX_TREE_RECEIPT_BYTES} bytes"),
+            None,
+        ));
+    }
+    let invalid = |detail: String| {
+        finding(
+            CheckState::Unavailable,
+            Code::receipt_invalid,
+            &detail,
+            None,
+        )
+    };
+    let value: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| invalid(format!("not JSON: {e}")))?;
+    let errors = schema::validate(SchemaId::TreeReceiptV1, &value).map_err(|e| {
+        invalid(format!(
+            "embedded schema {} is unusable: {}",
+            e.schema, e.message
+        ))
+    })?;
+    if !errors.is_empty() {
+        let mut inspection = invalid(format!("{} schema violation(s)", errors.len()));
+        inspection.diagnostics = errors
+            .iter()
+            .map(|e| {
+                let focus = e.focus_pointer();
+                Diagnostic::new(
+                    Code::receipt_invalid,
+                    format!(
+                        "tree receipt state `unavailable`: {}: {}",
+                        if focus.is_empty() { "/" } else { &focus },
+                        e.message
+                    ),
+                )
+                .with_pointer(focus)
+            })
+            .collect();
+        return Err(inspection);
+    }
+    serde_json::from_slice::<TreeReceipt>(bytes).map_err(|e| invalid(e.to_string()))
+}
+
+fn own_problem(receipt: &TreeReceipt) -> Option<String> {
+    if let Some(problem) = declaration_problem(
+        &receipt.check_id,
+        &receipt.command,
+        &receipt.declaration,
+        &receipt.declaration_sha256,
+    ) {
+        return Some(problem);
+    }
+    if !is_hex(&receipt.spec.sha256, 64) || receipt.spec.path.trim().is_empty() {
+        return Some("spec binding is malformed (path empty or sha256 not 64 hex)".into());
+    }
+    match parse_version(&receipt.runner_version) {
+        Some(version) if version >= MIN_TRUSTED_RUNNER_VERSION => None,
+        Some(_) => Some(format!(
+            "runner_version {} is older than the oldest trusted runner {}.{}.{}",
+            receipt.runner_version,
+            MIN_TRUSTED_RUNNER_VERSION.0,
+            MIN_TRUSTED_RUNNER_VERSION.1,
+            MIN_TRUSTED_RUNNER_VERSION.2
+        )),
+        None => Some(format!(
+            "runner_version `{}` is not a version",
+            receipt.runner_version
+        )),
+    }
+}
+
+/// Inspect a tree receipt's bytes, against the live task's binding when
+/// `expected` is given (the gate), or intrinsically (`validate`).
+pub fn inspect(bytes: &[u8], expected: Option<&Expected<'_>>) -> Inspection {
+    let receipt = match decode(bytes) {
+        Ok(receipt) => receipt,
+        Err(inspection) => return inspection,
+    };
+    let found = |state, code, detail: &str, receipt: &TreeReceipt| {
+        finding(state, code, detail, Some(receipt.clone()))
+    };
+    if receipt.schema_version != 1 || receipt.tree_digest_version != 1 || receipt.attempt == 0 {
+        return found(
+            CheckState::Unavailable,
+            Code::receipt_version_or_attempt_invalid,
+            &format!(
+                "schema_version {}, tree_digest_version {}, attempt {} (need 1, 1, >= 1)",
+                receipt.schema_version, receipt.tree_digest_version, receipt.attempt
+            ),
+            &receipt,
+        );
+    }
+    if receipt.provenance != PROVENANCE {
+        return found(
+            CheckState::Unavailable,
+            Code::receipt_source_unknown,
+            &format!("provenance is `{}`, not `{PROVENANCE}`", receipt.provenance),
+            &receipt,
+        );
+    }
+    if !is_hex(&receipt.run_id, 32) {
+        return found(
+            CheckState::Unavailable,
+            Code::receipt_run_id_invalid,
+            "run_id is not 32 hex characters",
+            &receipt,
+        );
+    }
+    if let Some(problem) = own_problem(&receipt) {
+        return found(
+            CheckState::Stale,
+            Code::receipt_binding_mismatch,
+            &problem,
+            &receipt,
+        );
+    }
+    if let Some(expected) = expected {
+        let mismatch = if receipt.declaration_sha256 != expected.declaration_sha256 {
+            Some((
+                Code::receipt_binding_mismatch,
+                format!(
+                    "the spec now declares check `{}` differently (declaration_sha256 {} is now {})",
+                    receipt.check_id, receipt.declaration_sha256, expected.declaration_sha256
+                ),
+            ))
+        } else if receipt.spec.path != expected.spec_path {
+            Some((
+                Code::receipt_binding_mismatch,
+                format!(
+                    "the receipt was written for spec `{}`, not `{}`",
+                    receipt.spec.path, expected.spec_path
+                ),
+            ))
+        } else if receipt.platform != expected.platform {
+            Some((
+                Code::receipt_binding_mismatch,
+                format!(
+                    "the check ran on `{}`, this gate runs on `{}`",
+                    receipt.platform, expected.platform
+                ),
+            ))
+        } else if !receipt
+            .spec
+            .sha256
+            .eq_ignore_ascii_case(expected.spec_sha256)
+        {
+            Some((
+                Code::receipt_spec_changed,
+                format!(
+                    "the spec's sha256 was {} when the check ran and is now {}",
+                    receipt.spec.sha256, expected.spec_sha256
+                ),
+            ))
+        } else {
+            None
+        };
+        if let Some((code, detail)) = mismatch {
+            return found(CheckState::Stale, code, &detail, &receipt);
+        }
+    }
+    if let Some((state, code)) = status_state(receipt.status) {
+        let detail = match &receipt.reason {
+            Some(reason) => format!(
+                "status `{}` (reason `{reason}`)",
+                status_name(receipt.status)
+            ),
+            None => format!("status `{}`", status_name(receipt.status)),
+        };
+        return found(state, code, &detail, &receipt);
+    }
+    if !receipt.passed() {
+        return found(
+            CheckState::Unavailable,
+            Code::receipt_outcome_invalid,
+            "status is passed but exit code, signal, reason, tree digests, executable or streams do not support it",
+            &receipt,
+        );
+    }
+    Inspection {
+        state: CheckState::Current,
+        reason: None,
+        diagnostics: vec![Diagnostic::new(
+            Code::receipt_intrinsically_current,
+            format!(
+                "tree receipt for check `{}` is intrinsically current; the gate still compares its tree digest and executable with the view",
+                receipt.check_id
+            ),
+        )],
+        receipt: Some(receipt),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::contract::argv_display::{declaration_sha256, display_command};
+    use serde_json::{Value, json};
+
+    pub(crate) fn valid() -> Value {
+        let run = RunDeclaration {
+            id: "unit".into(),
+            argv: vec!["sh".into(), "-c".into(), "exit 0".into()],
+            cwd: ".".into(),
+            timeout_secs: 60,
+        };
+        let command = display_command(&run.argv);
+        let d = "a".repeat(64);
+        json!({
+            "schema_version": 1,
+            "run_id": "0123456789abcdef0123456789abcdef",
+            "check_id": "unit",
+            "attempt": 2,
+            "status": "passed",
+            "reason": null,
+            "spec": {"path": ".mastermind/tasks/001-demo/spec.md", "sha256": "b".repeat(64)},
+            "declaration_sha256": declaration_sha256(&command, &run),
+            "command": command,
+            "declaration": run,
+            "executable": {"invocation_path": "/bin/sh", "resolved_path": "/usr/bin/dash", "sha256": d},
+            "tree_digest_version": 1,
+            "tree_before": d,
+            "tree_after": d,
+            "started_at": 1700000000u64,
+            "duration_ms": 12,
+            "exit_code": 0,
+            "signal": null,
+            "stdout": {"bytes": 0, "sha256": d},
+            "stderr": {"bytes": 0, "sha256": d},
+            "runner_version": "0.1.0",
+            "platform": "linux",
+            "provenance": "local_runner_unsigned"
+        })
+    }
+
+    fn with(path: &[&str], new: Value) -> Value {
+        let mut v = valid();
+        let mut slot = &mut v;
+        for key in &path[..path.len() - 1] {
+            slot = &mut slot[*key];
+        }
+        slot[path[path.len() - 1]] = new;
+        v
+    }
+
+    fn run(value: &Value, expected: Option<&Expected<'_>>) -> (CheckState, Option<Code>) {
+        let i = inspect(&serde_json::to_vec(value).unwrap(), expected);
+        (i.state, i.reason)
+    }
+
+    #[test]
+    fn a_sound_receipt_is_current_and_round_trips() {
+        assert_eq!(run(&valid(), None), (CheckState::Current, None));
+        let decoded: TreeReceipt = serde_json::from_value(valid()).unwrap();
+        assert_eq!(serde_json::to_value(&decoded).unwrap(), valid());
+    }
+
+    #[test]
+    fn state_table() {
+        use CheckState::*;
+        let cases = [
+            (
+                with(&["surprise"], json!(1)),
+                Unavailable,
+                Code::receipt_invalid,
+            ),
+            (
+                {
+                    let mut v = valid();
+                    v.as_object_mut().unwrap().remove("tree_after");
+                    v
+                },
+                Unavailable,
+                Code::receipt_invalid,
+            ),
+            (
+                with(&["tree_digest_version"], json!(2)),
+                Unavailable,
+                Code::receipt_version_or_attempt_invalid,
+            ),
+            (
+                with(&["attempt"], json!(0)),
+                Unavailable,
+                Code::receipt_version_or_attempt_invalid,
+            ),
+            (
+                with(&["provenance"], json!("signed")),
+                Unavailable,
+                Code::receipt_source_unknown,
+            ),
+            (
+                with(&["run_id"], json!("abc")),
+                Unavailable,
+                Code::receipt_run_id_invalid,
+            ),
+            (
+                with(&["declaration_sha256"], json!("c".repeat(64))),
+                Stale,
+                Code::receipt_binding_mismatch,
+            ),
+            (
+                with(&["runner_version"], json!("0.0.9")),
+                Stale,
+                Code::receipt_binding_mismatch,
+            ),
+            (
+                with(&["runner_version"], json!("latest")),
+                Stale,
+                Code::receipt_binding_mismatch,
+            ),
+            (
+                with(&["spec", "sha256"], json!("short")),
+                Stale,
+                Code::receipt_binding_mismatch,
+            ),
+            (
+                with(&["status"], json!("pending")),
+                Pending,
+                Code::receipt_pending,
+            ),
+            (
+                with(&["status"], json!("timeout")),
+                Failed,
+                Code::receipt_timeout,
+            ),
+            (
+                with(&["status"], json!("input_changed")),
+                Stale,
+                Code::receipt_inputs_changed,
+            ),
+            (
+                with(&["exit_code"], json!(1)),
+                Unavailable,
+                Code::receipt_outcome_invalid,
+            ),
+            (
+                with(&["tree_after"], json!("d".repeat(64))),
+                Unavailable,
+                Code::receipt_outcome_invalid,
+            ),
+            (
+                with(&["tree_before"], json!(null)),
+                Unavailable,
+                Code::receipt_outcome_invalid,
+            ),
+            (
+                with(&["executable"], json!(null)),
+                Unavailable,
+                Code::receipt_outcome_invalid,
+            ),
+            (
+                with(&["stdout"], json!(null)),
+                Unavailable,
+                Code::receipt_outcome_invalid,
+            ),
+        ];
+        for (value, state, code) in cases {
+            assert_eq!(run(&value, None), (state, Some(code)), "{value}");
+        }
+    }
+
+    #[test]
+    fn expected_binding_mismatches_are_specific() {
+        let v = valid();
+        let decl = v["declaration_sha256"].as_str().unwrap().to_string();
+        let spec_sha = "b".repeat(64);
+        let good = Expected {
+            declaration_sha256: &decl,
+            spec_path: ".mastermind/tasks/001-demo/spec.md",
+            spec_sha256: &spec_sha,
+            platform: "linux",
+        };
+        assert_eq!(run(&v, Some(&good)), (CheckState::Current, None));
+        let other = "e".repeat(64);
+        for (expected, code) in [
+            (
+                Expected {
+                    declaration_sha256: &other,
+                    ..good.clone()
+                },
+                Code::receipt_binding_mismatch,
+            ),
+            (
+                Expected {
+                    spec_path: "x/spec.md",
+                    ..good.clone()
+                },
+                Code::receipt_binding_mismatch,
+            ),
+            (
+                Expected {
+                    platform: "macos",
+                    ..good.clone()
+                },
+                Code::receipt_binding_mismatch,
+            ),
+            (
+                Expected {
+                    spec_sha256: &other,
+                    ..good.clone()
+                },
+                Code::receipt_spec_changed,
+            ),
+        ] {
+            assert_eq!(run(&v, Some(&expected)), (CheckState::Stale, Some(code)));
+        }
+        // Binding comes before status: a stale pending receipt is stale.
+        let pending = with(&["status"], json!("pending"));
+        let changed = Expected {
+            spec_sha256: &other,
+            ..good.clone()
+        };
+        assert_eq!(
+            run(&pending, Some(&changed)),
+            (CheckState::Stale, Some(Code::receipt_spec_changed))
+        );
+    }
+
+    #[test]
+    fn versions_parse() {
+        assert_eq!(parse_version("0.1.0"), Some((0, 1, 0)));
+        assert_eq!(parse_version("1.2.3-rc.1"), Some((1, 2, 3)));
+        for bad in ["1.2", "1.2.3.4", "a.b.c", "", "1..3"] {
+            assert_eq!(parse_version(bad), None, "{bad}");
+        }
+    }
+}
