@@ -19,7 +19,6 @@
 //! 7. check for SIGINT/SIGTERM one last time, then write the final receipt
 //!    atomically (temporary file, fsync, rename; mode 0600).
 
-pub mod child_env;
 pub mod executable;
 pub mod supervise;
 
@@ -372,7 +371,12 @@ pub fn run(spec: &Path, id: &str, interrupt: &AtomicBool) -> Result<Finished, Di
         command.arg0(&run.argv[0]);
     }
     command.args(&run.argv[1..]).current_dir(&work_dir);
-    child_env::scrub(&mut command);
+    // Never leak the hook's repository-local git variables into the check.
+    let inherited: Vec<std::ffi::OsString> = std::env::vars_os().map(|(name, _)| name).collect();
+    for name in crate::process_env::git_local_vars_to_clear(inherited.iter().map(|n| n.as_os_str()))
+    {
+        command.env_remove(name);
+    }
     let supervised = supervise::run(command, Duration::from_secs(run.timeout_secs), interrupt);
     let supervised = match supervised {
         Ok(s) => s,
