@@ -7,8 +7,8 @@ set -euo pipefail
 runs=${1:-5}
 here=$(cd "$(dirname "$0")/.." && pwd)
 # Build first: the isolated HOME below would hide the toolchain.
-cargo build -q --release --example digest --manifest-path "$here/Cargo.toml"
-bin="$here/target/release/examples/digest"
+cargo build -q --release --manifest-path "$here/Cargo.toml"
+bin="$here/target/release/mastermind-hooks"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export HOME="$work/home" XDG_STATE_HOME="$work/home/.local/state"
@@ -45,7 +45,11 @@ if command -v openssl >/dev/null; then
   echo "openssl dgst -sha256, one process:  ${o1} ms"
   echo "openssl dgst -sha256, two processes: ${o2} ms"
 fi
-"$bin" "$repo" head --runs "$runs" | sed 's/^/tree-v1 cold (HEAD, no cache):      /'
-"$bin" "$repo" head --cache >/dev/null   # fill the cache
-"$bin" "$repo" head --cache --runs "$runs" | sed 's/^/tree-v1 warm (HEAD, cache):         /'
-"$bin" "$repo" worktree --runs "$runs" | sed 's/^/tree-v1 working tree (from disk):   /'
+ours() { for _ in $(seq "$runs"); do time_ms "$@"; done | median; }
+cold=$(ours "$bin" digest --rev HEAD --no-cache)
+"$bin" digest --rev HEAD >/dev/null   # fill the cache
+warm=$(ours "$bin" digest --rev HEAD)
+tree=$(ours "$bin" digest --worktree --no-cache)
+echo "tree-v1 cold (HEAD, no cache):      ${cold} ms"
+echo "tree-v1 warm (HEAD, cache):         ${warm} ms"
+echo "tree-v1 working tree (from disk):   ${tree} ms"

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Build a deterministic synthetic repository for the benchmarks.
 
-usage: gen_repo.py DIR FILES TOTAL_BYTES
+usage: gen_repo.py DIR FILES TOTAL_BYTES [MASTERMIND_HOOKS_BINARY]
 
 Creates DIR as a git repository with FILES files of pseudo-random content
 (TOTAL_BYTES in all, seeded, so every run builds the same bytes): a base
 commit, a commit adding a Mastermind task (spec, complete executor report)
-with its change, and a staged second change inside the task's scope.
+with its change, and a staged second change inside the task's scope. The
+task declares one observed check; given the binary, its tree receipt is
+written (and staged) for both states, so the gate's freshness check runs.
 """
 import os
 import random
@@ -40,7 +42,10 @@ def main():
     os.makedirs(task, exist_ok=True)
     target = "src/d0000/f000.txt"
     with open(os.path.join(task, "spec.md"), "w") as fh:
-        fh.write(f"---\nmode: verified\ntouches:\n  - file: {target}\nverify:\n  - cmd: make test\n---\n# Bench task\n\n## Goals\nChange one file.\n")
+        fh.write(f"---\nmode: verified\ntouches:\n  - file: {target}\nverify:\n  - cmd: make test\n"
+                 "  - cmd: \"true\"\n    run:\n      id: unit\n      argv: [\"true\"]\n      cwd: .\n      timeout_secs: 60\n"
+                 "acceptance:\n  - id: passes\n    statement: The observed check passes.\n    checks: [unit]\n"
+                 "---\n# Bench task\n\n## Goals\nChange one file.\n")
     with open(os.path.join(task, "executor-report.md"), "w") as fh:
         fh.write(
             "# Report\n\n<!-- mastermind:report-begin -->\n```yaml\n"
@@ -48,16 +53,29 @@ def main():
             "phases:\n  - id: plan-1\n    status: done\n"
             f"files_modified:\n  - {target}\nclaims: []\ndefects: []\n"
             "verifications:\n  - cmd: make test\n    result: pass\n    observed:\n      exit_code: 0\n"
+            "  - cmd: \"true\"\n    result: pass\n"
             "```\n<!-- mastermind:report-end -->\n")
     with open(os.path.join(repo, target), "ab") as fh:
         fh.write(b"changed\n")
     git(repo, "add", "-A", env=env)
+    receipt(repo, env)
     git(repo, "commit", "-q", "--no-verify", "-m", "task", env=env)
     # The staged change: the task's file again, and the report touched.
     with open(os.path.join(repo, target), "ab") as fh:
         fh.write(b"changed again\n")
     with open(os.path.join(task, "executor-report.md"), "a") as fh:
         fh.write("\nSecond pass: the same file, changed again.\n")
+    git(repo, "add", "-A", env=env)
+    receipt(repo, env)
+
+
+def receipt(repo, env):
+    """Run the task's observed check so its receipt matches the staged tree."""
+    if len(sys.argv) < 5:
+        return
+    subprocess.run([sys.argv[4], "verification", "run", ".mastermind/tasks/001-bench/spec.md",
+                    "--id", "unit"], cwd=repo, check=True, env=env,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     git(repo, "add", "-A", env=env)
 
 

@@ -83,6 +83,25 @@ pub enum Command {
         #[command(subcommand)]
         command: AcceptanceCommand,
     },
+    /// Print the tree-v1 digest of a view: what a tree receipt must match there.
+    #[command(group(clap::ArgGroup::new("view").args(["staged", "worktree", "rev"])))]
+    Digest {
+        /// The index git would commit.
+        #[arg(long)]
+        staged: bool,
+        /// Tracked and non-ignored untracked files on disk (the default).
+        #[arg(long)]
+        worktree: bool,
+        /// A commit's tree.
+        #[arg(long, value_name = "REV")]
+        rev: Option<String>,
+        /// Hash every blob instead of using the sha256 cache (as CI does).
+        #[arg(long)]
+        no_cache: bool,
+        /// Print a JSON object instead of a line.
+        #[arg(long)]
+        json: bool,
+    },
     /// List every reason code (Markdown table), or explain one.
     Codes {
         /// A reason code such as `unexpected_file`.
@@ -211,6 +230,20 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Acceptance {
             command: AcceptanceCommand::Status { spec, json },
         } => commands::acceptance::run(&spec, json),
+        Command::Digest {
+            staged,
+            worktree: _,
+            rev,
+            no_cache,
+            json,
+        } => {
+            let target = match (staged, rev) {
+                (true, _) => commands::digest::Target::Staged,
+                (false, Some(rev)) => commands::digest::Target::Rev(rev),
+                (false, None) => commands::digest::Target::Worktree,
+            };
+            commands::digest::run(&target, !no_cache, json)
+        }
         Command::Codes { code } => commands::codes::run(code.as_deref()),
         Command::Schema { name } => commands::schema::run(name.as_deref()),
         Command::Install { hooks, force } => commands::hooks::install(&hooks, force),

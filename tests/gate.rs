@@ -764,3 +764,27 @@ fn a_commit_that_breaks_the_findings_ledger_is_refused() {
         text(&output)
     );
 }
+
+#[test]
+fn digest_prints_the_same_tree_v1_for_equal_views() {
+    let repo = base_repo();
+    let digest = |args: &[&str]| {
+        let mut all = vec!["digest", "--json"];
+        all.extend_from_slice(args);
+        let output = repo.run(&all, None);
+        assert_eq!(status(&output), 0, "{}", text(&output));
+        json(&output)["digest"].as_str().unwrap().to_string()
+    };
+    let head = digest(&["--rev", "HEAD", "--no-cache"]);
+    assert_eq!(head, digest(&["--staged"]));
+    assert_eq!(head, digest(&["--worktree"]));
+    assert_eq!(head.len(), 64);
+    // Task files live under .mastermind/ and never change the digest.
+    repo.write_task(TASK, &["src/lib.py"], &["src/lib.py"]);
+    assert_eq!(head, digest(&[]));
+    repo.write("src/lib.py", "changed\n");
+    assert_ne!(head, digest(&["--worktree"]));
+    assert_eq!(head, digest(&["--staged"]), "the index is unchanged");
+    let output = repo.run(&["digest", "--rev", "no-such-rev"], None);
+    assert_eq!(status(&output), 2);
+}

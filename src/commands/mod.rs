@@ -3,6 +3,7 @@
 pub mod acceptance;
 pub mod check;
 pub mod codes;
+pub mod digest;
 pub mod hooks;
 pub mod output;
 pub mod schema;
