@@ -654,3 +654,53 @@ fn the_worktree_digest_equals_the_index_and_commit_digests() {
     // the ignored file are not covered.
     assert_eq!(commit.files, 5);
 }
+
+#[test]
+fn a_full_disk_while_writing_a_receipt_fails_closed_and_leaves_no_partial_file() {
+    let repo = task_repo(PASSING);
+    let (code, _) = verify(&repo);
+    assert_eq!(code, 0);
+    let before = std::fs::read(repo.path().join(RECEIPT)).unwrap();
+    assert!(
+        before.len() > 1024,
+        "a receipt is larger than the size limit below"
+    );
+    // `ulimit -f 1`: no file may grow past 512 bytes, like a full disk.
+    let mut cmd = repo.command("sh");
+    cmd.args([
+        "-c",
+        &format!("ulimit -f 1 && exec \"{BIN}\" verification run {SPEC} --id unit"),
+    ]);
+    let out = run_with_stdin(cmd, None);
+    assert_eq!(status(&out), 2, "{}", text(&out));
+    assert!(text(&out).contains("error["), "{}", text(&out));
+    let dir = repo.path().join(TASK).join("verification");
+    let leftovers: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp."))
+        .collect();
+    assert!(leftovers.is_empty(), "partial files left: {leftovers:?}");
+    assert_eq!(
+        std::fs::read(repo.path().join(RECEIPT)).unwrap(),
+        before,
+        "the old receipt is intact"
+    );
+}
+
+#[test]
+fn an_unreadable_receipt_blob_cannot_be_checked() {
+    let repo = task_repo(PASSING);
+    assert_eq!(verify(&repo).0, 0);
+    repo.git(&["add", "-A"]);
+    let id = repo.git(&["rev-parse", &format!(":{RECEIPT}")]);
+    let id = id.trim();
+    std::fs::remove_file(
+        repo.path()
+            .join(format!(".git/objects/{}/{}", &id[..2], &id[2..])),
+    )
+    .unwrap();
+    let (code, codes, out) = check(&repo, &["--staged"], None);
+    assert_eq!(code, 2, "{out}");
+    assert!(has(&codes, "git_object_unavailable"), "{codes:?}");
+}

@@ -20,6 +20,13 @@ pub fn run(spec: &str, id: &str, json: bool) -> ExitStatus {
             return ExitStatus::CannotCheck;
         }
     }
+    // A file-size limit (or a full quota) must surface as a write error that
+    // is cleaned up and reported, not kill the runner mid-write.
+    let size_limit_hit = Arc::new(AtomicBool::new(false));
+    if let Err(e) = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, size_limit_hit) {
+        eprintln!("error[verification_io_failed]: cannot handle SIGXFSZ: {e}");
+        return ExitStatus::CannotCheck;
+    }
     let finished = match runner::run(Path::new(spec), id, &interrupt) {
         Ok(finished) => finished,
         Err(diagnostic) => {
