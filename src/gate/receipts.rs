@@ -65,22 +65,6 @@ impl CheckResult {
     }
 }
 
-enum Read {
-    Absent,
-    Bytes(Vec<u8>),
-    NotRegular,
-    TooLarge(u64),
-}
-
-fn read(gate: &Gate<'_>, path: &str, limit: usize) -> Result<Read> {
-    Ok(match gate.view.read(gate.repo, path, limit)? {
-        None => Read::Absent,
-        Some(Content::Bytes(b)) => Read::Bytes(b),
-        Some(Content::NotRegular(_)) => Read::NotRegular,
-        Some(Content::TooLarge { size }) => Read::TooLarge(size),
-    })
-}
-
 fn sha_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
@@ -193,17 +177,28 @@ fn executable_now(gate: &Gate<'_>, run: &RunDeclaration) -> Result<Current> {
     }
 }
 
-#[allow(clippy::too_many_arguments)] // the check's whole context, all borrowed
+/// One observed check as the spec in the view declares it.
+#[derive(Clone, Copy)]
+struct Declared<'a> {
+    spec_path: &'a str,
+    spec_sha: &'a str,
+    cmd: &'a str,
+    run: &'a RunDeclaration,
+}
+
 fn tree_check(
     gate: &Gate<'_>,
     memo: &mut Memo,
-    spec_path: &str,
-    spec_sha: &str,
-    cmd: &str,
-    run: &RunDeclaration,
+    declared: Declared<'_>,
     path: &str,
     bytes: &[u8],
 ) -> Result<CheckResult> {
+    let Declared {
+        spec_path,
+        spec_sha,
+        cmd,
+        run,
+    } = declared;
     let declaration = declaration_sha256(cmd, run);
     let expected = Expected {
         declaration_sha256: &declaration,
@@ -304,12 +299,14 @@ fn v1_binding_problem(
     binding: &receipt::Binding,
 ) -> Result<Option<String>> {
     let state_path = format!("{dir}/state.json");
-    let state: serde_json::Value = match read(gate, &state_path, 128 * 1024 + 1)? {
-        Read::Bytes(bytes) if bytes.len() <= 128 * 1024 => match serde_json::from_slice(&bytes) {
-            Ok(v) => v,
-            Err(e) => return Ok(Some(format!("{state_path} is not JSON: {e}"))),
-        },
-        Read::Bytes(_) => return Ok(Some(format!("{state_path} is larger than 128 KiB"))),
+    let state: serde_json::Value = match gate.view.read(gate.repo, &state_path, 128 * 1024 + 1)? {
+        Some(Content::Bytes(bytes)) if bytes.len() <= 128 * 1024 => {
+            match serde_json::from_slice(&bytes) {
+                Ok(v) => v,
+                Err(e) => return Ok(Some(format!("{state_path} is not JSON: {e}"))),
+            }
+        }
+        Some(Content::Bytes(_)) => return Ok(Some(format!("{state_path} is larger than 128 KiB"))),
         _ => {
             return Ok(Some(format!(
                 "the task has no {state_path} (no pre-flight to bind to)"
@@ -350,18 +347,20 @@ fn v1_binding_problem(
     }))
 }
 
-#[allow(clippy::too_many_arguments)]
 fn v1_worktree_check(
     gate: &Gate<'_>,
     memo: &mut Memo,
     dir: &str,
-    spec_path: &str,
-    spec_sha: &str,
-    cmd: &str,
-    run: &RunDeclaration,
+    declared: Declared<'_>,
     path: &str,
     bytes: &[u8],
 ) -> Result<CheckResult> {
+    let Declared {
+        spec_path,
+        spec_sha,
+        cmd,
+        run,
+    } = declared;
     let inspection = receipt::inspect_intrinsic(bytes);
     let mut out = CheckResult {
         id: run.id.clone(),
@@ -537,35 +536,45 @@ pub fn evaluate(
         return Ok(None);
     };
     let spec_path = format!("{dir}/spec.md");
-    let spec_sha = match read(gate, &spec_path, spec::MAX_SPEC_BYTES)? {
-        Read::Bytes(bytes) => sha_hex(&bytes),
+    let spec_sha = match gate
+        .view
+        .read(gate.repo, &spec_path, spec::MAX_SPEC_BYTES)?
+    {
+        Some(Content::Bytes(bytes)) => sha_hex(&bytes),
         _ => return Ok(None),
     };
     let mut results = Vec::new();
     for (cmd, run) in frontmatter.observed() {
+        let declared = Declared {
+            spec_path: &spec_path,
+            spec_sha: &spec_sha,
+            cmd,
+            run,
+        };
         let tree_path = format!("{dir}/verification/{}.tree.json", run.id);
         let v1_path = format!("{dir}/verification/{}.json", run.id);
         let limit = tree_receipt::MAX_TREE_RECEIPT_BYTES;
-        let result = match read(gate, &tree_path, limit)? {
-            Read::Bytes(bytes) => tree_check(
-                gate, memo, &spec_path, &spec_sha, cmd, run, &tree_path, &bytes,
-            )?,
-            Read::NotRegular => result(
+        let result = match gate.view.read(gate.repo, &tree_path, limit)? {
+            Some(Content::Bytes(bytes)) => tree_check(gate, memo, declared, &tree_path, &bytes)?,
+            Some(Content::NotRegular(_)) => result(
                 &run.id,
                 CheckState::Unavailable,
                 Code::artifact_not_regular_file,
                 format!("{tree_path} is not a regular file in {}", gate.view.label),
                 &tree_path,
             ),
-            Read::TooLarge(size) => result(
+            Some(Content::TooLarge { size }) => result(
                 &run.id,
                 CheckState::Unavailable,
                 Code::receipt_too_large,
                 format!("{tree_path} is {size} bytes, more than {limit}"),
                 &tree_path,
             ),
-            Read::Absent => match read(gate, &v1_path, receipt::MAX_RECEIPT_BYTES)? {
-                Read::TooLarge(size) => result(
+            None => match gate
+                .view
+                .read(gate.repo, &v1_path, receipt::MAX_RECEIPT_BYTES)?
+            {
+                Some(Content::TooLarge { size }) => result(
                     &run.id,
                     CheckState::Unavailable,
                     Code::receipt_too_large,
@@ -575,7 +584,7 @@ pub fn evaluate(
                     ),
                     &v1_path,
                 ),
-                Read::Absent => result(
+                None => result(
                     &run.id,
                     CheckState::Missing,
                     Code::receipt_missing,
@@ -585,17 +594,17 @@ pub fn evaluate(
                     ),
                     &tree_path,
                 ),
-                Read::NotRegular => result(
+                Some(Content::NotRegular(_)) => result(
                     &run.id,
                     CheckState::Unavailable,
                     Code::artifact_not_regular_file,
                     format!("{v1_path} is not a regular file in {}", gate.view.label),
                     &v1_path,
                 ),
-                Read::Bytes(bytes) if gate.view.is_worktree() => v1_worktree_check(
-                    gate, memo, dir, &spec_path, &spec_sha, cmd, run, &v1_path, &bytes,
-                )?,
-                Read::Bytes(bytes) => {
+                Some(Content::Bytes(bytes)) if gate.view.is_worktree() => {
+                    v1_worktree_check(gate, memo, dir, declared, &v1_path, &bytes)?
+                }
+                Some(Content::Bytes(bytes)) => {
                     let intrinsic = receipt::inspect_intrinsic(&bytes);
                     if intrinsic.state != CheckState::Current {
                         CheckResult {
