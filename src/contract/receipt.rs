@@ -246,41 +246,43 @@ pub(crate) fn declaration_problem(
     None
 }
 
-fn decode(bytes: &[u8]) -> Result<Receipt, Inspection> {
-    if bytes.len() > MAX_RECEIPT_BYTES {
-        return Err(finding(
-            CheckState::Unavailable,
-            Code::receipt_too_large,
-            &format!("the file is larger than {MAX_RECEIPT_BYTES} bytes"),
-            None,
-        ));
+/// Decode a receipt file, shared by both receipt kinds: the size cap, JSON,
+/// the schema (for pointed messages), then a typed decode from the bytes so
+/// repeated keys are rejected. A failure is the reason code and its findings;
+/// the receipt's state is then `unavailable`.
+pub(crate) fn decode_json<T: serde::de::DeserializeOwned>(
+    bytes: &[u8],
+    limit: usize,
+    schema_id: SchemaId,
+    noun: &str,
+) -> Result<T, (Code, Vec<Diagnostic>)> {
+    let state = CheckState::Unavailable;
+    if bytes.len() > limit {
+        let code = Code::receipt_too_large;
+        let detail = format!("the file is larger than {limit} bytes");
+        return Err((code, vec![state_diagnostic(state, code, &detail)]));
     }
     let invalid = |detail: String| {
-        finding(
-            CheckState::Unavailable,
-            Code::receipt_invalid,
-            &detail,
-            None,
-        )
+        let code = Code::receipt_invalid;
+        (code, vec![state_diagnostic(state, code, &detail)])
     };
     let value: serde_json::Value =
         serde_json::from_slice(bytes).map_err(|e| invalid(format!("not JSON: {e}")))?;
-    let errors = schema::validate(SchemaId::ReceiptV1, &value).map_err(|e| {
+    let errors = schema::validate(schema_id, &value).map_err(|e| {
         invalid(format!(
             "embedded schema {} is unusable: {}",
             e.schema, e.message
         ))
     })?;
     if !errors.is_empty() {
-        let mut inspection = invalid(format!("{} schema violation(s)", errors.len()));
-        inspection.diagnostics = errors
+        let diagnostics = errors
             .iter()
             .map(|e| {
                 let focus = e.focus_pointer();
                 Diagnostic::new(
                     Code::receipt_invalid,
                     format!(
-                        "receipt state `unavailable`: {}: {}",
+                        "{noun} state `unavailable`: {}: {}",
                         if focus.is_empty() { "/" } else { &focus },
                         e.message
                     ),
@@ -288,10 +290,20 @@ fn decode(bytes: &[u8]) -> Result<Receipt, Inspection> {
                 .with_pointer(focus)
             })
             .collect();
-        return Err(inspection);
+        return Err((Code::receipt_invalid, diagnostics));
     }
-    // Decode from the bytes, not the value, so repeated keys are rejected.
-    serde_json::from_slice::<Receipt>(bytes).map_err(|e| invalid(e.to_string()))
+    serde_json::from_slice::<T>(bytes).map_err(|e| invalid(e.to_string()))
+}
+
+fn decode(bytes: &[u8]) -> Result<Receipt, Inspection> {
+    decode_json(bytes, MAX_RECEIPT_BYTES, SchemaId::ReceiptV1, "receipt").map_err(
+        |(code, diagnostics)| Inspection {
+            state: CheckState::Unavailable,
+            reason: Some(code),
+            receipt: None,
+            diagnostics,
+        },
+    )
 }
 
 /// Why a receipt's own binding can never match a valid task, if it cannot.

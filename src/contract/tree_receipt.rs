@@ -16,11 +16,11 @@
 use crate::codes::Code;
 use crate::contract::argv_display::RunDeclaration;
 use crate::contract::receipt::{
-    CheckState, Executable, PROVENANCE, Status, StreamDigest, declaration_problem, is_hex,
-    state_diagnostic, status_name, status_state, streams_are_valid,
+    CheckState, Executable, PROVENANCE, Status, StreamDigest, declaration_problem, decode_json,
+    is_hex, state_diagnostic, status_name, status_state, streams_are_valid,
 };
 use crate::diagnostic::Diagnostic;
-use crate::schema::{self, SchemaId};
+use crate::schema::SchemaId;
 use serde::{Deserialize, Serialize};
 
 /// Tree receipts larger than this are refused (as v1 receipts).
@@ -131,50 +131,18 @@ pub fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
 }
 
 fn decode(bytes: &[u8]) -> Result<TreeReceipt, Inspection> {
-    if bytes.len() > MAX_TREE_RECEIPT_BYTES {
-        return Err(finding(
-            CheckState::Unavailable,
-            Code::receipt_too_large,
-            &format!("the file is larger than {MAX_TREE_RECEIPT_BYTES} bytes"),
-            None,
-        ));
-    }
-    let invalid = |detail: String| {
-        finding(
-            CheckState::Unavailable,
-            Code::receipt_invalid,
-            &detail,
-            None,
-        )
-    };
-    let value: serde_json::Value =
-        serde_json::from_slice(bytes).map_err(|e| invalid(format!("not JSON: {e}")))?;
-    let errors = schema::validate(SchemaId::TreeReceiptV1, &value).map_err(|e| {
-        invalid(format!(
-            "embedded schema {} is unusable: {}",
-            e.schema, e.message
-        ))
-    })?;
-    if !errors.is_empty() {
-        let mut inspection = invalid(format!("{} schema violation(s)", errors.len()));
-        inspection.diagnostics = errors
-            .iter()
-            .map(|e| {
-                let focus = e.focus_pointer();
-                Diagnostic::new(
-                    Code::receipt_invalid,
-                    format!(
-                        "tree receipt state `unavailable`: {}: {}",
-                        if focus.is_empty() { "/" } else { &focus },
-                        e.message
-                    ),
-                )
-                .with_pointer(focus)
-            })
-            .collect();
-        return Err(inspection);
-    }
-    serde_json::from_slice::<TreeReceipt>(bytes).map_err(|e| invalid(e.to_string()))
+    decode_json(
+        bytes,
+        MAX_TREE_RECEIPT_BYTES,
+        SchemaId::TreeReceiptV1,
+        "tree receipt",
+    )
+    .map_err(|(code, diagnostics)| Inspection {
+        state: CheckState::Unavailable,
+        reason: Some(code),
+        receipt: None,
+        diagnostics,
+    })
 }
 
 fn own_problem(receipt: &TreeReceipt) -> Option<String> {
