@@ -116,6 +116,14 @@ fn config_from_view(repo: &Repo, view: &View) -> Result<Config, Vec<Diagnostic>>
     }
 }
 
+/// The configuration from `view`, or `None` after reporting why it is
+/// unusable (the gate then does not run: exit 2).
+fn load_config(repo: &Repo, view: &View, out: &mut Collected) -> Option<Config> {
+    config_from(repo, view)
+        .map_err(|ds| out.diagnostics.extend(ds))
+        .ok()
+}
+
 fn view_of(repo: &Repo, commit: Option<ObjectId>, empty_label: &str) -> Result<View, RepoError> {
     match commit {
         Some(id) => View::from_commit(repo, id),
@@ -138,12 +146,8 @@ fn staged(repo: &Repo, out: &mut Collected) -> Result<(), RepoError> {
     let head = repo.head_commit()?;
     let base = view_of(repo, head, "the empty tree (no commit yet)")?;
     let view = View::from_index(repo)?;
-    let config = match config_from(repo, &base) {
-        Ok(c) => c,
-        Err(ds) => {
-            out.diagnostics.extend(ds);
-            return Ok(());
-        }
+    let Some(config) = load_config(repo, &base, out) else {
+        return Ok(());
     };
     run_gate(
         out,
@@ -272,12 +276,8 @@ fn push(repo: &Repo, remote: Option<&str>, out: &mut Collected) -> Result<(), Re
             "the empty tree (nothing on the remote yet)",
         )?;
         let view = View::from_commit(repo, local)?;
-        let config = match config_from(repo, &base) {
-            Ok(c) => c,
-            Err(ds) => {
-                out.diagnostics.extend(ds);
-                continue;
-            }
+        let Some(config) = load_config(repo, &base, out) else {
+            continue;
         };
         run_gate(
             out,
@@ -384,12 +384,8 @@ fn ci(
     let head = resolve_for_ci(repo, &head_rev, "head")?;
     let base_view = View::from_commit(repo, base)?;
     // The base's configuration: a change cannot relax its own gate.
-    let config = match config_from(repo, &base_view) {
-        Ok(c) => c,
-        Err(ds) => {
-            out.diagnostics.extend(ds);
-            return Ok(());
-        }
+    let Some(config) = load_config(repo, &base_view, out) else {
+        return Ok(());
     };
     let (merged, merge_base) = View::from_merge(repo, base, head)?;
     let head_view = View::from_commit(repo, head)?;
@@ -417,12 +413,8 @@ fn worktree(repo: &Repo, since: Option<&str>, out: &mut Collected) -> Result<(),
     };
     let base = view_of(repo, base_commit, "the empty tree (no commit yet)")?;
     let view = View::from_worktree(repo)?;
-    let config = match config_from(repo, &view) {
-        Ok(c) => c,
-        Err(ds) => {
-            out.diagnostics.extend(ds);
-            return Ok(());
-        }
+    let Some(config) = load_config(repo, &view, out) else {
+        return Ok(());
     };
     run_gate(
         out,
