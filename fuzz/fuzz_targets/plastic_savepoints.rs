@@ -1,12 +1,11 @@
-//! Fuzz the plastic savepoints contract: any bytes, no panic, and a verdict.
+//! Fuzz the plastic savepoints contract: any bytes, no panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use mastermind_hooks::contract::{self, Kind};
 
 fuzz_target!(|data: &[u8]| {
-    let checked = contract::check(Kind::PlasticSavepoints, data);
-    if data.is_empty() {
-        assert!(checked.diagnostics.iter().any(|d| d.is_error()));
-    }
+    // No panic, whatever the bytes; an empty file is a valid (legacy or
+    // empty) document of this kind, so no verdict is asserted.
+    let _ = contract::check(Kind::PlasticSavepoints, data);
 });
