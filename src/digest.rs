@@ -115,12 +115,19 @@ impl TreeV1 {
                 path: path.to_vec(),
             });
         }
-        if self.last.as_deref().is_some_and(|last| last >= path) {
-            return Err(AssemblyError::NotAscending {
-                path: path.to_vec(),
-            });
+        match &mut self.last {
+            Some(last) if last.as_slice() >= path => {
+                return Err(AssemblyError::NotAscending {
+                    path: path.to_vec(),
+                });
+            }
+            // Reuse the buffer: one allocation per digest, not per path.
+            Some(last) => {
+                last.clear();
+                last.extend_from_slice(path);
+            }
+            None => self.last = Some(path.to_vec()),
         }
-        self.last = Some(path.to_vec());
         if !is_covered(path) {
             return Ok(());
         }

@@ -41,7 +41,7 @@ use crate::repo::Repo;
 use gix::ObjectId;
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -131,12 +131,18 @@ pub fn encode(
     out
 }
 
-/// A verified table: entry bytes sorted by id, looked up by binary search.
+/// A verified table: entry bytes sorted by id, looked up by binary search
+/// within the run of rows that share the id's first two bytes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Table {
     id_len: usize,
     entries: Vec<u8>,
+    /// `buckets[p]..buckets[p + 1]` are the rows whose id starts with the
+    /// big-endian 16-bit prefix `p` (empty: search the whole table).
+    buckets: Vec<u32>,
 }
+
+const BUCKETS: usize = 1 << 16;
 
 impl Table {
     fn stride(&self) -> usize {
@@ -168,19 +174,51 @@ impl Table {
     }
 
     pub fn get(&self, id: &[u8]) -> Option<[u8; 32]> {
+        self.position(id).map(|index| self.sha_at(index))
+    }
+
+    /// The row of `id` in the sorted table.
+    fn position(&self, id: &[u8]) -> Option<usize> {
         if id.len() != self.id_len {
             return None;
         }
-        let (mut low, mut high) = (0, self.len());
+        let (mut low, mut high) = match (self.buckets.is_empty(), id) {
+            (false, [a, b, ..]) => {
+                let prefix = usize::from(*a) << 8 | usize::from(*b);
+                (
+                    self.buckets[prefix] as usize,
+                    self.buckets[prefix + 1] as usize,
+                )
+            }
+            _ => (0, self.len()),
+        };
         while low < high {
             let mid = (low + high) / 2;
             match self.id_at(mid).cmp(id) {
                 std::cmp::Ordering::Less => low = mid + 1,
                 std::cmp::Ordering::Greater => high = mid,
-                std::cmp::Ordering::Equal => return Some(self.sha_at(mid)),
+                std::cmp::Ordering::Equal => return Some(mid),
             }
         }
         None
+    }
+
+    /// Index the rows by their ids' first two bytes (ids are sorted).
+    fn with_buckets(mut self) -> Table {
+        if self.id_len < 2 {
+            return self;
+        }
+        let mut buckets = vec![0u32; BUCKETS + 1];
+        for row in 0..self.len() {
+            let id = self.id_at(row);
+            let prefix = usize::from(id[0]) << 8 | usize::from(id[1]);
+            buckets[prefix + 1] += 1;
+        }
+        for p in 0..BUCKETS {
+            buckets[p + 1] += buckets[p];
+        }
+        self.buckets = buckets;
+        self
     }
 
     fn iter(&self) -> impl Iterator<Item = (&[u8], [u8; 32])> {
@@ -222,13 +260,14 @@ pub fn decode(bytes: &[u8], format: Format, key: &[u8; KEY_LEN]) -> Result<Table
     let table = Table {
         id_len: format.id_len(),
         entries: body[HEADER_LEN..].to_vec(),
+        buckets: Vec::new(),
     };
     for i in 1..table.len() {
         if table.id_at(i - 1) >= table.id_at(i) {
             return Err(Rejection::Order);
         }
     }
-    Ok(table)
+    Ok(table.with_buckets())
 }
 
 /// What happened when the cache was opened (for tests and benchmarks).
@@ -249,7 +288,8 @@ pub struct Sha256Cache {
     table: Table,
     state: LoadState,
     fresh: BTreeMap<Vec<u8>, [u8; 32]>,
-    used: HashSet<Vec<u8>>,
+    /// Rows of `table` this run read (kept first when the file is pruned).
+    used: Vec<bool>,
 }
 
 /// The per-user key file location.
@@ -379,7 +419,7 @@ impl Sha256Cache {
             table,
             state,
             fresh: BTreeMap::new(),
-            used: HashSet::new(),
+            used: Vec::new(),
         }
     }
 
@@ -394,13 +434,15 @@ impl Sha256Cache {
     /// The cached sha256 of a blob's content.
     pub fn get(&mut self, id: &ObjectId) -> Option<[u8; 32]> {
         let bytes = id.as_bytes();
-        let found = self
-            .fresh
-            .get(bytes)
-            .copied()
-            .or_else(|| self.table.get(bytes))?;
-        self.used.insert(bytes.to_vec());
-        Some(found)
+        if let Some(found) = self.fresh.get(bytes) {
+            return Some(*found);
+        }
+        let row = self.table.position(bytes)?;
+        if self.used.len() != self.table.len() {
+            self.used = vec![false; self.table.len()];
+        }
+        self.used[row] = true;
+        Some(self.table.sha_at(row))
     }
 
     /// Remember a sha256 computed from the blob's own bytes.
@@ -424,8 +466,8 @@ impl Sha256Cache {
         let mut merged: BTreeMap<Vec<u8>, [u8; 32]> = std::mem::take(&mut self.fresh);
         // Keep what this run used, then the rest, up to the bound.
         let mut rest = Vec::new();
-        for (id, sha) in self.table.iter() {
-            if self.used.contains(id) {
+        for (row, (id, sha)) in self.table.iter().enumerate() {
+            if self.used.get(row).copied().unwrap_or(false) {
                 merged.insert(id.to_vec(), sha);
             } else {
                 rest.push((id.to_vec(), sha));
@@ -465,6 +507,7 @@ impl Sha256Cache {
         if let Ok(table) = decode(&bytes, self.format, &self.key) {
             self.state = LoadState::Loaded(table.len());
             self.table = table;
+            self.used.clear();
         }
     }
 }

@@ -10,7 +10,7 @@ use crate::codes::Code;
 use crate::repo::tree::{EntryMode, View, is_executable, worktree_listing};
 use crate::repo::{Repo, RepoError, Result};
 use gix::ObjectId;
-use gix::bstr::{BString, ByteSlice};
+use gix::bstr::ByteSlice;
 use sha2::{Digest, Sha256};
 use std::io::Read;
 use std::path::Path;
@@ -86,10 +86,10 @@ fn parallel<S: Send, T: Send>(
         .collect()
 }
 
-fn assemble(entries: &[(BString, EntryMode, [u8; 32])]) -> Result<String> {
+fn assemble<P: AsRef<[u8]>>(entries: &[(P, EntryMode, [u8; 32])]) -> Result<String> {
     let mut tree = TreeV1::new();
     for (path, mode, sha) in entries {
-        tree.push(path.as_slice(), *mode, sha)
+        tree.push(path.as_ref(), *mode, sha)
             .map_err(|e| RepoError::new(Code::internal_error, format!("tree-v1 assembly: {e}")))?;
     }
     Ok(tree.finish())
@@ -102,7 +102,7 @@ pub fn of_objects(
     view: &View,
     mut cache: Option<&mut Sha256Cache>,
 ) -> Result<Computed> {
-    let mut rows: Vec<(BString, EntryMode, [u8; 32])> = Vec::new();
+    let mut rows: Vec<(&[u8], EntryMode, [u8; 32])> = Vec::with_capacity(view.len());
     let mut jobs: Vec<(usize, ObjectId)> = Vec::new();
     let mut hits = 0;
     for (path, entry) in view.entries() {
@@ -118,7 +118,7 @@ pub fn of_objects(
             jobs.push((rows.len(), entry.oid));
             [0; 32]
         };
-        rows.push((path.clone(), entry.mode, sha));
+        rows.push((path.as_slice(), entry.mode, sha));
     }
     let base = repo.gix().clone();
     let hashed = parallel(
