@@ -537,6 +537,35 @@ mod tests {
     }
 
     #[test]
+    fn prefix_buckets_find_every_id_and_nothing_else() {
+        // Ids sharing a two-byte prefix, ids at both ends of the prefix space.
+        let mut map = BTreeMap::new();
+        for (a, b, c) in [
+            (0u8, 0u8, 0u8),
+            (0, 0, 9),
+            (0, 1, 0),
+            (0x7f, 0xff, 1),
+            (0x80, 0, 0),
+            (0xff, 0xff, 0xff),
+            (0xff, 0xff, 0x10),
+        ] {
+            let mut id = vec![c; 20];
+            id[0] = a;
+            id[1] = b;
+            map.insert(id, [a ^ c; 32]);
+        }
+        let table = decode(&encode(Format::Sha1, &KEY, &map), Format::Sha1, &KEY).unwrap();
+        for (id, sha) in &map {
+            assert_eq!(table.get(id), Some(*sha), "{id:?}");
+            let mut other = id.clone();
+            other[19] ^= 1;
+            if !map.contains_key(&other) {
+                assert_eq!(table.get(&other), None, "{other:?}");
+            }
+        }
+    }
+
+    #[test]
     fn every_doubt_rejects_the_whole_file() {
         let good = encode(Format::Sha1, &KEY, &entries(4));
         // A forged entry: map id 1 to another sha256, keep the layout.
