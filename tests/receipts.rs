@@ -597,7 +597,7 @@ fn a_tampered_cache_cannot_make_a_stale_receipt_current() {
     let cache_path = repo.path().join(".git/mastermind-hooks/sha256-cache-sha1");
     let key_path = repo.home().join(".local/state/mastermind-hooks/cache-key");
     let key: [u8; 32] = std::fs::read(&key_path).unwrap().try_into().unwrap();
-    assert!(decode(&std::fs::read(&cache_path).unwrap(), Format::Sha1, &key).is_ok());
+    assert!(decode(std::fs::read(&cache_path).unwrap(), Format::Sha1, &key).is_ok());
 
     // New, untested content, staged.
     let old_sha: [u8; 32] = Sha256::digest(b"def value():\n    return 2\n").into();

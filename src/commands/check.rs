@@ -143,9 +143,13 @@ fn run_gate(out: &mut Collected, gate: &Gate<'_>) {
 }
 
 fn staged(repo: &Repo, out: &mut Collected) -> Result<(), RepoError> {
-    let head = repo.head_commit()?;
-    let base = view_of(repo, head, "the empty tree (no commit yet)")?;
-    let view = View::from_index(repo)?;
+    let (view, base) = match repo.head_commit()? {
+        Some(head) => View::index_and_commit(repo, head)?,
+        None => (
+            View::from_index(repo)?,
+            View::empty("the empty tree (no commit yet)"),
+        ),
+    };
     let Some(config) = load_config(repo, &base, out) else {
         return Ok(());
     };

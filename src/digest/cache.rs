@@ -227,7 +227,7 @@ impl Table {
 }
 
 /// Verify and parse a cache file (pure). Any doubt is a rejection.
-pub fn decode(bytes: &[u8], format: Format, key: &[u8; KEY_LEN]) -> Result<Table, Rejection> {
+pub fn decode(mut bytes: Vec<u8>, format: Format, key: &[u8; KEY_LEN]) -> Result<Table, Rejection> {
     if bytes.len() < HEADER_LEN + MAC_LEN {
         return Err(Rejection::TooShort);
     }
@@ -257,9 +257,12 @@ pub fn decode(bytes: &[u8], format: Format, key: &[u8; KEY_LEN]) -> Result<Table
     mac(key, body)
         .verify_slice(tag)
         .map_err(|_| Rejection::Mac)?;
+    // Keep the file's own buffer: the rows are its middle.
+    bytes.truncate(body_len);
+    bytes.drain(..HEADER_LEN);
     let table = Table {
         id_len: format.id_len(),
-        entries: body[HEADER_LEN..].to_vec(),
+        entries: bytes,
         buckets: Vec::new(),
     };
     for i in 1..table.len() {
@@ -403,7 +406,7 @@ impl Sha256Cache {
             }
             Ok(_) => match std::fs::read(&path) {
                 Err(_) => (Table::default(), LoadState::Unreadable),
-                Ok(bytes) => match decode(&bytes, format, &key) {
+                Ok(bytes) => match decode(bytes, format, &key) {
                     Ok(table) => {
                         let n = table.len();
                         (table, LoadState::Loaded(n))
@@ -504,7 +507,7 @@ impl Sha256Cache {
             let _ = std::fs::remove_file(&temp);
             return;
         }
-        if let Ok(table) = decode(&bytes, self.format, &self.key) {
+        if let Ok(table) = decode(bytes, self.format, &self.key) {
             self.state = LoadState::Loaded(table.len());
             self.table = table;
             self.used.clear();
@@ -527,13 +530,17 @@ mod tests {
     #[test]
     fn round_trip_and_lookup() {
         let bytes = encode(Format::Sha1, &KEY, &entries(50));
-        let table = decode(&bytes, Format::Sha1, &KEY).unwrap();
+        let table = decode(bytes.clone(), Format::Sha1, &KEY).unwrap();
         assert_eq!(table.len(), 50);
         assert_eq!(table.get(&[7; 20]), Some([21; 32]));
         assert_eq!(table.get(&[200; 20]), None);
         assert_eq!(table.get(&[7; 32]), None, "wrong id length");
         let empty = encode(Format::Sha1, &KEY, &BTreeMap::new());
-        assert!(decode(&empty, Format::Sha1, &KEY).unwrap().is_empty());
+        assert!(
+            decode(empty.clone(), Format::Sha1, &KEY)
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[test]
@@ -554,7 +561,7 @@ mod tests {
             id[1] = b;
             map.insert(id, [a ^ c; 32]);
         }
-        let table = decode(&encode(Format::Sha1, &KEY, &map), Format::Sha1, &KEY).unwrap();
+        let table = decode(encode(Format::Sha1, &KEY, &map), Format::Sha1, &KEY).unwrap();
         for (id, sha) in &map {
             assert_eq!(table.get(id), Some(*sha), "{id:?}");
             let mut other = id.clone();
@@ -571,27 +578,39 @@ mod tests {
         // A forged entry: map id 1 to another sha256, keep the layout.
         let mut forged = good.clone();
         forged[HEADER_LEN + 52 + 20] ^= 1;
-        assert_eq!(decode(&forged, Format::Sha1, &KEY), Err(Rejection::Mac));
+        assert_eq!(
+            decode(forged.clone(), Format::Sha1, &KEY),
+            Err(Rejection::Mac)
+        );
         // Truncated, extended, other key, other format, bad magic.
         assert_eq!(
-            decode(&good[..good.len() - 1], Format::Sha1, &KEY),
+            decode(good[..good.len() - 1].to_vec(), Format::Sha1, &KEY),
             Err(Rejection::Length)
         );
         let mut longer = good.clone();
         longer.push(0);
-        assert_eq!(decode(&longer, Format::Sha1, &KEY), Err(Rejection::Length));
         assert_eq!(
-            decode(&good, Format::Sha1, &[8; KEY_LEN]),
+            decode(longer.clone(), Format::Sha1, &KEY),
+            Err(Rejection::Length)
+        );
+        assert_eq!(
+            decode(good.clone(), Format::Sha1, &[8; KEY_LEN]),
             Err(Rejection::Mac)
         );
-        assert_eq!(decode(&good, Format::Sha256, &KEY), Err(Rejection::Format));
         assert_eq!(
-            decode(&good[..10], Format::Sha1, &KEY),
+            decode(good.clone(), Format::Sha256, &KEY),
+            Err(Rejection::Format)
+        );
+        assert_eq!(
+            decode(good[..10].to_vec(), Format::Sha1, &KEY),
             Err(Rejection::TooShort)
         );
         let mut magic = good.clone();
         magic[0] = b'x';
-        assert_eq!(decode(&magic, Format::Sha1, &KEY), Err(Rejection::Magic));
+        assert_eq!(
+            decode(magic.clone(), Format::Sha1, &KEY),
+            Err(Rejection::Magic)
+        );
         // A correctly authenticated but unsorted file (a bug elsewhere).
         let mut body = good[..good.len() - MAC_LEN].to_vec();
         let (a, b) = (HEADER_LEN, HEADER_LEN + 52);
@@ -601,7 +620,10 @@ mod tests {
         body[b..b + 52].copy_from_slice(&first);
         let tag = mac(&KEY, &body).finalize().into_bytes();
         body.extend_from_slice(&tag);
-        assert_eq!(decode(&body, Format::Sha1, &KEY), Err(Rejection::Order));
+        assert_eq!(
+            decode(body.clone(), Format::Sha1, &KEY),
+            Err(Rejection::Order)
+        );
     }
 
     #[test]

@@ -102,23 +102,26 @@ pub fn of_objects(
     view: &View,
     mut cache: Option<&mut Sha256Cache>,
 ) -> Result<Computed> {
-    let mut rows: Vec<(&[u8], EntryMode, [u8; 32])> = Vec::with_capacity(view.len());
+    // One sha256 per covered file, in view order; paths and modes are
+    // read from the view again when assembling (no second copy of them).
+    let mut shas: Vec<[u8; 32]> = Vec::with_capacity(view.len());
     let mut jobs: Vec<(usize, ObjectId)> = Vec::new();
     let mut hits = 0;
-    for (path, entry) in view.entries() {
-        if !is_covered(path.as_slice()) {
-            continue;
-        }
+    let covered = || {
+        view.entries()
+            .filter(|(path, _)| is_covered(path.as_slice()))
+    };
+    for (_, entry) in covered() {
         let sha = if entry.mode == EntryMode::Submodule {
             submodule_sha256(&entry.oid.to_hex().to_string())
         } else if let Some(found) = cache.as_mut().and_then(|c| c.get(&entry.oid)) {
             hits += 1;
             found
         } else {
-            jobs.push((rows.len(), entry.oid));
+            jobs.push((shas.len(), entry.oid));
             [0; 32]
         };
-        rows.push((path.as_slice(), entry.mode, sha));
+        shas.push(sha);
     }
     let base = repo.gix().clone();
     let hashed = parallel(
@@ -138,15 +141,20 @@ pub fn of_objects(
     )?;
     let mut bytes = 0;
     for ((row, id), (sha, len)) in jobs.iter().zip(hashed) {
-        rows[*row].2 = sha;
+        shas[*row] = sha;
         bytes += len;
         if let Some(cache) = cache.as_mut() {
             cache.insert(id, sha);
         }
     }
+    let mut tree = TreeV1::new();
+    for ((path, entry), sha) in covered().zip(&shas) {
+        tree.push(path.as_slice(), entry.mode, sha)
+            .map_err(|e| RepoError::new(Code::internal_error, format!("tree-v1 assembly: {e}")))?;
+    }
     Ok(Computed {
-        digest: assemble(&rows)?,
-        files: rows.len(),
+        digest: tree.finish(),
+        files: shas.len(),
         bytes_hashed: bytes,
         cache_hits: hits,
     })

@@ -2,7 +2,7 @@
 //! or deleted. A rename is a deletion plus an addition; deletions are never
 //! dropped. The controller's runtime files are never part of a change set.
 
-use super::tree::View;
+use super::tree::{Entry, View};
 use gix::bstr::{BString, ByteSlice};
 use std::collections::BTreeMap;
 
@@ -40,6 +40,9 @@ pub struct ChangeSet {
 impl ChangeSet {
     /// Compare two views entry by entry (mode and object id).
     pub fn between(base: &View, target: &View) -> ChangeSet {
+        if let Some(patch) = base.patch_over(target) {
+            return ChangeSet::from_patch(patch, target);
+        }
         let mut changes = BTreeMap::new();
         let mut old = base.entries().peekable();
         let mut new = target.entries().peekable();
@@ -58,11 +61,11 @@ impl ChangeSet {
                         Some(((*b).clone(), ChangeKind::Added, false, true))
                     }
                     std::cmp::Ordering::Equal => {
-                        let changed = ea != eb;
-                        let path = (*a).clone();
+                        // Clone only what changed: most paths are equal.
+                        let changed = (ea != eb).then(|| (*a).clone());
                         old.next();
                         new.next();
-                        changed.then_some((path, ChangeKind::Modified, false, false))
+                        changed.map(|path| (path, ChangeKind::Modified, false, false))
                     }
                 },
             };
@@ -79,6 +82,27 @@ impl ChangeSet {
                 {
                     changes.insert(path, kind);
                 }
+            }
+        }
+        ChangeSet { changes }
+    }
+
+    /// The change set when the base is the target's list with `patch`
+    /// laid over it: only the patched paths can differ.
+    fn from_patch(patch: &BTreeMap<BString, Option<Entry>>, target: &View) -> ChangeSet {
+        let mut changes = BTreeMap::new();
+        for (path, old) in patch {
+            let kind = match (old, target.get_bytes(path)) {
+                (Some(_), None) => ChangeKind::Deleted,
+                (None, Some(_)) => ChangeKind::Added,
+                (Some(old), Some(new)) if old != new => ChangeKind::Modified,
+                _ => continue,
+            };
+            if !RUNTIME_ARTIFACTS
+                .iter()
+                .any(|a| a.as_bytes() == path.as_slice())
+            {
+                changes.insert(path.clone(), kind);
             }
         }
         ChangeSet { changes }

@@ -8,6 +8,9 @@ use gix::ObjectId;
 use gix::bstr::{BString, ByteSlice};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
+
+mod derived_base;
 
 /// A file's mode as git records it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -58,7 +61,68 @@ pub struct View {
     /// What this view is, for messages ("the index", "commit abc1234").
     pub label: String,
     storage: Storage,
-    entries: BTreeMap<BString, Entry>,
+    /// Sorted by path bytes, each path once (see [`sorted_unique`]). A
+    /// sorted vector rather than a map: views are built once from sorted
+    /// input and then only searched and walked in order. Shared when this
+    /// view is derived from another one.
+    entries: Arc<Vec<(BString, Entry)>>,
+    /// Where this view differs from `entries` (`None`: the path is absent
+    /// here). Empty except for a view derived from another view's list.
+    patch: BTreeMap<BString, Option<Entry>>,
+    /// Number of files, patch applied.
+    len: usize,
+}
+
+/// Sort by path and keep the last entry of a repeated path (a malformed
+/// tree can name a path twice). Input that is already sorted, as trees and
+/// the index are, costs one comparison per entry.
+fn sorted_unique(mut entries: Vec<(BString, Entry)>) -> Vec<(BString, Entry)> {
+    if entries.windows(2).all(|w| w[0].0 < w[1].0) {
+        return entries;
+    }
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut unique: Vec<(BString, Entry)> = Vec::with_capacity(entries.len());
+    for (path, entry) in entries {
+        match unique.last_mut() {
+            Some(last) if last.0 == path => last.1 = entry,
+            _ => unique.push((path, entry)),
+        }
+    }
+    unique
+}
+
+/// A shared sorted list with a patch laid over it, in path order.
+struct Patched<'a, R: Iterator<Item = (&'a BString, &'a Option<Entry>)>> {
+    shared: std::iter::Peekable<std::slice::Iter<'a, (BString, Entry)>>,
+    patch: std::iter::Peekable<R>,
+}
+
+impl<'a, R: Iterator<Item = (&'a BString, &'a Option<Entry>)>> Iterator for Patched<'a, R> {
+    type Item = (&'a BString, &'a Entry);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let order = match (self.shared.peek(), self.patch.peek()) {
+                (None, None) => return None,
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (Some((shared, _)), Some((patched, _))) => shared.cmp(patched),
+            };
+            match order {
+                std::cmp::Ordering::Less => {
+                    return self.shared.next().map(|(path, entry)| (path, entry));
+                }
+                // The patch replaces (or removes) this entry.
+                std::cmp::Ordering::Equal => {
+                    self.shared.next();
+                }
+                std::cmp::Ordering::Greater => {}
+            }
+            if let Some((path, Some(entry))) = self.patch.next() {
+                return Some((path, entry));
+            }
+        }
+    }
 }
 
 /// The result of reading a file from a view.
@@ -86,48 +150,30 @@ fn mode_of_tree_entry(kind: gix::object::tree::EntryKind) -> Option<EntryMode> {
 impl View {
     /// A view with no files (the base before the first commit).
     pub fn empty(label: impl Into<String>) -> View {
+        View::sorted(label, Storage::Objects, Vec::new())
+    }
+
+    /// A view of `entries`, which must be sorted by path, each path once.
+    fn sorted(label: impl Into<String>, storage: Storage, entries: Vec<(BString, Entry)>) -> View {
         View {
             label: label.into(),
-            storage: Storage::Objects,
-            entries: BTreeMap::new(),
+            storage,
+            len: entries.len(),
+            entries: Arc::new(entries),
+            patch: BTreeMap::new(),
         }
     }
 
     /// Every file of a tree object.
     pub fn from_tree(repo: &Repo, tree: ObjectId, label: impl Into<String>) -> Result<View> {
-        let tree = repo.gix().find_tree(tree).map_err(|e| {
-            RepoError::new(
-                Code::git_object_unavailable,
-                format!("cannot read tree {tree}: {e}"),
-            )
-        })?;
-        let mut recorder = gix::traverse::tree::Recorder::default();
-        tree.traverse().breadthfirst(&mut recorder).map_err(|e| {
-            RepoError::new(
-                Code::git_object_unavailable,
-                format!("cannot walk tree: {e}"),
-            )
-        })?;
-        let entries = recorder
-            .records
-            .into_iter()
-            .filter_map(|record| {
-                mode_of_tree_entry(record.mode.kind()).map(|mode| {
-                    (
-                        record.filepath,
-                        Entry {
-                            mode,
-                            oid: record.oid,
-                        },
-                    )
-                })
-            })
-            .collect();
-        Ok(View {
-            label: label.into(),
-            storage: Storage::Objects,
-            entries,
-        })
+        let entries = walk_tree(repo, tree)?;
+        // A depth-first walk in git's tree order yields paths sorted by
+        // bytes, so this is one pass.
+        Ok(View::sorted(
+            label,
+            Storage::Objects,
+            sorted_unique(entries),
+        ))
     }
 
     /// Every file of a commit.
@@ -140,11 +186,32 @@ impl View {
     /// Unmerged entries make the view unavailable; intent-to-add entries are
     /// not part of a commit and are left out.
     pub fn from_index(repo: &Repo) -> Result<View> {
+        View::from_index_file(&open_index(repo)?)
+    }
+
+    /// The index and the files of the commit `head`, for `check --staged`.
+    /// The commit's view is derived from the index's list where the index's
+    /// cached trees show a directory unchanged (see `derived_base`), so a
+    /// large unchanged tree is neither read nor copied.
+    pub fn index_and_commit(repo: &Repo, head: ObjectId) -> Result<(View, View)> {
         let index = open_index(repo)?;
+        let view = View::from_index_file(&index)?;
+        let tree = repo.commit_tree(head)?;
+        let base = derived_base::commit_over_index(
+            repo,
+            &view,
+            index.tree(),
+            tree,
+            format!("commit {}", short(head)),
+        )?;
+        Ok((view, base))
+    }
+
+    fn from_index_file(index: &gix::index::File) -> Result<View> {
         let mut entries = Vec::with_capacity(index.entries().len());
         let mut unmerged = Vec::new();
         for entry in index.entries() {
-            let path = entry.path(&index);
+            let path = entry.path(index);
             if entry.stage_raw() != 0 {
                 unmerged.push(path.to_str_lossy().into_owned());
                 continue;
@@ -182,12 +249,11 @@ impl View {
                 ),
             ));
         }
-        Ok(View {
-            label: "the index".into(),
-            storage: Storage::Objects,
-            // Bulk-built: sorting already sorted input is linear.
-            entries: entries.into_iter().collect(),
-        })
+        Ok(View::sorted(
+            "the index",
+            Storage::Objects,
+            sorted_unique(entries),
+        ))
     }
 
     /// The in-memory merge of `head` into `base` (ancestor: their merge
@@ -331,11 +397,11 @@ impl View {
             let oid = repo.blob_id(&data)?;
             entries.insert(path, Entry { mode, oid });
         }
-        Ok(View {
-            label: "the working tree".into(),
-            storage: Storage::Disk(root),
-            entries,
-        })
+        Ok(View::sorted(
+            "the working tree",
+            Storage::Disk(root),
+            entries.into_iter().collect(),
+        ))
     }
 
     /// True for the working-tree view (content read from disk).
@@ -345,30 +411,60 @@ impl View {
 
     /// Every file, sorted by path bytes.
     pub fn entries(&self) -> impl Iterator<Item = (&BString, &Entry)> {
-        self.entries.iter()
+        Patched {
+            shared: self.entries.iter().peekable(),
+            patch: self.patch.range::<BString, _>(..).peekable(),
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len == 0
     }
 
     pub fn get(&self, path: &str) -> Option<&Entry> {
-        self.entries.get(path.as_bytes().as_bstr())
+        self.get_bytes(path.as_bytes())
+    }
+
+    /// [`View::get`] for a path that need not be UTF-8.
+    pub fn get_bytes(&self, path: &[u8]) -> Option<&Entry> {
+        if let Some(patched) = self.patch.get(path.as_bstr()) {
+            return patched.as_ref();
+        }
+        self.entries
+            .binary_search_by(|(p, _)| p.as_slice().cmp(path))
+            .ok()
+            .map(|i| &self.entries[i].1)
+    }
+
+    /// When this view was derived from `other`'s list and `other` is that
+    /// list unchanged: the paths where the two differ, with this view's
+    /// entry. A change set then needs no walk over every file.
+    pub(crate) fn patch_over(&self, other: &View) -> Option<&BTreeMap<BString, Option<Entry>>> {
+        (Arc::ptr_eq(&self.entries, &other.entries) && other.patch.is_empty())
+            .then_some(&self.patch)
     }
 
     /// Paths of files under a directory prefix (`prefix` ends with `/`).
     pub fn paths_under<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a BString> + 'a {
-        self.entries
-            .range::<[u8], _>((
-                std::ops::Bound::Included(prefix.as_bytes()),
-                std::ops::Bound::Unbounded,
-            ))
-            .map(|(path, _)| path)
-            .take_while(move |path| path.starts_with(prefix.as_bytes()))
+        let start = self
+            .entries
+            .partition_point(|(path, _)| path.as_slice() < prefix.as_bytes());
+        Patched {
+            shared: self.entries[start..].iter().peekable(),
+            patch: self
+                .patch
+                .range::<[u8], _>((
+                    std::ops::Bound::Included(prefix.as_bytes()),
+                    std::ops::Bound::Unbounded,
+                ))
+                .peekable(),
+        }
+        .map(|(path, _)| path)
+        .take_while(move |path| path.starts_with(prefix.as_bytes()))
     }
 
     /// Read a file of this view: `None` when absent; at most `limit + 1`
@@ -409,6 +505,102 @@ impl View {
             }
         }
     }
+}
+
+/// Every file under `root`, depth first in git's tree order. Git sorts a
+/// directory's name as if it ended in `/`, so this order is the byte order of
+/// full paths: the order of the index and of [`View::entries`].
+fn walk_tree(repo: &Repo, root: ObjectId) -> Result<Vec<(BString, Entry)>> {
+    walk_tree_pruned(repo, root, (), |_, _, _| Some(()))
+}
+
+/// [`walk_tree`] that asks `descend(parent_state, dir, tree_id)` before
+/// reading each subtree (`dir` is its path ending in `/`): `Some(state)`
+/// walks it with that state, `None` leaves it out. An explicit stack keeps
+/// a hostile tree depth off the call stack.
+fn walk_tree_pruned<S>(
+    repo: &Repo,
+    root: ObjectId,
+    root_state: S,
+    mut descend: impl FnMut(&S, &[u8], &ObjectId) -> Option<S>,
+) -> Result<Vec<(BString, Entry)>> {
+    use gix::objs::FindExt;
+    struct Frame<S> {
+        data: Vec<u8>,
+        offset: usize,
+        /// Length of the directory's path prefix (with its trailing `/`).
+        prefix_len: usize,
+        state: S,
+    }
+    let unavailable = |id: &ObjectId, e: &dyn std::fmt::Display| {
+        RepoError::new(
+            Code::git_object_unavailable,
+            format!("cannot read tree {id}: {e}"),
+        )
+    };
+    let objects = &repo.gix().objects;
+    let kind = root.kind();
+    let read = |id: &ObjectId| -> Result<Vec<u8>> {
+        let mut data = Vec::new();
+        objects
+            .find_tree_iter(id, &mut data)
+            .map_err(|e| unavailable(id, &e))?;
+        Ok(data)
+    };
+    let mut entries = Vec::new();
+    let mut path = BString::default();
+    let mut stack = vec![Frame {
+        data: read(&root)?,
+        offset: 0,
+        prefix_len: 0,
+        state: root_state,
+    }];
+    'frames: while let Some(mut frame) = stack.pop() {
+        path.truncate(frame.prefix_len);
+        let mut iter = gix::objs::TreeRefIter::from_bytes(&frame.data[frame.offset..], kind);
+        while let Some(entry) = iter.next() {
+            let entry = entry.map_err(|e| {
+                RepoError::new(
+                    Code::git_object_unavailable,
+                    format!("tree {root} cannot be decoded: {e}"),
+                )
+            })?;
+            if entry.mode.is_tree() {
+                let mut child_prefix = path.clone();
+                child_prefix.extend_from_slice(entry.filename);
+                child_prefix.push(b'/');
+                let id = entry.oid.to_owned();
+                let Some(state) = descend(&frame.state, &child_prefix, &id) else {
+                    continue;
+                };
+                let child = read(&id)?;
+                let child_len = child_prefix.len();
+                frame.offset += iter.offset_to_next_entry(&frame.data[frame.offset..]);
+                stack.push(frame);
+                path = child_prefix;
+                stack.push(Frame {
+                    data: child,
+                    offset: 0,
+                    prefix_len: child_len,
+                    state,
+                });
+                continue 'frames;
+            }
+            if let Some(mode) = mode_of_tree_entry(entry.mode.kind()) {
+                let mut full = BString::from(Vec::with_capacity(path.len() + entry.filename.len()));
+                full.extend_from_slice(&path);
+                full.extend_from_slice(entry.filename);
+                entries.push((
+                    full,
+                    Entry {
+                        mode,
+                        oid: entry.oid.to_owned(),
+                    },
+                ));
+            }
+        }
+    }
+    Ok(entries)
 }
 
 /// A path of the working tree: tracked (with its index mode and id) or

@@ -1,0 +1,183 @@
+//! The commit view of `check --staged`, derived from the index's own list.
+//!
+//! The index remembers, per directory, the tree id its files hash to (the
+//! cache-tree extension) and whether that is still valid; `git add` and
+//! `git rm` invalidate the directories on the changed path. Git trusts a
+//! valid entry when it writes the commit, so where a valid cached tree
+//! equals the commit's tree of the same directory, the commit's files there
+//! are exactly the index's. Those directories are neither read nor copied:
+//! only the others are walked, and the commit view is the index's list with
+//! the differences laid over it. As a guard against a damaged extension, a
+//! cached tree counts only when its file count matches the index's files
+//! under that directory.
+
+use super::{Entry, Storage, View, sorted_unique, walk_tree_pruned};
+use crate::repo::{Repo, Result};
+use gix::ObjectId;
+use gix::bstr::BString;
+use gix::index::extension::Tree as CachedTree;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// A directory's cached tree, its subdirectories sorted by name.
+struct Node<'a> {
+    children: Vec<&'a CachedTree>,
+}
+
+impl<'a> Node<'a> {
+    fn new(tree: &'a CachedTree) -> Node<'a> {
+        let mut children: Vec<&CachedTree> = tree.children.iter().collect();
+        children.sort_by(|a, b| a.name.as_slice().cmp(b.name.as_slice()));
+        Node { children }
+    }
+
+    fn child(&self, name: &[u8]) -> Option<&'a CachedTree> {
+        self.children
+            .binary_search_by(|c| c.name.as_slice().cmp(name))
+            .ok()
+            .map(|i| self.children[i])
+    }
+}
+
+/// The number of files of the sorted list under `dir` (empty: the root;
+/// otherwise ending in `/`).
+fn files_under(list: &[(BString, Entry)], dir: &[u8]) -> usize {
+    let Some((_, stem)) = dir.split_last() else {
+        return list.len();
+    };
+    // Paths starting with `stem/` sort between `stem/` and `stem0`.
+    let start = list.partition_point(|(path, _)| path.as_slice() < dir);
+    let mut upper = stem.to_vec();
+    upper.push(b'0');
+    let end = list.partition_point(|(path, _)| path.as_slice() < upper.as_slice());
+    end.saturating_sub(start)
+}
+
+/// Whether a cached tree vouches for the index's files under `dir` being
+/// the tree `id`.
+fn vouches(cached: &CachedTree, id: &ObjectId, list: &[(BString, Entry)], dir: &[u8]) -> bool {
+    cached.id == *id
+        && cached
+            .num_entries
+            .is_some_and(|n| n as usize == files_under(list, dir))
+}
+
+/// The files of the tree `tree`, as a view over the index view `index`
+/// (which must not itself be derived) with `cache` its cached trees.
+pub(super) fn commit_over_index(
+    repo: &Repo,
+    index: &View,
+    cache: Option<&CachedTree>,
+    tree: ObjectId,
+    label: String,
+) -> Result<View> {
+    let list: &[(BString, Entry)] = &index.entries;
+    let derived = |patch: BTreeMap<BString, Option<Entry>>, len: usize| View {
+        label: label.clone(),
+        storage: Storage::Objects,
+        entries: Arc::clone(&index.entries),
+        patch,
+        len,
+    };
+    if cache.is_some_and(|root| vouches(root, &tree, list, b"")) {
+        return Ok(derived(BTreeMap::new(), list.len()));
+    }
+    let mut skipped: Vec<BString> = Vec::new();
+    let walked = walk_tree_pruned(repo, tree, cache.map(Node::new), |parent, dir, id| {
+        let name = dir[..dir.len() - 1]
+            .rsplit(|b| *b == b'/')
+            .next()
+            .unwrap_or_default();
+        let cached = parent.as_ref().and_then(|node| node.child(name));
+        match cached {
+            Some(cached) if vouches(cached, id, list, dir) => {
+                skipped.push(dir.into());
+                None
+            }
+            _ => Some(cached.map(Node::new)),
+        }
+    })?;
+    let walked = sorted_unique(walked);
+
+    // The index's files outside the skipped directories. Both lists are
+    // sorted and the directories are disjoint, so one pass pairs them.
+    let mut outside: Vec<&(BString, Entry)> = Vec::new();
+    let mut next_dir = 0;
+    for item in list {
+        let path = item.0.as_slice();
+        while next_dir < skipped.len()
+            && skipped[next_dir].as_slice() < path
+            && !path.starts_with(&skipped[next_dir])
+        {
+            next_dir += 1;
+        }
+        let inside = next_dir < skipped.len() && path.starts_with(&skipped[next_dir]);
+        if !inside {
+            outside.push(item);
+        }
+    }
+
+    let len = list.len() - outside.len() + walked.len();
+    let mut patch = BTreeMap::new();
+    let mut ours = walked.into_iter().peekable();
+    let mut theirs = outside.into_iter().peekable();
+    loop {
+        let order = match (ours.peek(), theirs.peek()) {
+            (None, None) => break,
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (Some((a, _)), Some((b, _))) => a.cmp(b),
+        };
+        match order {
+            std::cmp::Ordering::Less => {
+                if let Some((path, entry)) = ours.next() {
+                    patch.insert(path, Some(entry));
+                }
+            }
+            std::cmp::Ordering::Greater => {
+                if let Some((path, _)) = theirs.next() {
+                    patch.insert(path.clone(), None);
+                }
+            }
+            std::cmp::Ordering::Equal => {
+                if let (Some((path, entry)), Some((_, indexed))) = (ours.next(), theirs.next())
+                    && entry != *indexed
+                {
+                    patch.insert(path, Some(entry));
+                }
+            }
+        }
+    }
+    Ok(derived(patch, len))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::EntryMode;
+    use super::*;
+
+    fn list(paths: &[&str]) -> Vec<(BString, Entry)> {
+        paths
+            .iter()
+            .map(|p| {
+                (
+                    BString::from(*p),
+                    Entry {
+                        mode: EntryMode::Regular,
+                        oid: ObjectId::null(gix::hash::Kind::Sha1),
+                    },
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn files_under_counts_only_that_directory() {
+        let l = list(&["a-b", "a/c", "a/d/e", "a0", "ab/x", "b"]);
+        assert_eq!(files_under(&l, b""), 6);
+        assert_eq!(files_under(&l, b"a/"), 2);
+        assert_eq!(files_under(&l, b"a/d/"), 1);
+        assert_eq!(files_under(&l, b"ab/"), 1);
+        assert_eq!(files_under(&l, b"c/"), 0);
+    }
+}
