@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import platform
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -93,6 +94,35 @@ def peak_kib(command, cwd):
         return None
 
 
+def peak_heap_kib(command, cwd):
+    """Peak heap of one run, from heaptrack when it is installed. Unlike the
+    RSS this leaves out file pages mapped read-only (git's pack files), which
+    the kernel can drop at any time."""
+    if not has("heaptrack") or not has("heaptrack_print"):
+        return None
+    out_dir = tempfile.mkdtemp()
+    base = os.path.join(out_dir, "ht")
+    sh(["heaptrack", "-o", base, *shlex.split(command)], cwd=cwd, check=False, capture=True)
+    files = [f for f in os.listdir(out_dir) if f.startswith("ht")]
+    peak = None
+    if files:
+        report = sh(["heaptrack_print", os.path.join(out_dir, files[0])], check=False, capture=True).stdout
+        for line in report.splitlines():
+            if line.startswith("peak heap memory consumption:"):
+                value = line.split(":", 1)[1].strip()
+                units = {"B": 1 / 1024, "K": 1, "M": 1024, "G": 1024 * 1024}
+                try:
+                    peak = float(value[:-1]) * units[value[-1]]
+                except (ValueError, KeyError):
+                    peak = None
+    shutil.rmtree(out_dir, ignore_errors=True)
+    return peak
+
+
+def mib(kib):
+    return f"{kib / 1024:.1f} MiB" if kib else "n/a"
+
+
 def tracked_files(repo):
     out = sh(["git", "ls-files", "-z"], cwd=repo, capture=True).stdout
     return [p for p in out.split("\0") if p and not p.startswith(".mastermind/")]
@@ -122,6 +152,19 @@ def install_hooks(repo):
     return hooks
 
 
+def ensure_prek():
+    """prek from PATH, else installed with pip into bench/work/venv on first use."""
+    found = shutil.which("prek")
+    if found:
+        return found
+    venv = os.path.join(WORK, "venv")
+    prek = os.path.join(venv, "bin", "prek")
+    if not os.path.exists(prek):
+        sh([sys.executable, "-m", "venv", venv], check=False)
+        sh([os.path.join(venv, "bin", "pip"), "install", "--quiet", "prek"], check=False)
+    return prek if os.path.exists(prek) else None
+
+
 def commit_rows(repo, runs):
     """git commit with no hook, a do-nothing sh hook, prek's no-op hook and ours."""
     rows = []
@@ -136,8 +179,8 @@ def commit_rows(repo, runs):
     os.chmod(noop, 0o755)
     rows.append(("git commit, do-nothing sh hook", hyperfine("commit-sh", commit, repo, runs, prepare)))
     os.unlink(noop)
-    prek = shutil.which("prek") or os.path.join(WORK, "venv", "bin", "prek")
-    if os.path.exists(prek):
+    prek = ensure_prek()
+    if prek:
         with open(os.path.join(repo, ".pre-commit-config.yaml"), "w") as fh:
             fh.write("repos:\n  - repo: local\n    hooks:\n      - id: noop\n        name: noop\n"
                      "        entry: 'true'\n        language: system\n        pass_filenames: false\n")
@@ -265,11 +308,13 @@ def main():
         print(f"== {size}: {files} files, {total // (1024 * 1024)} MiB", file=sys.stderr)
         rows = dict(commit_rows(repo, args.runs))
         rows.update(gate_rows(repo, args.runs))
-        peak = {name: peak_kib(cmd, repo) for name, cmd in [
+        memory_rows = [
             ("check --staged", f"{BIN} check --staged"),
             ("check --ci", f"{BIN} check --ci --base HEAD~1 --head HEAD"),
             ("check --worktree", f"{BIN} check --worktree"),
-        ]}
+            ("git archive HEAD (reads every blob once)", "git archive -o /dev/null HEAD"),
+        ]
+        peak = {name: (peak_kib(cmd, repo), peak_heap_kib(cmd, repo)) for name, cmd in memory_rows}
         status = rows.get("git status --porcelain")
         nohook = rows.get("git commit, no hook")
         prek = rows.get("git commit, prek no-op hook")
@@ -291,8 +336,10 @@ def main():
                 budget = "<= 1.0x openssl, 2 processes"
             lines.append(f"| {name} | {fmt(value)} | {r} | {budget} |")
         lines.append("")
-        lines.append("Peak memory: " + ", ".join(
-            f"{k} {v / 1024:.1f} MiB" if v else f"{k} n/a" for k, v in peak.items()) + " (budget: < 64 MiB on the limit repo).")
+        lines += ["| process | peak RSS | peak heap | budget |", "|---|---|---|---|"]
+        for name, (rss, heap) in peak.items():
+            budget = "< 64 MiB on the limit repo" if name.startswith("check") else ""
+            lines.append(f"| {name} | {mib(rss)} | {mib(heap)} | {budget} |")
         lines.append("")
     rows = dict(validate_rows(args.runs))
     ajv = rows.get("ajv-cli, same 1,000 reports")
