@@ -211,7 +211,6 @@ pub fn run(cli: Cli) -> ExitStatus {
             remote,
             url: _,
         } => {
-            output.color.apply();
             let mode = if staged {
                 Mode::Staged
             } else if push {
@@ -222,6 +221,13 @@ pub fn run(cli: Cli) -> ExitStatus {
                 debug_assert!(worktree);
                 Mode::Worktree { since }
             };
+            output.color.apply_to(
+                if mode.human_to_stderr() && output.format == crate::render::Format::Human {
+                    crate::render::Stream::Stderr
+                } else {
+                    crate::render::Stream::Stdout
+                },
+            );
             commands::check::run(&mode, &output)
         }
         Command::Verification {

@@ -788,3 +788,34 @@ fn digest_prints_the_same_tree_v1_for_equal_views() {
     let output = repo.run(&["digest", "--rev", "no-such-rev"], None);
     assert_eq!(status(&output), 2);
 }
+
+/// A hook's human output goes to stderr, which is what git shows: `auto`
+/// colour follows stderr, not stdout. Run under `script` for a terminal.
+#[test]
+fn hook_output_is_coloured_by_whether_stderr_is_a_terminal() {
+    let repo = base_repo();
+    repo.write_task(TASK, &["src/lib.py"], &["src/lib.py", "src/other.py"]);
+    repo.write("src/lib.py", "def value():\n    return 2\n");
+    repo.write("src/other.py", "x = 2\n");
+    repo.git(&["add", "-A"]);
+    let under_terminal = |inner: &str| {
+        let output = repo
+            .command("script")
+            .args(["-q", "-e", "-c", inner, "/dev/null"])
+            .env("TERM", "xterm")
+            .env_remove("NO_COLOR")
+            .env_remove("CLICOLOR_FORCE")
+            .output()
+            .expect("script(1) from util-linux runs");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    // stderr on the terminal, stdout to a file: coloured.
+    let shown = under_terminal(&format!("'{BIN}' check --staged > stdout.txt"));
+    assert!(shown.contains("unexpected_file"), "{shown}");
+    assert!(shown.contains("\u{1b}["), "stderr is a terminal: {shown:?}");
+    // stderr to a file, stdout on the terminal: plain.
+    under_terminal(&format!("'{BIN}' check --staged 2> stderr.txt"));
+    let logged = std::fs::read_to_string(repo.path().join("stderr.txt")).expect("stderr.txt");
+    assert!(logged.contains("unexpected_file"), "{logged}");
+    assert!(!logged.contains('\u{1b}'), "stderr is a file: {logged:?}");
+}

@@ -39,7 +39,7 @@ pub enum Mode {
 
 impl Mode {
     /// Hooks print human output to stderr (git shows it); the rest use stdout.
-    fn human_to_stderr(&self) -> bool {
+    pub fn human_to_stderr(&self) -> bool {
         matches!(self, Mode::Staged | Mode::Push { .. })
     }
 }

@@ -11,6 +11,7 @@ pub mod junit;
 pub mod sarif;
 
 use crate::report::Report;
+use std::io::IsTerminal;
 
 /// Output formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -58,6 +59,13 @@ pub fn render(report: &Report, format: Format, options: &RenderOptions) -> Strin
     }
 }
 
+/// Where human output goes, for deciding colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
 /// When to colour human output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ColorChoice {
@@ -71,6 +79,13 @@ impl ColorChoice {
     /// Apply the choice process-wide. `auto` defers to the stream and to the
     /// NO_COLOR / CLICOLOR_FORCE conventions.
     pub fn apply(self) {
+        self.apply_to(Stream::Stdout);
+    }
+
+    /// [`ColorChoice::apply`] for human output written to `stream`. The
+    /// renderers ask about stdout, so for stderr (what git shows from a
+    /// hook) `auto` is decided here from stderr.
+    pub fn apply_to(self, stream: Stream) {
         match self {
             ColorChoice::Always => owo_colors::set_override(true),
             ColorChoice::Never => owo_colors::set_override(false),
@@ -79,6 +94,9 @@ impl ColorChoice {
                     owo_colors::set_override(false);
                 } else if std::env::var_os("CLICOLOR_FORCE").is_some_and(|v| v != "0") {
                     owo_colors::set_override(true);
+                } else if stream == Stream::Stderr {
+                    let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
+                    owo_colors::set_override(std::io::stderr().is_terminal() && !dumb);
                 }
             }
         }
