@@ -40,13 +40,20 @@ fn an_in_scope_change_passes_and_names_the_task() {
     assert_eq!(report["tasks"][0]["ok"], true);
 }
 
-#[test]
-fn a_file_outside_the_declared_scope_fails_with_unexpected_file() {
+/// The base repository with a task declaring `src/lib.py` and a staged
+/// change to `src/other.py` as well (reported, but outside the scope).
+fn out_of_scope_change_staged() -> TestRepo {
     let repo = base_repo();
     repo.write_task(TASK, &["src/lib.py"], &["src/lib.py", "src/other.py"]);
     repo.write("src/lib.py", "def value():\n    return 2\n");
     repo.write("src/other.py", "x = 2\n");
     repo.git(&["add", "-A"]);
+    repo
+}
+
+#[test]
+fn a_file_outside_the_declared_scope_fails_with_unexpected_file() {
+    let repo = out_of_scope_change_staged();
     let (code, report) = check_json(&repo, &["--staged"]);
     assert_eq!(code, 1);
     let codes = codes(&report);
@@ -793,11 +800,7 @@ fn digest_prints_the_same_tree_v1_for_equal_views() {
 /// colour follows stderr, not stdout. Run under `script` for a terminal.
 #[test]
 fn hook_output_is_coloured_by_whether_stderr_is_a_terminal() {
-    let repo = base_repo();
-    repo.write_task(TASK, &["src/lib.py"], &["src/lib.py", "src/other.py"]);
-    repo.write("src/lib.py", "def value():\n    return 2\n");
-    repo.write("src/other.py", "x = 2\n");
-    repo.git(&["add", "-A"]);
+    let repo = out_of_scope_change_staged();
     let under_terminal = |inner: &str| {
         let output = repo
             .command("script")

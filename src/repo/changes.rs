@@ -2,6 +2,7 @@
 //! or deleted. A rename is a deletion plus an addition; deletions are never
 //! dropped. The controller's runtime files are never part of a change set.
 
+use super::merge_join::{Paired, merge_join};
 use super::tree::{Entry, View};
 use gix::bstr::{BString, ByteSlice};
 use std::collections::BTreeMap;
@@ -13,6 +14,10 @@ pub const RUNTIME_ARTIFACTS: &[&str] = &[
     ".mastermind/mmcg.db-wal",
     ".mastermind/audit-narrative.json",
 ];
+
+fn is_runtime_artifact(path: &[u8]) -> bool {
+    RUNTIME_ARTIFACTS.iter().any(|a| a.as_bytes() == path)
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ChangeKind {
@@ -44,44 +49,18 @@ impl ChangeSet {
             return ChangeSet::from_patch(patch, target);
         }
         let mut changes = BTreeMap::new();
-        let mut old = base.entries().peekable();
-        let mut new = target.entries().peekable();
-        loop {
-            let step = match (old.peek(), new.peek()) {
-                (None, None) => break,
-                (Some((path, _)), None) => {
-                    Some(((*path).clone(), ChangeKind::Deleted, true, false))
-                }
-                (None, Some((path, _))) => Some(((*path).clone(), ChangeKind::Added, false, true)),
-                (Some((a, ea)), Some((b, eb))) => match a.cmp(b) {
-                    std::cmp::Ordering::Less => {
-                        Some(((*a).clone(), ChangeKind::Deleted, true, false))
-                    }
-                    std::cmp::Ordering::Greater => {
-                        Some(((*b).clone(), ChangeKind::Added, false, true))
-                    }
-                    std::cmp::Ordering::Equal => {
-                        // Clone only what changed: most paths are equal.
-                        let changed = (ea != eb).then(|| (*a).clone());
-                        old.next();
-                        new.next();
-                        changed.map(|path| (path, ChangeKind::Modified, false, false))
-                    }
-                },
+        let pairs = merge_join(base.entries(), target.entries(), |(old, _), (new, _)| {
+            old.cmp(new)
+        });
+        for pair in pairs {
+            let (path, kind) = match pair {
+                Paired::Left((path, _)) => (path, ChangeKind::Deleted),
+                Paired::Right((path, _)) => (path, ChangeKind::Added),
+                Paired::Both((path, old), (_, new)) if old != new => (path, ChangeKind::Modified),
+                Paired::Both(..) => continue,
             };
-            if let Some((path, kind, advance_old, advance_new)) = step {
-                if advance_old {
-                    old.next();
-                }
-                if advance_new {
-                    new.next();
-                }
-                if !RUNTIME_ARTIFACTS
-                    .iter()
-                    .any(|a| a.as_bytes() == path.as_slice())
-                {
-                    changes.insert(path, kind);
-                }
+            if !is_runtime_artifact(path) {
+                changes.insert(path.clone(), kind);
             }
         }
         ChangeSet { changes }
@@ -98,10 +77,7 @@ impl ChangeSet {
                 (Some(old), Some(new)) if old != new => ChangeKind::Modified,
                 _ => continue,
             };
-            if !RUNTIME_ARTIFACTS
-                .iter()
-                .any(|a| a.as_bytes() == path.as_slice())
-            {
+            if !is_runtime_artifact(path) {
                 changes.insert(path.clone(), kind);
             }
         }

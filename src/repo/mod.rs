@@ -4,6 +4,7 @@
 //! objects).
 
 pub mod changes;
+pub mod merge_join;
 pub mod tree;
 
 use crate::codes::Code;

@@ -2,6 +2,7 @@
 //! commit, the index, an in-memory merge or the working tree contains, and
 //! reading a file's content from that view.
 
+use super::merge_join::{Paired, merge_join};
 use super::{Repo, RepoError, Result};
 use crate::codes::Code;
 use gix::ObjectId;
@@ -92,37 +93,20 @@ fn sorted_unique(mut entries: Vec<(BString, Entry)>) -> Vec<(BString, Entry)> {
 }
 
 /// A shared sorted list with a patch laid over it, in path order.
-struct Patched<'a, R: Iterator<Item = (&'a BString, &'a Option<Entry>)>> {
-    shared: std::iter::Peekable<std::slice::Iter<'a, (BString, Entry)>>,
-    patch: std::iter::Peekable<R>,
-}
-
-impl<'a, R: Iterator<Item = (&'a BString, &'a Option<Entry>)>> Iterator for Patched<'a, R> {
-    type Item = (&'a BString, &'a Entry);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            let order = match (self.shared.peek(), self.patch.peek()) {
-                (None, None) => return None,
-                (Some(_), None) => std::cmp::Ordering::Less,
-                (None, Some(_)) => std::cmp::Ordering::Greater,
-                (Some((shared, _)), Some((patched, _))) => shared.cmp(patched),
-            };
-            match order {
-                std::cmp::Ordering::Less => {
-                    return self.shared.next().map(|(path, entry)| (path, entry));
-                }
-                // The patch replaces (or removes) this entry.
-                std::cmp::Ordering::Equal => {
-                    self.shared.next();
-                }
-                std::cmp::Ordering::Greater => {}
-            }
-            if let Some((path, Some(entry))) = self.patch.next() {
-                return Some((path, entry));
-            }
+fn patched<'a>(
+    shared: &'a [(BString, Entry)],
+    patch: impl Iterator<Item = (&'a BString, &'a Option<Entry>)>,
+) -> impl Iterator<Item = (&'a BString, &'a Entry)> {
+    merge_join(shared, patch, |(shared, _), (patched, _)| {
+        shared.cmp(patched)
+    })
+    .filter_map(|pair| match pair {
+        Paired::Left((path, entry)) => Some((path, entry)),
+        // The patch adds, replaces or removes the entry.
+        Paired::Right((path, patched)) | Paired::Both(_, (path, patched)) => {
+            patched.as_ref().map(|entry| (path, entry))
         }
-    }
+    })
 }
 
 /// The result of reading a file from a view.
@@ -411,10 +395,7 @@ impl View {
 
     /// Every file, sorted by path bytes.
     pub fn entries(&self) -> impl Iterator<Item = (&BString, &Entry)> {
-        Patched {
-            shared: self.entries.iter().peekable(),
-            patch: self.patch.range::<BString, _>(..).peekable(),
-        }
+        patched(&self.entries, self.patch.iter())
     }
 
     pub fn len(&self) -> usize {
@@ -453,18 +434,13 @@ impl View {
         let start = self
             .entries
             .partition_point(|(path, _)| path.as_slice() < prefix.as_bytes());
-        Patched {
-            shared: self.entries[start..].iter().peekable(),
-            patch: self
-                .patch
-                .range::<[u8], _>((
-                    std::ops::Bound::Included(prefix.as_bytes()),
-                    std::ops::Bound::Unbounded,
-                ))
-                .peekable(),
-        }
-        .map(|(path, _)| path)
-        .take_while(move |path| path.starts_with(prefix.as_bytes()))
+        let patch = self.patch.range::<[u8], _>((
+            std::ops::Bound::Included(prefix.as_bytes()),
+            std::ops::Bound::Unbounded,
+        ));
+        patched(&self.entries[start..], patch)
+            .map(|(path, _)| path)
+            .take_while(move |path| path.starts_with(prefix.as_bytes()))
     }
 
     /// Read a file of this view: `None` when absent; at most `limit + 1`

@@ -12,6 +12,7 @@
 //! under that directory.
 
 use super::{Entry, Storage, View, sorted_unique, walk_tree_pruned};
+use crate::repo::merge_join::{Paired, merge_join};
 use crate::repo::{Repo, Result};
 use gix::ObjectId;
 use gix::bstr::BString;
@@ -119,30 +120,16 @@ pub(super) fn commit_over_index(
 
     let len = list.len() - outside.len() + walked.len();
     let mut patch = BTreeMap::new();
-    let mut ours = walked.into_iter().peekable();
-    let mut theirs = outside.into_iter().peekable();
-    loop {
-        let order = match (ours.peek(), theirs.peek()) {
-            (None, None) => break,
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (Some((a, _)), Some((b, _))) => a.cmp(b),
-        };
-        match order {
-            std::cmp::Ordering::Less => {
-                if let Some((path, entry)) = ours.next() {
-                    patch.insert(path, Some(entry));
-                }
+    for pair in merge_join(walked, outside, |(ours, _), (theirs, _)| ours.cmp(theirs)) {
+        match pair {
+            Paired::Left((path, entry)) => {
+                patch.insert(path, Some(entry));
             }
-            std::cmp::Ordering::Greater => {
-                if let Some((path, _)) = theirs.next() {
-                    patch.insert(path.clone(), None);
-                }
+            Paired::Right((path, _)) => {
+                patch.insert(path.clone(), None);
             }
-            std::cmp::Ordering::Equal => {
-                if let (Some((path, entry)), Some((_, indexed))) = (ours.next(), theirs.next())
-                    && entry != *indexed
-                {
+            Paired::Both((path, entry), (_, indexed)) => {
+                if entry != *indexed {
                     patch.insert(path, Some(entry));
                 }
             }
