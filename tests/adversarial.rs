@@ -179,3 +179,48 @@ fn many_files_in_one_process_keep_their_own_verdicts() {
     assert_eq!(report["summary"]["invalid"], 4);
     assert_eq!(report["summary"]["valid"], 196);
 }
+
+/// A receipt naming a spec outside the repository (escaping, absolute or
+/// not normalized) can match no task: it is stale, never current.
+#[test]
+fn a_receipt_naming_a_path_outside_the_repository_is_never_current() {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/demo-task/verification/unit.json"
+    );
+    let mut receipt: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(sample).unwrap()).unwrap();
+    let sound = run(&["validate", "--kind", "receipt", sample], dir.path());
+    assert_eq!(status(&sound), 0, "{}", text(&sound));
+    for bad in [
+        "../../etc/passwd",
+        "/etc/passwd",
+        "a/../../spec.md",
+        "./x/spec.md",
+    ] {
+        receipt["binding"]["spec_path"] = serde_json::json!(bad);
+        std::fs::write(
+            dir.path().join("unit.json"),
+            serde_json::to_vec(&receipt).unwrap(),
+        )
+        .unwrap();
+        let output = run(
+            &[
+                "validate",
+                "--kind",
+                "receipt",
+                "--format",
+                "json",
+                "unit.json",
+            ],
+            dir.path(),
+        );
+        assert_eq!(status(&output), 1, "{bad}: {}", text(&output));
+        assert_eq!(
+            json_codes(&output),
+            vec!["receipt_binding_mismatch"],
+            "{bad}"
+        );
+    }
+}

@@ -205,6 +205,18 @@ pub(crate) fn streams_are_valid(
     })
 }
 
+/// Why a receipt's recorded spec path can name no task's spec: the runner
+/// records the normalized repository-relative path, so one that escapes the
+/// repository, is absolute or is not normalized is never a task's.
+pub(crate) fn spec_path_problem(field: &str, path: &str) -> Option<String> {
+    (crate::contract::declared_paths::normalize(path).as_deref() != Ok(path)).then(|| {
+        format!(
+            "{field} `{}` is not a normalized path inside the repository, so no task's spec is there",
+            path.escape_debug()
+        )
+    })
+}
+
 /// Why a receipt's own declaration record can never match a valid spec.
 pub(crate) fn declaration_problem(
     check_id: &str,
@@ -315,6 +327,9 @@ fn binding_problem(receipt: &Receipt) -> Option<String> {
         &receipt.declaration,
         &receipt.declaration_sha256,
     ) {
+        return Some(problem);
+    }
+    if let Some(problem) = spec_path_problem("binding.spec_path", &b.spec_path) {
         return Some(problem);
     }
     if !is_hex(&b.spec_sha256, 64)
@@ -550,6 +565,24 @@ pub(crate) mod tests {
             ),
             (
                 with(&["binding", "iteration"], json!(0)),
+                CheckState::Stale,
+                Code::receipt_binding_mismatch,
+            ),
+            (
+                with(&["binding", "spec_path"], json!("../../etc/passwd")),
+                CheckState::Stale,
+                Code::receipt_binding_mismatch,
+            ),
+            (
+                with(&["binding", "spec_path"], json!("/etc/passwd")),
+                CheckState::Stale,
+                Code::receipt_binding_mismatch,
+            ),
+            (
+                with(
+                    &["binding", "spec_path"],
+                    json!("./.mastermind/tasks/001-demo/spec.md"),
+                ),
                 CheckState::Stale,
                 Code::receipt_binding_mismatch,
             ),

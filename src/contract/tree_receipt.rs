@@ -16,8 +16,8 @@
 use crate::codes::Code;
 use crate::contract::argv_display::RunDeclaration;
 use crate::contract::receipt::{
-    CheckState, Executable, PROVENANCE, Status, StreamDigest, declaration_problem, decode_json,
-    is_hex, state_diagnostic, status_name, status_state, streams_are_valid,
+    self, CheckState, Executable, PROVENANCE, Status, StreamDigest, declaration_problem,
+    decode_json, is_hex, state_diagnostic, status_name, status_state, streams_are_valid,
 };
 use crate::diagnostic::Diagnostic;
 use crate::schema::SchemaId;
@@ -154,8 +154,11 @@ fn own_problem(receipt: &TreeReceipt) -> Option<String> {
     ) {
         return Some(problem);
     }
-    if !is_hex(&receipt.spec.sha256, 64) || receipt.spec.path.trim().is_empty() {
-        return Some("spec binding is malformed (path empty or sha256 not 64 hex)".into());
+    if let Some(problem) = receipt::spec_path_problem("spec.path", &receipt.spec.path) {
+        return Some(problem);
+    }
+    if !is_hex(&receipt.spec.sha256, 64) {
+        return Some("spec binding is malformed (sha256 not 64 hex)".into());
     }
     match parse_version(&receipt.runner_version) {
         Some(version) if version >= MIN_TRUSTED_RUNNER_VERSION => None,
@@ -398,6 +401,16 @@ pub(crate) mod tests {
             ),
             (
                 with(&["declaration_sha256"], json!("c".repeat(64))),
+                Stale,
+                Code::receipt_binding_mismatch,
+            ),
+            (
+                with(&["spec", "path"], json!("../outside/spec.md")),
+                Stale,
+                Code::receipt_binding_mismatch,
+            ),
+            (
+                with(&["spec", "path"], json!("")),
                 Stale,
                 Code::receipt_binding_mismatch,
             ),
