@@ -13,6 +13,13 @@
 // finding, never on a hot path, so their size is not worth boxing.
 #![allow(clippy::result_large_err)]
 
+// The hook shims are POSIX sh, and the runner relies on process groups and
+// Unix signals. Say so at build time instead of failing on some API deep in.
+#[cfg(not(unix))]
+compile_error!(
+    "mastermind-hooks runs on Unix-like systems (Linux, macOS, the BSDs); Windows is not supported yet"
+);
+
 pub mod cli;
 pub mod codes;
 pub mod commands;
