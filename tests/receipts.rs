@@ -704,3 +704,40 @@ fn an_unreadable_receipt_blob_cannot_be_checked() {
     assert_eq!(code, 2, "{out}");
     assert!(has(&codes, "git_object_unavailable"), "{codes:?}");
 }
+
+/// `check --worktree` reads each file once and digests the bytes its view
+/// names; the runner digests the working tree on its own. Both must agree
+/// on every kind of entry.
+#[test]
+fn the_worktree_view_digest_is_the_runners_digest() {
+    use mastermind_hooks::digest::view::{of_view, of_worktree};
+    use mastermind_hooks::repo::Repo;
+    use mastermind_hooks::repo::tree::View;
+    let repo = TestRepo::new();
+    repo.write("src/a.txt", "a\n");
+    repo.write("src/gone.txt", "soon deleted\n");
+    repo.write("tool.sh", "#!/bin/sh\n");
+    make_executable(&repo.path().join("tool.sh"));
+    repo.write(".mastermind/tasks/x/spec.md", "not covered\n");
+    std::os::unix::fs::symlink("src/a.txt", repo.path().join("link")).unwrap();
+    repo.commit_all("base");
+    let head = repo.head();
+    repo.git(&[
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        &format!("160000,{head},vendor/sub"),
+    ]);
+    repo.write("src/a.txt", "a, edited\n");
+    repo.remove("src/gone.txt");
+    repo.write("untracked.txt", "new\n");
+    let opened = Repo::discover(repo.path()).unwrap();
+    let view = View::from_worktree(&opened).unwrap();
+    let from_view = of_view(&opened, &view, None).unwrap();
+    let alone = of_worktree(&opened, None).unwrap();
+    assert_eq!(from_view.digest, alone.digest);
+    assert_eq!(from_view.files, alone.files);
+    assert_eq!(from_view.bytes_hashed, alone.bytes_hashed);
+    // Covered: a.txt, link, tool.sh, untracked.txt, vendor/sub.
+    assert_eq!(from_view.files, 5);
+}

@@ -1,21 +1,21 @@
 //! The edge of the tree-v1 digest: reading content. Object-backed views
 //! (index, commit, merge) hash their blobs, looking each sha256 up in the
 //! cache first when the caller allows it; the working tree hashes its files
-//! from disk (every byte, every time: stat data is never trusted). Work is
-//! spread over the available cores with scoped threads.
+//! from disk (every byte, every time: stat data is never trusted), or, for
+//! a working-tree view, from the sha256 the view kept of the bytes it read.
+//! Work is spread over the available cores with scoped threads.
 
 use super::cache::Sha256Cache;
 use super::{TreeV1, is_covered, submodule_sha256};
 use crate::codes::Code;
-use crate::repo::tree::{EntryMode, View, is_executable, worktree_listing};
+use crate::repo::parallel::parallel;
+use crate::repo::tree::{DiskContent, Entry, EntryMode, View, is_executable, worktree_listing};
 use crate::repo::{Repo, RepoError, Result};
 use gix::ObjectId;
-use gix::bstr::ByteSlice;
+use gix::bstr::{BString, ByteSlice};
 use sha2::{Digest, Sha256};
 use std::io::Read;
 use std::path::Path;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// A digest and how it was obtained.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,64 +26,6 @@ pub struct Computed {
     /// Bytes hashed (cache hits excluded).
     pub bytes_hashed: u64,
     pub cache_hits: usize,
-}
-
-fn threads_for(jobs: usize) -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    cores.clamp(1, 8).min(jobs.div_ceil(16)).max(1)
-}
-
-/// Run `work(index)` for every index in `0..jobs` on a few threads, each
-/// with its own state from `init`. The first error stops everyone.
-fn parallel<S: Send, T: Send>(
-    jobs: usize,
-    mut init: impl FnMut() -> S,
-    work: impl Fn(&mut S, usize) -> Result<T> + Sync,
-) -> Result<Vec<T>> {
-    let next = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
-    let results: Mutex<Vec<Option<T>>> = Mutex::new((0..jobs).map(|_| None).collect());
-    let error: Mutex<Option<RepoError>> = Mutex::new(None);
-    // States are made here (a gix repository is Send but not Sync) and
-    // moved into their threads.
-    let states: Vec<S> = (0..threads_for(jobs)).map(|_| init()).collect();
-    std::thread::scope(|scope| {
-        let (next, failed, results, error, work) = (&next, &failed, &results, &error, &work);
-        for mut state in states {
-            scope.spawn(move || {
-                let mut local = Vec::new();
-                while !failed.load(Ordering::Relaxed) {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= jobs {
-                        break;
-                    }
-                    match work(&mut state, i) {
-                        Ok(value) => local.push((i, value)),
-                        Err(e) => {
-                            failed.store(true, Ordering::Relaxed);
-                            if let Ok(mut slot) = error.lock() {
-                                slot.get_or_insert(e);
-                            }
-                        }
-                    }
-                }
-                if let Ok(mut all) = results.lock() {
-                    for (i, value) in local {
-                        all[i] = Some(value);
-                    }
-                }
-            });
-        }
-    });
-    if let Some(e) = error.into_inner().ok().flatten() {
-        return Err(e);
-    }
-    let all = results
-        .into_inner()
-        .map_err(|_| RepoError::new(Code::internal_error, "a hashing thread panicked"))?;
-    all.into_iter()
-        .map(|v| v.ok_or_else(|| RepoError::new(Code::internal_error, "a hashing job was lost")))
-        .collect()
 }
 
 fn assemble<P: AsRef<[u8]>>(entries: &[(P, EntryMode, [u8; 32])]) -> Result<String> {
@@ -305,9 +247,42 @@ pub fn of_worktree(repo: &Repo, mut cache: Option<&mut Sha256Cache>) -> Result<C
 /// The tree-v1 digest of any view: the working tree from disk, the others
 /// from their objects.
 pub fn of_view(repo: &Repo, view: &View, cache: Option<&mut Sha256Cache>) -> Result<Computed> {
-    if view.is_worktree() {
-        of_worktree(repo, cache)
-    } else {
-        of_objects(repo, view, cache)
+    match view.disk_contents() {
+        Some(files) => of_read_files(files, cache),
+        None if view.is_worktree() => of_worktree(repo, cache),
+        None => of_objects(repo, view, cache),
     }
+}
+
+/// The tree-v1 digest of a working-tree view from the sha256 each file's
+/// bytes had when the view read them (no second read, so the digest is of
+/// the same bytes as the view's blob ids). With a cache, it learns them.
+fn of_read_files<'a>(
+    files: impl Iterator<Item = (&'a BString, &'a Entry, Option<&'a DiskContent>)>,
+    mut cache: Option<&mut Sha256Cache>,
+) -> Result<Computed> {
+    let mut tree = TreeV1::new();
+    let mut count = 0;
+    let mut bytes = 0;
+    for (path, entry, content) in files.filter(|(path, _, _)| is_covered(path.as_slice())) {
+        let sha = match content {
+            Some(content) => {
+                bytes += content.len;
+                if let Some(cache) = cache.as_mut() {
+                    cache.insert(&entry.oid, content.sha256);
+                }
+                content.sha256
+            }
+            None => submodule_sha256(&entry.oid.to_hex().to_string()),
+        };
+        tree.push(path.as_slice(), entry.mode, &sha)
+            .map_err(|e| RepoError::new(Code::internal_error, format!("tree-v1 assembly: {e}")))?;
+        count += 1;
+    }
+    Ok(Computed {
+        digest: tree.finish(),
+        files: count,
+        bytes_hashed: bytes,
+        cache_hits: 0,
+    })
 }

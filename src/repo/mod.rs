@@ -5,6 +5,7 @@
 
 pub mod changes;
 pub mod merge_join;
+pub(crate) mod parallel;
 pub mod tree;
 
 use crate::codes::Code;

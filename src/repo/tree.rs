@@ -3,10 +3,12 @@
 //! reading a file's content from that view.
 
 use super::merge_join::{Paired, merge_join};
+use super::parallel::parallel;
 use super::{Repo, RepoError, Result};
 use crate::codes::Code;
 use gix::ObjectId;
 use gix::bstr::{BString, ByteSlice};
+use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -52,8 +54,13 @@ pub struct Entry {
 enum Storage {
     /// Blobs in the object database (commit, index and merge views).
     Objects,
-    /// Files on disk under this root (working tree view).
-    Disk(PathBuf),
+    /// Files on disk under this root (working tree view), with what each
+    /// entry's bytes hashed to when the view was built (aligned with the
+    /// view's entries).
+    Disk {
+        root: PathBuf,
+        contents: Arc<Vec<Option<DiskContent>>>,
+    },
 }
 
 /// The flat file list of one tree, sorted by path bytes.
@@ -107,6 +114,98 @@ fn patched<'a>(
             patched.as_ref().map(|entry| (path, entry))
         }
     })
+}
+
+/// What a working-tree file's bytes hashed to when its view was built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DiskContent {
+    pub sha256: [u8; 32],
+    pub len: u64,
+}
+
+/// Read one listed working-tree path: its entry and content digest, or
+/// `None` when it is gone or not a file (a directory where the index has a
+/// file, a FIFO). A link is its target; a submodule keeps its index id.
+fn read_worktree_file(
+    root: &std::path::Path,
+    path: &BString,
+    index_mode: Option<EntryMode>,
+    index_oid: ObjectId,
+    format: gix::hash::Kind,
+) -> Result<Option<(Entry, Option<DiskContent>)>> {
+    if index_mode == Some(EntryMode::Submodule) {
+        let entry = Entry {
+            mode: EntryMode::Submodule,
+            oid: index_oid,
+        };
+        return Ok(Some((entry, None)));
+    }
+    let Ok(relative) = gix::path::from_bstr(path.as_bstr()) else {
+        return Err(RepoError::new(
+            Code::git_worktree_unavailable,
+            format!(
+                "path `{}` cannot be represented on this platform",
+                path.to_str_lossy()
+            ),
+        ));
+    };
+    let disk = root.join(relative);
+    let metadata = match std::fs::symlink_metadata(&disk) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(RepoError::new(
+                Code::git_worktree_unavailable,
+                format!("cannot stat {}: {e}", disk.display()),
+            ));
+        }
+    };
+    let unreadable = |e: std::io::Error| {
+        RepoError::new(
+            Code::git_worktree_unavailable,
+            format!("cannot read {}: {e}", disk.display()),
+        )
+    };
+    let (mode, data) = if metadata.file_type().is_symlink() {
+        let target = std::fs::read_link(&disk).map_err(unreadable)?;
+        let target = gix::path::into_bstr(target)
+            .map_err(|e| {
+                RepoError::new(
+                    Code::git_worktree_unavailable,
+                    format!(
+                        "symlink {} has an unrepresentable target: {e}",
+                        disk.display()
+                    ),
+                )
+            })?
+            .into_owned();
+        (EntryMode::Symlink, Vec::from(target))
+    } else if metadata.is_file() {
+        let mode = if is_executable(&metadata) {
+            EntryMode::Executable
+        } else {
+            EntryMode::Regular
+        };
+        match std::fs::read(&disk) {
+            Ok(data) => (mode, data),
+            // Deleted between the listing and now: gone, as above.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(unreadable(e)),
+        }
+    } else {
+        return Ok(None);
+    };
+    let oid = gix::objs::compute_hash(format, gix::object::Kind::Blob, &data).map_err(|e| {
+        RepoError::new(
+            Code::internal_error,
+            format!("cannot hash {}: {e}", disk.display()),
+        )
+    })?;
+    let content = DiskContent {
+        sha256: Sha256::digest(&data).into(),
+        len: data.len() as u64,
+    };
+    Ok(Some((Entry { mode, oid }, Some(content))))
 }
 
 /// The result of reading a file from a view.
@@ -310,87 +409,60 @@ impl View {
     }
 
     /// The working tree: tracked files as they are on disk (deleted ones
-    /// left out) plus untracked files that are not ignored.
+    /// left out) plus untracked files that are not ignored. Every file is
+    /// read once, on all cores, for its blob id and its sha256 (kept for
+    /// the tree-v1 digest, so the digest is of the very bytes the view
+    /// names).
     pub fn from_worktree(repo: &Repo) -> Result<View> {
-        let (root, paths) = worktree_listing(repo)?;
-        let mut entries = BTreeMap::new();
-        for (path, index_mode, index_oid) in paths {
-            if index_mode == Some(EntryMode::Submodule) {
-                entries.insert(
-                    path,
-                    Entry {
-                        mode: EntryMode::Submodule,
-                        oid: index_oid,
-                    },
-                );
-                continue;
+        let (root, mut paths) = worktree_listing(repo)?;
+        paths.sort_by(|a, b| a.0.cmp(&b.0));
+        paths.dedup_by(|a, b| a.0 == b.0);
+        let format = repo.gix().object_hash();
+        let found = parallel(
+            paths.len(),
+            || (),
+            |(), i| {
+                let (path, index_mode, index_oid) = &paths[i];
+                read_worktree_file(&root, path, *index_mode, *index_oid, format)
+            },
+        )?;
+        let mut entries = Vec::with_capacity(paths.len());
+        let mut contents = Vec::with_capacity(paths.len());
+        for ((path, _, _), found) in paths.into_iter().zip(found) {
+            if let Some((entry, content)) = found {
+                entries.push((path, entry));
+                contents.push(content);
             }
-            let Ok(relative) = gix::path::from_bstr(path.as_bstr()) else {
-                return Err(RepoError::new(
-                    Code::git_worktree_unavailable,
-                    format!(
-                        "path `{}` cannot be represented on this platform",
-                        path.to_str_lossy()
-                    ),
-                ));
-            };
-            let disk = root.join(relative);
-            let metadata = match std::fs::symlink_metadata(&disk) {
-                Ok(m) => m,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(e) => {
-                    return Err(RepoError::new(
-                        Code::git_worktree_unavailable,
-                        format!("cannot stat {}: {e}", disk.display()),
-                    ));
-                }
-            };
-            let unreadable = |e: std::io::Error| {
-                RepoError::new(
-                    Code::git_worktree_unavailable,
-                    format!("cannot read {}: {e}", disk.display()),
-                )
-            };
-            let (mode, data) = if metadata.file_type().is_symlink() {
-                let target = std::fs::read_link(&disk).map_err(unreadable)?;
-                let target = gix::path::into_bstr(target)
-                    .map_err(|e| {
-                        RepoError::new(
-                            Code::git_worktree_unavailable,
-                            format!(
-                                "symlink {} has an unrepresentable target: {e}",
-                                disk.display()
-                            ),
-                        )
-                    })?
-                    .into_owned();
-                (EntryMode::Symlink, Vec::from(target))
-            } else if metadata.is_file() {
-                (
-                    if is_executable(&metadata) {
-                        EntryMode::Executable
-                    } else {
-                        EntryMode::Regular
-                    },
-                    std::fs::read(&disk).map_err(unreadable)?,
-                )
-            } else {
-                // A directory where the index has a file, or a FIFO: not a file.
-                continue;
-            };
-            let oid = repo.blob_id(&data)?;
-            entries.insert(path, Entry { mode, oid });
         }
         Ok(View::sorted(
             "the working tree",
-            Storage::Disk(root),
-            entries.into_iter().collect(),
+            Storage::Disk {
+                root,
+                contents: Arc::new(contents),
+            },
+            entries,
         ))
+    }
+
+    /// For a working-tree view: every file with the sha256 and length of
+    /// the bytes it was read as (submodules: `None`).
+    pub fn disk_contents(
+        &self,
+    ) -> Option<impl Iterator<Item = (&BString, &Entry, Option<&DiskContent>)>> {
+        match &self.storage {
+            Storage::Disk { contents, .. } => Some(
+                self.entries
+                    .iter()
+                    .zip(contents.iter())
+                    .map(|((path, entry), content)| (path, entry, content.as_ref())),
+            ),
+            Storage::Objects => None,
+        }
     }
 
     /// True for the working-tree view (content read from disk).
     pub fn is_worktree(&self) -> bool {
-        matches!(self.storage, Storage::Disk(_))
+        matches!(self.storage, Storage::Disk { .. })
     }
 
     /// Every file, sorted by path bytes.
@@ -472,7 +544,7 @@ impl View {
                 })?;
                 Ok(Some(Content::Bytes(blob.data.clone())))
             }
-            Storage::Disk(root) => {
+            Storage::Disk { root, .. } => {
                 let disk = root.join(path);
                 match crate::input::read_bounded_no_follow(&disk, limit) {
                     Ok(bytes) => Ok(Some(Content::Bytes(bytes))),
