@@ -61,8 +61,8 @@ pub(crate) fn parallel<S: Send, T: Send>(
     }
     let all = results
         .into_inner()
-        .map_err(|_| RepoError::new(Code::internal_error, "a hashing thread panicked"))?;
+        .map_err(|_| RepoError::new(Code::internal_error, "a worker thread panicked"))?;
     all.into_iter()
-        .map(|v| v.ok_or_else(|| RepoError::new(Code::internal_error, "a hashing job was lost")))
+        .map(|v| v.ok_or_else(|| RepoError::new(Code::internal_error, "a worker job was lost")))
         .collect()
 }
