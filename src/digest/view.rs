@@ -9,7 +9,9 @@ use super::cache::Sha256Cache;
 use super::{TreeV1, is_covered, submodule_sha256};
 use crate::codes::Code;
 use crate::repo::parallel::parallel;
-use crate::repo::tree::{DiskContent, Entry, EntryMode, View, is_executable, worktree_listing};
+use crate::repo::tree::{
+    DiskContent, Entry, EntryMode, View, is_executable, link_target, worktree_listing,
+};
 use crate::repo::{Repo, RepoError, Result};
 use gix::ObjectId;
 use gix::bstr::{BString, ByteSlice};
@@ -135,18 +137,7 @@ fn hash_disk(path: &Path, format: gix::hash::Kind, blob_ids: bool) -> Result<Fou
             .flatten()
     };
     if metadata.file_type().is_symlink() {
-        let target = std::fs::read_link(path).map_err(unreadable)?;
-        let target = gix::path::into_bstr(target)
-            .map_err(|e| {
-                RepoError::new(
-                    Code::git_worktree_unavailable,
-                    format!(
-                        "symlink {} has an unrepresentable target: {e}",
-                        path.display()
-                    ),
-                )
-            })?
-            .into_owned();
+        let target = link_target(path)?;
         let sha: [u8; 32] = Sha256::digest(target.as_slice()).into();
         return Ok(Found::File(
             EntryMode::Symlink,

@@ -116,6 +116,28 @@ fn patched<'a>(
     })
 }
 
+/// A symbolic link's target as git stores it (the blob of a link), never
+/// followed.
+pub(crate) fn link_target(path: &std::path::Path) -> Result<BString> {
+    let target = std::fs::read_link(path).map_err(|e| {
+        RepoError::new(
+            Code::git_worktree_unavailable,
+            format!("cannot read {}: {e}", path.display()),
+        )
+    })?;
+    gix::path::into_bstr(target)
+        .map(|target| target.into_owned())
+        .map_err(|e| {
+            RepoError::new(
+                Code::git_worktree_unavailable,
+                format!(
+                    "symlink {} has an unrepresentable target: {e}",
+                    path.display()
+                ),
+            )
+        })
+}
+
 /// What a working-tree file's bytes hashed to when its view was built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DiskContent {
@@ -167,19 +189,7 @@ fn read_worktree_file(
         )
     };
     let (mode, data) = if metadata.file_type().is_symlink() {
-        let target = std::fs::read_link(&disk).map_err(unreadable)?;
-        let target = gix::path::into_bstr(target)
-            .map_err(|e| {
-                RepoError::new(
-                    Code::git_worktree_unavailable,
-                    format!(
-                        "symlink {} has an unrepresentable target: {e}",
-                        disk.display()
-                    ),
-                )
-            })?
-            .into_owned();
-        (EntryMode::Symlink, Vec::from(target))
+        (EntryMode::Symlink, Vec::from(link_target(&disk)?))
     } else if metadata.is_file() {
         let mode = if is_executable(&metadata) {
             EntryMode::Executable
