@@ -241,12 +241,11 @@ pub fn of_worktree(repo: &Repo, mut cache: Option<&mut Sha256Cache>) -> Result<C
     })
 }
 
-/// The tree-v1 digest of any view: the working tree from disk, the others
-/// from their objects.
+/// The tree-v1 digest of any view: the working tree from the sha256s its
+/// view kept of the bytes it read, the others from their objects.
 pub fn of_view(repo: &Repo, view: &View, cache: Option<&mut Sha256Cache>) -> Result<Computed> {
     match view.disk_contents() {
         Some(files) => of_read_files(files, cache),
-        None if view.is_worktree() => of_worktree(repo, cache),
         None => of_objects(repo, view, cache),
     }
 }
