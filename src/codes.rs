@@ -479,7 +479,7 @@ codes! {
         "Write `delivered` or `blocked`; say why in Blockers / handoff notes.";
     plastic_report_payload_missing: Error, Violation,
         "A part of the role's payload is missing.",
-        "Add the payload part named in the message (see README, plastic role payloads).";
+        "Add the payload part named in the message (docs/src/other-contracts.md, plastic role payloads).";
     plastic_report_payload_invalid: Error, Violation,
         "A payload part has a malformed value (tier, verdict, count or checked/total).",
         "Write the value in the form named in the message.";
@@ -515,7 +515,7 @@ codes! {
         "Write the timestamp as `now.utc.iso8601` does.";
     plastic_savepoint_subject_unknown: Error, Violation,
         "A savepoint subject is not What, Why, How, Exec, Done, Review, Commit, Report, Lock, Tier, Intent or a node id.",
-        "Use a subject from the savepoint subject table (README).";
+        "Use a subject from the savepoint subject table (docs/src/other-contracts.md).";
     plastic_savepoint_text_invalid: Error, Violation,
         "A savepoint line's text is not one its subject allows.",
         "Write the text the subject allows (see the message).";
@@ -656,7 +656,7 @@ codes! {
         "Count the `ledger-only: true` findings per severity again.";
     ledger_unexpected_line: Error, Violation,
         "A line does not belong where it is in the ledger structure.",
-        "Move or remove the line; see the ledger schema in README.";
+        "Move or remove the line; see the ledger schema in docs/src/other-contracts.md.";
     // ---- hooks: install, uninstall, status (DESIGN.md section 7) -------
     hook_git_unavailable: Error, CannotCheck,
         "git could not be run or did not say where it runs hooks (git 2.31 or newer is needed).",

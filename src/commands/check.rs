@@ -11,6 +11,7 @@
 //! * `--worktree`: the working tree against HEAD or `--since REV`.
 
 use crate::codes::Code;
+use crate::commands::ci_env;
 use crate::commands::output::{self, HumanTo, OutputArgs};
 use crate::config::{CONFIG_PATH, Config, MAX_CONFIG_BYTES};
 use crate::diagnostic::{Diagnostic, ExitStatus};
@@ -46,7 +47,7 @@ impl Mode {
 
 /// Findings and tasks gathered over one invocation.
 #[derive(Default)]
-struct Collected {
+pub(crate) struct Collected {
     files: Vec<FileResult>,
     tasks: Vec<TaskResult>,
     diagnostics: Vec<Diagnostic>,
@@ -168,7 +169,7 @@ fn staged(repo: &Repo, out: &mut Collected) -> Result<(), RepoError> {
     Ok(())
 }
 
-fn is_zero(id: &str) -> bool {
+pub(crate) fn is_zero(id: &str) -> bool {
     !id.is_empty() && id.bytes().all(|b| b == b'0')
 }
 
@@ -236,6 +237,41 @@ fn new_branch_base(repo: &Repo, local: ObjectId) -> Result<Option<ObjectId>, Rep
     Ok(best)
 }
 
+/// Judge one ref update: the commits from `base_commit` (what the other
+/// side already has; `None` for nothing) to `tip`, with the configuration
+/// of `base_commit`. Shared by `--push` and `--receive`.
+pub(crate) fn judge_update(
+    repo: &Repo,
+    out: &mut Collected,
+    kind: ViewKind,
+    base_commit: Option<ObjectId>,
+    tip: ObjectId,
+    label: String,
+) -> Result<(), RepoError> {
+    let base = view_of(
+        repo,
+        base_commit,
+        "the empty tree (nothing on the remote yet)",
+    )?;
+    let view = View::from_commit(repo, tip)?;
+    let Some(config) = load_config(repo, &base, out) else {
+        return Ok(());
+    };
+    run_gate(
+        out,
+        &Gate {
+            kind,
+            repo,
+            config: &config,
+            view: &view,
+            target: &view,
+            base: &base,
+            label: Some(label),
+        },
+    );
+    Ok(())
+}
+
 fn push(repo: &Repo, remote: Option<&str>, out: &mut Collected) -> Result<(), RepoError> {
     let mut input = String::new();
     if let Err(e) = std::io::stdin().read_to_string(&mut input) {
@@ -274,83 +310,9 @@ fn push(repo: &Repo, remote: Option<&str>, out: &mut Collected) -> Result<(), Re
             Some(id) => Some(id),
             None => new_branch_base(repo, local)?,
         };
-        let base = view_of(
-            repo,
-            base_commit,
-            "the empty tree (nothing on the remote yet)",
-        )?;
-        let view = View::from_commit(repo, local)?;
-        let Some(config) = load_config(repo, &base, out) else {
-            continue;
-        };
-        run_gate(
-            out,
-            &Gate {
-                kind: ViewKind::Push,
-                repo,
-                config: &config,
-                view: &view,
-                target: &view,
-                base: &base,
-                label: Some(label),
-            },
-        );
+        judge_update(repo, out, ViewKind::Push, base_commit, local, label)?;
     }
     Ok(())
-}
-
-/// Base and head from the CI platform's environment when not given.
-fn ci_revisions(base: Option<&str>, head: Option<&str>) -> Result<(String, String), Diagnostic> {
-    let var = |name: &str| {
-        std::env::var(name)
-            .ok()
-            .filter(|v| !v.is_empty() && !is_zero(v))
-    };
-    let mut base = base.map(str::to_string);
-    let mut head = head.map(str::to_string);
-    if var("GITHUB_ACTIONS").is_some() {
-        if let Some(event) = var("GITHUB_EVENT_PATH")
-            .and_then(|p| std::fs::read(p).ok())
-            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-        {
-            let sha = |a: &str, b: &str| {
-                event
-                    .get(a)?
-                    .get(b)?
-                    .get("sha")?
-                    .as_str()
-                    .map(str::to_string)
-            };
-            base = base.or_else(|| sha("pull_request", "base"));
-            head = head.or_else(|| sha("pull_request", "head"));
-            base = base.or_else(|| {
-                event
-                    .get("before")?
-                    .as_str()
-                    .filter(|s| !is_zero(s))
-                    .map(str::to_string)
-            });
-        }
-        base = base.or_else(|| var("GITHUB_BASE_REF").map(|b| format!("origin/{b}")));
-        head = head.or_else(|| var("GITHUB_SHA"));
-    }
-    if var("GITLAB_CI").is_some() {
-        base = base
-            .or_else(|| var("CI_MERGE_REQUEST_TARGET_BRANCH_SHA"))
-            .or_else(|| var("CI_MERGE_REQUEST_DIFF_BASE_SHA"))
-            .or_else(|| var("CI_COMMIT_BEFORE_SHA"));
-        head = head
-            .or_else(|| var("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA"))
-            .or_else(|| var("CI_COMMIT_SHA"));
-    }
-    let head = head.unwrap_or_else(|| "HEAD".to_string());
-    match base {
-        Some(base) => Ok((base, head)),
-        None => Err(Diagnostic::new(
-            Code::usage_invalid,
-            "check --ci needs a base: pass --base REV, or run in a GitHub pull_request or GitLab merge request pipeline",
-        )),
-    }
 }
 
 fn resolve_for_ci(repo: &Repo, rev: &str, role: &str) -> Result<ObjectId, RepoError> {
@@ -377,7 +339,7 @@ fn ci(
     head: Option<&str>,
     out: &mut Collected,
 ) -> Result<(), RepoError> {
-    let (base_rev, head_rev) = match ci_revisions(base, head) {
+    let (base_rev, head_rev) = match ci_env::ci_revisions(base, head) {
         Ok(revs) => revs,
         Err(d) => {
             out.diagnostics.push(d);

@@ -5,7 +5,7 @@ use crate::commands::emit;
 use crate::diagnostic::ExitStatus;
 use std::fmt::Write;
 
-/// The Markdown table of every code (also embedded in README.md).
+/// The Markdown table of every code (also embedded in docs/src/codes.md).
 pub fn markdown_table() -> String {
     let mut out = String::from("| code | severity | exit | meaning |\n|---|---|---|---|\n");
     for &code in Code::ALL {

@@ -2,6 +2,7 @@
 
 pub mod acceptance;
 pub mod check;
+pub mod ci_env;
 pub mod codes;
 pub mod digest;
 pub mod hooks;
