@@ -241,6 +241,19 @@ impl Config {
         }
     }
 
+    /// The globs of agent files (plastic reports, intents, savepoints,
+    /// subagent returns, findings ledgers): inside a task folder such a file
+    /// is bookkeeping (see `crate::bookkeeping`).
+    pub fn agent_files(&self) -> [&Globs; 5] {
+        [
+            &self.plastic_reports,
+            &self.plastic_intents,
+            &self.plastic_savepoints,
+            &self.subagent_returns,
+            &self.findings_ledgers,
+        ]
+    }
+
     /// Apply severity overrides to a finding.
     pub fn apply(&self, mut diagnostic: Diagnostic) -> Diagnostic {
         if let Some(severity) = self.severity.get(&diagnostic.code) {

@@ -20,6 +20,7 @@ compile_error!(
     "mastermind-hooks runs on Unix-like systems (Linux, macOS, the BSDs); Windows is not supported yet"
 );
 
+pub mod bookkeeping;
 pub mod cli;
 pub mod codes;
 pub mod commands;

@@ -1,0 +1,156 @@
+//! Which repository paths are the agents' bookkeeping and which are ordinary
+//! content (the trust model: nothing under `.mastermind/` is a blind spot).
+//!
+//! Only the known artifacts of a task folder are bookkeeping: the spec, the
+//! executor report, `state.json`, the audit tail, the receipts under
+//! `verification/` (and the runner's transient lock), plus files inside a
+//! task folder that the configuration names as agent files (plastic reports,
+//! intents, savepoints, subagent returns, findings ledgers). The Mastermind
+//! controller's runtime files are bookkeeping wherever scope is computed.
+//! `.mastermind/hooks.yaml` is the gate's own policy: ordinary for digests,
+//! but always judged as an untasked change, never inside a task's scope.
+//! Every other path, including any other file under `.mastermind/`, is
+//! ordinary: scope, the untasked policy and the tree digest all see it.
+//!
+//! Pure: a function of the path bytes and the agent-file globs.
+
+use crate::config::{CONFIG_PATH, Globs};
+
+/// Where task folders live.
+pub const TASKS_DIR: &str = ".mastermind/tasks/";
+/// The agents' directory.
+pub const MASTERMIND_DIR: &str = ".mastermind/";
+
+/// Runtime artifacts the reference controller keeps under `.mastermind/` and
+/// always leaves out of changed-file sets.
+pub const RUNTIME_ARTIFACTS: &[&str] = &[
+    ".mastermind/mmcg.db",
+    ".mastermind/mmcg.db-shm",
+    ".mastermind/mmcg.db-wal",
+    ".mastermind/audit-narrative.json",
+];
+
+/// The fixed artifact names directly inside a task folder.
+pub const TASK_ARTIFACTS: &[&str] = &[
+    "spec.md",
+    "executor-report.md",
+    "state.json",
+    "audit-tail.md",
+];
+
+/// What a path is, for attribution, scope and digests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathClass<'a> {
+    /// Content: judged by scope and covered by digests.
+    Ordinary,
+    /// A known artifact of the task folder `task` (`.mastermind/tasks/<dir>`).
+    TaskArtifact { task: &'a str },
+    /// The controller's runtime files.
+    Runtime,
+    /// `.mastermind/hooks.yaml`.
+    Config,
+}
+
+/// The task folder (`.mastermind/tasks/<dir>`) a path lies inside, if any.
+/// Files directly under `tasks/` belong to no task.
+pub fn task_dir_of(path: &str) -> Option<&str> {
+    let rest = path.strip_prefix(TASKS_DIR)?;
+    let (dir, inside) = rest.split_once('/')?;
+    if dir.is_empty() || inside.is_empty() {
+        return None;
+    }
+    Some(&path[..TASKS_DIR.len() + dir.len()])
+}
+
+/// True for a receipt file name inside `verification/` (`<id>.json`,
+/// `<id>.tree.json`) or the runner's lock.
+fn is_verification_artifact(name: &str) -> bool {
+    name == "run.lock"
+        || (!name.contains('/') && name.len() > ".json".len() && name.ends_with(".json"))
+}
+
+/// Classify a path. `agent_files` are the configuration's agent-file globs.
+pub fn classify<'a>(path: &'a str, agent_files: &[&Globs]) -> PathClass<'a> {
+    if !path.starts_with(MASTERMIND_DIR) {
+        return PathClass::Ordinary;
+    }
+    if path == CONFIG_PATH {
+        return PathClass::Config;
+    }
+    if RUNTIME_ARTIFACTS.contains(&path) {
+        return PathClass::Runtime;
+    }
+    let Some(task) = task_dir_of(path) else {
+        return PathClass::Ordinary;
+    };
+    let inside = &path[task.len() + 1..];
+    let known = TASK_ARTIFACTS.contains(&inside)
+        || inside
+            .strip_prefix("verification/")
+            .is_some_and(is_verification_artifact)
+        || agent_files.iter().any(|globs| globs.is_match(path));
+    if known {
+        PathClass::TaskArtifact { task }
+    } else {
+        PathClass::Ordinary
+    }
+}
+
+/// True when the tree digest leaves the path out (task artifacts and runtime
+/// files); everything else, `.mastermind/hooks.yaml` included, is covered.
+pub fn outside_digest(path: &str, agent_files: &[&Globs]) -> bool {
+    matches!(
+        classify(path, agent_files),
+        PathClass::TaskArtifact { .. } | PathClass::Runtime
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn task_folders_and_their_artifacts() {
+        assert_eq!(
+            task_dir_of(".mastermind/tasks/001-a/spec.md"),
+            Some(".mastermind/tasks/001-a")
+        );
+        assert_eq!(task_dir_of(".mastermind/tasks/README.md"), None);
+        assert_eq!(task_dir_of(".mastermind/tasks//x"), None);
+        assert_eq!(task_dir_of("src/.mastermind/tasks/a/b"), None);
+        let none: [&Globs; 0] = [];
+        for artifact in [
+            ".mastermind/tasks/a/spec.md",
+            ".mastermind/tasks/a/executor-report.md",
+            ".mastermind/tasks/a/state.json",
+            ".mastermind/tasks/a/audit-tail.md",
+            ".mastermind/tasks/a/verification/unit.json",
+            ".mastermind/tasks/a/verification/unit.tree.json",
+            ".mastermind/tasks/a/verification/run.lock",
+        ] {
+            assert_eq!(
+                classify(artifact, &none),
+                PathClass::TaskArtifact {
+                    task: ".mastermind/tasks/a"
+                },
+                "{artifact}"
+            );
+        }
+        for ordinary in [
+            "src/lib.rs",
+            ".mastermind/tools/run.sh",
+            ".mastermind/tasks/a/helper.py",
+            ".mastermind/tasks/a/verification/sub/x.json",
+            ".mastermind/tasks/a/verification/.json",
+            ".mastermind/tasks/a/nested/spec.md",
+            ".mastermind/tasks/notes.md",
+        ] {
+            assert_eq!(classify(ordinary, &none), PathClass::Ordinary, "{ordinary}");
+        }
+        assert_eq!(classify(".mastermind/hooks.yaml", &none), PathClass::Config);
+        assert_eq!(classify(".mastermind/mmcg.db", &none), PathClass::Runtime);
+        assert!(!outside_digest(".mastermind/hooks.yaml", &none));
+        assert!(outside_digest(".mastermind/tasks/a/spec.md", &none));
+        assert!(!outside_digest(".mastermind/tasks/a/run.sh", &none));
+    }
+}
