@@ -209,12 +209,12 @@ pub fn run(cli: Cli) -> ExitStatus {
             since,
             output,
             remote,
-            url: _,
+            url,
         } => {
             let mode = if staged {
                 Mode::Staged
             } else if push {
-                Mode::Push { remote }
+                Mode::Push { remote, url }
             } else if ci {
                 Mode::Ci { base, head }
             } else {

@@ -262,17 +262,17 @@ codes! {
         "No task folder changed in this view; nothing to check against a task.",
         "Nothing to do, unless `require_task` demands that changes belong to a task.";
     task_required: Error, Violation,
-        "require_task is set and changes outside .mastermind/ belong to no checked task.",
-        "Make the change as part of a task (.mastermind/tasks/<task>/) or drop it.";
+        "The untasked policy (or require_task) denies a change that belongs to no task.",
+        "Make the change as part of a task (commit it together with a change to its .mastermind/tasks/<task>/ folder), or ask for the base's untasked rules to allow it.";
     task_spec_missing: Error, Violation,
         "A changed task folder has no spec.md in the view.",
         "Add the task's spec.md (or remove the stray files from the task folder).";
     task_state_invalid: Error, Violation,
         "The task's state.json is not a JSON object with a string baseline_ref.",
         "Let the controller rewrite state.json (run-task pre-flight) or fix it.";
-    task_baseline_unavailable: Note, Violation,
-        "The task's baseline_ref commit is not in this repository; the mode's base is used instead.",
-        "Fetch the baseline commit to compare the task's whole change.";
+    task_baseline_unavailable: Error, Violation,
+        "The task's baseline_ref names a commit this repository does not have.",
+        "Set baseline_ref in state.json to a commit the base already has (or remove it: the parent of the task's first commit is then its baseline), or fetch the missing history.";
     artifact_not_regular_file: Error, Violation,
         "A task artifact is a symlink or submodule in the tree; artifacts are never followed through links.",
         "Commit the artifact as a regular file.";
@@ -325,7 +325,51 @@ codes! {
         "A changed path is not valid UTF-8 and cannot match any declaration.",
         "Rename the file to a UTF-8 path.";
 
+    // ---- the model of a change: attribution and trust (DESIGN.md section 5)
+    task_baseline_invalid: Error, Violation,
+        "A task's baseline_ref must be an ancestor of the change's base (HEAD, the remote's commit, the merge base).",
+        "Point baseline_ref in state.json at a commit the base already has, or remove it.";
+    task_archived: Note, Violation,
+        "A task folder was removed (the task is archived); its earlier commits were judged when they landed.",
+        "Nothing to do; set this code's severity to refuse archiving.";
+    untasked_change: Note, Violation,
+        "A change belongs to no task (a step that touched no task folder, a configuration change, or what an archiving step changed besides the task).",
+        "Make the change part of a task if it should be, or leave it: the base's untasked rules allow it.";
+    spec_bom: Error, Violation,
+        "A spec must not start with a byte-order mark: the reference reads it as a legacy spec and drops its front matter.",
+        "Remove the three bytes EF BB BF before `---`.";
+    spec_frontmatter_removed: Error, Violation,
+        "A spec that has front matter on the base cannot become a legacy spec.",
+        "Restore the front matter block.";
+    spec_loosened: Error, Violation,
+        "A change cannot drop an observed check, a declared command or an acceptance criterion that the base's spec declares.",
+        "Restore what the diff shows as removed; a planner changes the plan on the base.";
+    spec_changed_with_work: Error, Violation,
+        "A spec that is on the base changes only in a planning change (one that touches nothing outside the task's artifacts).",
+        "Land the spec change on its own first, then the work; or restore the base's spec.";
+    spec_not_on_base: Error, Violation,
+        "specs.require_on_base: every task's spec must already be on the base before work for it lands.",
+        "Land the spec first (a change that only adds it), then the work.";
+    config_change_invalid: Error, Violation,
+        "The change brings an invalid .mastermind/hooks.yaml.",
+        "Fix the key or value named in the message; check it with `mastermind-hooks validate .mastermind/hooks.yaml`.";
+    config_loosened: Warning, Violation,
+        "The change makes .mastermind/hooks.yaml judge later changes more leniently.",
+        "Review each loosened item; the change itself is judged by the base's configuration.";
+    config_repaired: Note, Violation,
+        "The base's configuration is invalid and this change only repairs it; nothing else was judged more leniently.",
+        "Nothing to do.";
+    mastermind_symlink: Error, Violation,
+        "Nothing under .mastermind/ may be a symlink.",
+        "Replace the link with the file it points to, or move it out of .mastermind/.";
+    ci_definition_changed: Warning, Violation,
+        "The change edits a CI definition (.github/workflows/, .github/actions/, .gitlab-ci.yml, .gitlab/*.yml).",
+        "Review the pipeline change; protect CI definitions as the CI chapter describes.";
+
     // ---- git and views (the gate's edge) -------------------------------
+    push_base_unknown: Error, CannotCheck,
+        "pre-push could not ask the remote which commits it already has (git ls-remote failed), so a new branch has no trustworthy base.",
+        "Check that the remote is reachable (`git ls-remote <remote>`), then push again.";
     git_repository_unavailable: Error, CannotCheck,
         "No git repository could be opened.",
         "Run inside a git repository (or set GIT_DIR).";

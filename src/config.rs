@@ -15,15 +15,113 @@ use std::collections::BTreeMap;
 pub const CONFIG_PATH: &str = ".mastermind/hooks.yaml";
 pub const MAX_CONFIG_BYTES: usize = 256 * 1024;
 
-/// Which tree receipts must match in `check --ci`.
+/// Which tree a receipt must match to be current.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Freshness {
-    /// The merge of head into base: what lands.
+    /// Where the check ran: the tree of the commit that added or last
+    /// changed the receipt (the staged tree in pre-commit); a later commit
+    /// of the same task that changes content makes it stale.
     #[default]
+    Task,
+    /// What lands: the merge of head into base in CI, the tip elsewhere.
     Merge,
-    /// The head commit's own tree.
+    /// The tip of the change (the head commit in CI, the pushed commit).
     Head,
+}
+
+/// What the untasked policy does with a change no task covers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UntaskedAction {
+    /// Pass; listed as a note where a range also carries a task.
+    #[default]
+    Allow,
+    /// Pass with a warning.
+    Warn,
+    /// Refuse (`task_required`).
+    Deny,
+}
+
+/// Built-in recognisers for commits made by coding agents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AgentName {
+    ClaudeCode,
+    Codex,
+    Copilot,
+    Cursor,
+    Devin,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UntaskedRuleFile {
+    action: UntaskedAction,
+    #[serde(default)]
+    agents: Vec<AgentName>,
+    #[serde(default)]
+    authors: Vec<String>,
+    #[serde(default)]
+    committers: Vec<String>,
+    #[serde(default)]
+    trailers: Vec<String>,
+    #[serde(default)]
+    branches: Vec<String>,
+    #[serde(default)]
+    paths: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UntaskedFile {
+    #[serde(default)]
+    default: Option<UntaskedAction>,
+    #[serde(default)]
+    rules: Vec<UntaskedRuleFile>,
+}
+
+/// One rule of the untasked policy: every condition given must hold (any
+/// entry of a list may match); `paths` narrows the rule to those paths.
+#[derive(Clone, Debug)]
+pub struct UntaskedRule {
+    pub action: UntaskedAction,
+    pub agents: Vec<AgentName>,
+    /// Globs over `Name <email>`, case-insensitive.
+    pub authors: Globs,
+    pub committers: Globs,
+    /// Globs over trailer lines (`Co-authored-by: Name <email>`).
+    pub trailers: Globs,
+    /// Globs over the branch being changed (`main`, `copilot/*`).
+    pub branches: Globs,
+    pub paths: Globs,
+}
+
+/// The untasked policy: rules in order, first match wins, else `default`.
+#[derive(Clone, Debug, Default)]
+pub struct UntaskedPolicy {
+    pub default: UntaskedAction,
+    pub rules: Vec<UntaskedRule>,
+}
+
+/// How a spec that is already on the base may change.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpecChanges {
+    /// Only in a change that touches nothing outside `.mastermind/`.
+    #[default]
+    Planning,
+    /// With the work too (losing checks or criteria is still an error).
+    Any,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SpecsFile {
+    #[serde(default)]
+    changes: SpecChanges,
+    #[serde(default)]
+    require_on_base: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -59,6 +157,10 @@ struct ConfigFile {
     subagent_returns: Vec<String>,
     #[serde(default)]
     findings_ledgers: Option<Vec<String>>,
+    #[serde(default)]
+    untasked: Option<UntaskedFile>,
+    #[serde(default)]
+    specs: SpecsFile,
 }
 
 /// A set of path globs (`**` crosses directories, `*` does not).
@@ -70,10 +172,26 @@ pub struct Globs {
 
 impl Globs {
     fn new(patterns: &[String], key: &str) -> Result<Globs, Diagnostic> {
+        Globs::build(patterns, key, true, false)
+    }
+
+    /// Globs over text that is not a path (identities, trailers): `*`
+    /// matches anything, case is ignored.
+    fn text(patterns: &[String], key: &str) -> Result<Globs, Diagnostic> {
+        Globs::build(patterns, key, false, true)
+    }
+
+    fn build(
+        patterns: &[String],
+        key: &str,
+        paths: bool,
+        case_insensitive: bool,
+    ) -> Result<Globs, Diagnostic> {
         let mut builder = GlobSetBuilder::new();
         for pattern in patterns {
             let glob = globset::GlobBuilder::new(pattern)
-                .literal_separator(true)
+                .literal_separator(paths)
+                .case_insensitive(case_insensitive)
                 .build()
                 .map_err(|e| config_error(format!("{key}: invalid glob `{pattern}`: {e}"), None))?;
             builder.add(glob);
@@ -109,6 +227,9 @@ pub struct Config {
     pub plastic_savepoints: Globs,
     pub subagent_returns: Globs,
     pub findings_ledgers: Globs,
+    pub untasked: UntaskedPolicy,
+    pub spec_changes: SpecChanges,
+    pub specs_on_base: bool,
     /// Where the configuration came from, for messages.
     pub source: Option<String>,
 }
@@ -209,6 +330,7 @@ impl Config {
             };
             severity.insert(code, level);
         }
+        let untasked = untasked_policy(&file, &node, source, &mut problems);
         let mut globs = |patterns: &[String], key: &str| match Globs::new(patterns, key) {
             Ok(g) => g,
             Err(d) => {
@@ -217,6 +339,9 @@ impl Config {
             }
         };
         let config = Config {
+            untasked,
+            spec_changes: file.specs.changes,
+            specs_on_base: file.specs.require_on_base,
             require_task: file.require_task,
             freshness: file.receipts.freshness,
             accept_unverifiable_v1: file.receipts.accept_unverifiable_v1,
@@ -260,6 +385,67 @@ impl Config {
             diagnostic.severity = *severity;
         }
         diagnostic
+    }
+}
+
+/// The untasked policy of a configuration file (`require_task: true` is
+/// shorthand for a default of deny).
+fn untasked_policy(
+    file: &ConfigFile,
+    node: &yaml::YamlNode,
+    source: &str,
+    problems: &mut Vec<Diagnostic>,
+) -> UntaskedPolicy {
+    let implied = if file.require_task {
+        UntaskedAction::Deny
+    } else {
+        UntaskedAction::Allow
+    };
+    let Some(section) = &file.untasked else {
+        return UntaskedPolicy {
+            default: implied,
+            rules: Vec::new(),
+        };
+    };
+    if file.require_task && section.default.is_some_and(|d| d != UntaskedAction::Deny) {
+        problems.push(config_error(
+            format!(
+                "{source}: require_task: true means `untasked: {{default: deny}}`; remove one of the two"
+            ),
+            node.line_of_pointer("/require_task"),
+        ));
+    }
+    let mut globs = |patterns: &[String], key: String, text: bool| {
+        let built = if text {
+            Globs::text(patterns, &key)
+        } else {
+            Globs::new(patterns, &key)
+        };
+        built.unwrap_or_else(|d| {
+            problems.push(d);
+            Globs::default()
+        })
+    };
+    let rules = section
+        .rules
+        .iter()
+        .enumerate()
+        .map(|(index, rule)| {
+            let key = |name: &str| format!("untasked.rules[{index}].{name}");
+            UntaskedRule {
+                action: rule.action,
+                agents: rule.agents.clone(),
+                authors: globs(&rule.authors, key("authors"), true),
+                committers: globs(&rule.committers, key("committers"), true),
+                trailers: globs(&rule.trailers, key("trailers"), true),
+                branches: globs(&rule.branches, key("branches"), true),
+                paths: globs(&rule.paths, key("paths"), false),
+            }
+        })
+        .collect();
+    UntaskedPolicy {
+        default: section.default.unwrap_or(implied),
+        rules,
     }
 }
 

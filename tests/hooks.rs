@@ -157,14 +157,18 @@ fn a_commit_is_blocked_then_allowed_through_the_installed_hook() {
 fn git_s_environment_reaches_the_gate_in_every_commit_form() {
     let repo = base_repo();
     install(&repo);
-    // The task is committed; later commits only edit files.
+    // The task is committed; later commits edit files and the task's
+    // bookkeeping (state.json), so they belong to the task.
     stage_good_task(&repo);
     assert!(commit(&repo, &[]).status.success());
 
     // `git commit -a`: a temporary index (GIT_INDEX_FILE) holds the
     // unstaged out-of-scope edit; the gate must judge it, not .git/index.
     repo.write("src/lib.py", "def value():\n    return 3\n");
-    repo.write(".mastermind/tasks/001-change-value/notes.md", "more\n");
+    repo.write(
+        ".mastermind/tasks/001-change-value/state.json",
+        "{\"iteration\": 2}\n",
+    );
     repo.git(&["add", ".mastermind"]);
     repo.write("src/other.py", "x = 5\n");
     let blocked = commit(&repo, &["-a"]);
@@ -181,13 +185,16 @@ fn git_s_environment_reaches_the_gate_in_every_commit_form() {
         &[
             "--",
             "src/lib.py",
-            ".mastermind/tasks/001-change-value/notes.md",
+            ".mastermind/tasks/001-change-value/state.json",
         ],
     );
     assert!(allowed.status.success(), "{}", stderr(&allowed));
 
     // From a subdirectory (GIT_PREFIX set, hook run from the top).
-    repo.write(".mastermind/tasks/001-change-value/notes.md", "even more\n");
+    repo.write(
+        ".mastermind/tasks/001-change-value/state.json",
+        "{\"iteration\": 3}\n",
+    );
     let output = repo
         .command("git")
         .current_dir(repo.path().join("src"))
@@ -231,7 +238,7 @@ fn git_s_environment_reaches_the_gate_in_every_commit_form() {
     let lib = repo.path().join("src/lib.py").display().to_string();
     let notes = repo
         .path()
-        .join(".mastermind/tasks/001-change-value/notes.md")
+        .join(".mastermind/tasks/001-change-value/state.json")
         .display()
         .to_string();
     let allowed = outside(&["--", &lib, &notes]);

@@ -509,9 +509,8 @@ fn the_child_never_sees_the_hooks_git_variables_and_refusals_write_nothing() {
 }
 
 #[test]
-fn ci_freshness_merge_versus_head() {
+fn ci_freshness_task_merge_and_head() {
     let repo = task_repo(PASSING);
-    let base = repo.head();
     assert_eq!(verify(&repo).0, 0);
     repo.git(&["checkout", "-q", "-b", "feature"]);
     let head = repo.commit_all("change value");
@@ -519,16 +518,21 @@ fn ci_freshness_merge_versus_head() {
     repo.git(&["checkout", "-q", "main"]);
     repo.write("other.txt", "x\n");
     let moved = repo.commit_all("unrelated");
+    // By default a receipt is judged where the check ran: the task's commit.
+    let (code, codes, out) = check(&repo, &["--ci", "--base", &moved, "--head", &head], None);
+    assert_eq!(code, 0, "{codes:?} {out}");
+    // A team that re-verifies what lands asks for the merge tree.
+    repo.write(".mastermind/hooks.yaml", "receipts:\n  freshness: merge\n");
+    let moved = repo.commit_all("receipts must match the merge");
     let (_, codes, _) = check(&repo, &["--ci", "--base", &moved, "--head", &head], None);
     assert!(
         has(&codes, "receipt_snapshot_changed"),
         "the merge is not what was checked: {codes:?}"
     );
     repo.write(".mastermind/hooks.yaml", "receipts:\n  freshness: head\n");
-    let moved = repo.commit_all("relax freshness");
+    let moved = repo.commit_all("receipts must match the head");
     let (code, codes, out) = check(&repo, &["--ci", "--base", &moved, "--head", &head], None);
     assert_eq!(code, 0, "{codes:?} {out}");
-    let _ = base;
 }
 
 #[test]

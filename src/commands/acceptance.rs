@@ -11,8 +11,7 @@ use crate::commands::emit;
 use crate::contract::receipt::CheckState;
 use crate::contract::spec::{self, ParsedSpec};
 use crate::diagnostic::{Diagnostic, ExitStatus, Severity};
-use crate::gate::receipts::{self, CheckResult, Memo};
-use crate::gate::{Gate, ViewKind};
+use crate::gate::receipts::{self, CheckResult};
 use crate::render::human;
 use crate::repo::Repo;
 use crate::repo::tree::{Content, View};
@@ -215,17 +214,7 @@ pub fn run(spec_arg: &str, json_output: bool) -> ExitStatus {
             }));
         }
     };
-    let gate = Gate {
-        kind: ViewKind::Worktree,
-        repo: &repo,
-        config: &config,
-        view: &view,
-        target: &view,
-        base: &view,
-        label: None,
-    };
-    let mut memo = Memo::default();
-    let results = receipts::evaluate(&gate, &mut memo, &dir, &parsed)
+    let results = receipts::evaluate_in_worktree(&repo, &config, &view, &dir, &parsed)
         .ok()
         .flatten();
     let object = status_object(&parsed, results.as_deref());

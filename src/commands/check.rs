@@ -15,11 +15,17 @@ use crate::commands::ci_env;
 use crate::commands::output::{self, HumanTo, OutputArgs};
 use crate::config::{CONFIG_PATH, Config, MAX_CONFIG_BYTES};
 use crate::diagnostic::{Diagnostic, ExitStatus};
+use crate::gate::change::{Identity, Step, StepAt};
 use crate::gate::{self, Gate, ViewKind};
+use crate::repo::changes::ChangeSet;
+use crate::repo::history::PathChange;
+use crate::repo::remote;
+use crate::repo::snapshot::Snapshot;
 use crate::repo::tree::{Content, View, short};
 use crate::repo::{Repo, RepoError};
 use crate::report::{FileResult, Report, TaskResult};
 use gix::ObjectId;
+use gix::bstr::ByteSlice;
 use std::io::Read;
 
 /// The gate mode.
@@ -28,6 +34,7 @@ pub enum Mode {
     Staged,
     Push {
         remote: Option<String>,
+        url: Option<String>,
     },
     Ci {
         base: Option<String>,
@@ -75,6 +82,7 @@ pub fn require_task_from_env(
         Some(Some("" | "false")) => Ok(config),
         Some(Some("true")) => {
             config.require_task = true;
+            config.untasked.default = crate::config::UntaskedAction::Deny;
             Ok(config)
         }
         Some(other) => Err(vec![Diagnostic::new(
@@ -90,13 +98,13 @@ pub fn require_task_from_env(
 /// Read the configuration from a view; absent means strict defaults. The
 /// environment can only tighten it (`MASTERMIND_HOOKS_REQUIRE_TASK=true`).
 pub(crate) fn config_from(repo: &Repo, view: &View) -> Result<Config, Vec<Diagnostic>> {
-    let config = config_from_view(repo, view)?;
+    let config = config_in(repo, Snapshot::View(view), &view.label)?;
     require_task_from_env(config, std::env::var_os(REQUIRE_TASK_VAR).as_deref())
 }
 
-fn config_from_view(repo: &Repo, view: &View) -> Result<Config, Vec<Diagnostic>> {
-    let source = format!("{CONFIG_PATH} in {}", view.label);
-    match view.read(repo, CONFIG_PATH, MAX_CONFIG_BYTES) {
+fn config_in(repo: &Repo, at: Snapshot<'_>, label: &str) -> Result<Config, Vec<Diagnostic>> {
+    let source = format!("{CONFIG_PATH} in {label}");
+    match at.read(repo, CONFIG_PATH, MAX_CONFIG_BYTES) {
         Ok(None) => Ok(Config::strict_defaults()),
         Ok(Some(Content::Bytes(bytes))) => Config::parse(&bytes, &source),
         Ok(Some(Content::NotRegular(_))) => Err(vec![
@@ -117,19 +125,133 @@ fn config_from_view(repo: &Repo, view: &View) -> Result<Config, Vec<Diagnostic>>
     }
 }
 
-/// The configuration from `view`, or `None` after reporting why it is
-/// unusable (the gate then does not run: exit 2).
-fn load_config(repo: &Repo, view: &View, out: &mut Collected) -> Option<Config> {
-    config_from(repo, view)
-        .map_err(|ds| out.diagnostics.extend(ds))
-        .ok()
+/// A pending step (the index or the working tree) over `base_view`, with
+/// `parents` (HEAD, and `MERGE_HEAD` while a merge is being concluded). For
+/// a merge, only the paths that differ from every parent are the step's own.
+fn pending_step(
+    repo: &Repo,
+    view: &View,
+    base_view: &View,
+    parents: Vec<ObjectId>,
+) -> Result<Step, RepoError> {
+    let mut changes = Vec::new();
+    let others: Vec<ObjectId> = parents
+        .iter()
+        .skip(1)
+        .map(|p| repo.commit_tree(*p))
+        .collect::<Result<_, _>>()?;
+    for (path, kind) in ChangeSet::between(base_view, view).iter() {
+        let old = base_view.get_bytes(path).copied();
+        let new = view.get_bytes(path).copied();
+        let mut own = true;
+        if let Ok(text) = std::str::from_utf8(path) {
+            for tree in &others {
+                if repo.tree_entry(*tree, text)? == new {
+                    own = false;
+                }
+            }
+        }
+        if own {
+            changes.push(PathChange {
+                path: path.clone(),
+                kind,
+                old,
+                new,
+            });
+        }
+    }
+    let who = |signature: Option<Result<gix::actor::SignatureRef<'_>, _>>| {
+        signature.and_then(Result::ok).map(|s| {
+            format!(
+                "{} <{}>",
+                s.name.to_str_lossy().trim(),
+                s.email.to_str_lossy().trim()
+            )
+        })
+    };
+    Ok(Step {
+        at: StepAt::Pending,
+        parents,
+        label: view.label.clone(),
+        identity: Identity {
+            author: who(repo.gix().author()),
+            committer: who(repo.gix().committer()),
+            message: None,
+        },
+        changes,
+    })
 }
 
-fn view_of(repo: &Repo, commit: Option<ObjectId>, empty_label: &str) -> Result<View, RepoError> {
-    match commit {
-        Some(id) => View::from_commit(repo, id),
-        None => Ok(View::empty(empty_label)),
+/// The commits reachable from `tips` and from none of `hidden`, as steps.
+fn commit_steps(
+    repo: &Repo,
+    tips: &[ObjectId],
+    hidden: &[ObjectId],
+) -> Result<Vec<Step>, RepoError> {
+    repo.range(tips, hidden)?
+        .iter()
+        .map(|meta| Ok(Step::commit(meta, repo.commit_changes(meta)?)))
+        .collect()
+}
+
+/// The short name of the branch HEAD is on, if any.
+fn current_branch(repo: &Repo) -> Option<String> {
+    repo.gix()
+        .head_name()
+        .ok()
+        .flatten()
+        .map(|name| name.shorten().to_str_lossy().into_owned())
+}
+
+fn branch_of(refname: &str) -> String {
+    refname
+        .strip_prefix("refs/heads/")
+        .unwrap_or(refname)
+        .to_string()
+}
+
+/// The configuration in force for a change: the base's. An invalid base
+/// configuration never locks the repository: a change that only repairs it
+/// passes (`config_repaired`), and anything else is "could not check" with
+/// that advice.
+fn base_config(
+    repo: &Repo,
+    base: Snapshot<'_>,
+    base_label: &str,
+    steps: &[Step],
+    tip: Snapshot<'_>,
+    out: &mut Collected,
+) -> Option<Config> {
+    let problems = match config_in(repo, base, base_label) {
+        Ok(config) => {
+            return require_task_from_env(config, std::env::var_os(REQUIRE_TASK_VAR).as_deref())
+                .map_err(|ds| out.diagnostics.extend(ds))
+                .ok();
+        }
+        Err(problems) => problems,
+    };
+    let only_config = !steps.is_empty()
+        && steps.iter().all(|s| {
+            s.changes
+                .iter()
+                .all(|c| c.path.to_str().is_ok_and(|p| p == CONFIG_PATH))
+        });
+    if only_config && config_in(repo, tip, "the change").is_ok() {
+        out.diagnostics.push(
+            Diagnostic::new(
+                Code::config_repaired,
+                format!("{CONFIG_PATH} in {base_label} is invalid and this change only repairs it"),
+            )
+            .with_path(CONFIG_PATH),
+        );
+        return None;
     }
+    out.diagnostics.extend(problems.into_iter().map(|d| {
+        d.with_hint(format!(
+            "fix the configuration in a change that touches only {CONFIG_PATH} (any mode lets such a repair land), then retry"
+        ))
+    }));
+    None
 }
 
 fn run_gate(out: &mut Collected, gate: &Gate<'_>) {
@@ -143,15 +265,37 @@ fn run_gate(out: &mut Collected, gate: &Gate<'_>) {
     }
 }
 
+/// The commits a merge in progress brings in (`MERGE_HEAD`), for
+/// `pre-merge-commit` and a `git commit` that concludes a merge.
+fn merge_heads(repo: &Repo) -> Vec<ObjectId> {
+    let Ok(text) = std::fs::read_to_string(repo.git_dir().join("MERGE_HEAD")) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|line| ObjectId::from_hex(line.trim().as_bytes()).ok())
+        .filter(|id| repo.has_commit(*id))
+        .collect()
+}
+
 fn staged(repo: &Repo, out: &mut Collected) -> Result<(), RepoError> {
-    let (view, base) = match repo.head_commit()? {
+    let head = repo.head_commit()?;
+    let (view, base_view) = match head {
         Some(head) => View::index_and_commit(repo, head)?,
         None => (
             View::from_index(repo)?,
             View::empty("the empty tree (no commit yet)"),
         ),
     };
-    let Some(config) = load_config(repo, &base, out) else {
+    let mut parents: Vec<ObjectId> = head.into_iter().collect();
+    parents.extend(merge_heads(repo));
+    let steps = vec![pending_step(repo, &view, &base_view, parents)?];
+    let base = match head {
+        Some(head) => Snapshot::Tree(repo.commit_tree(head)?),
+        None => Snapshot::Empty,
+    };
+    let base_label = base_view.label.clone();
+    let Some(config) = base_config(repo, base, &base_label, &steps, Snapshot::View(&view), out)
+    else {
         return Ok(());
     };
     run_gate(
@@ -160,9 +304,15 @@ fn staged(repo: &Repo, out: &mut Collected) -> Result<(), RepoError> {
             kind: ViewKind::Staged,
             repo,
             config: &config,
-            view: &view,
-            target: &view,
-            base: &base,
+            base: head,
+            base_label,
+            steps,
+            pending: Some(&view),
+            landing: Snapshot::View(&view),
+            landing_label: view.label.clone(),
+            tip: Snapshot::View(&view),
+            tip_label: view.label.clone(),
+            branch: current_branch(repo),
             label: None,
         },
     );
@@ -209,52 +359,41 @@ fn parse_push_input(input: &str) -> Result<Vec<PushLine>, Diagnostic> {
     Ok(lines)
 }
 
-/// The base of a new branch: the newest commit any remote-tracking ref
-/// already has, among the pushed commit's ancestors.
-fn new_branch_base(repo: &Repo, local: ObjectId) -> Result<Option<ObjectId>, RepoError> {
-    let mut bases = Vec::new();
-    for remote in repo.remote_tracking_commits()? {
-        if let Some(base) = repo.merge_base(local, remote)? {
-            bases.push(base);
-        }
-    }
-    bases.sort();
-    bases.dedup();
-    // Keep the base that every other base is an ancestor of.
-    let mut best: Option<ObjectId> = None;
-    for candidate in bases {
-        best = match best {
-            None => Some(candidate),
-            Some(current) => {
-                if repo.merge_base(current, candidate)? == Some(current) {
-                    Some(candidate)
-                } else {
-                    Some(current)
-                }
-            }
-        };
-    }
-    Ok(best)
+/// One ref update to judge: the commits from what the other side already
+/// has to `tip`.
+pub(crate) struct Update {
+    /// The protected side: the ref's old tip, or for a new ref the newest
+    /// commit of the default branch that the tip contains.
+    pub base: Option<ObjectId>,
+    /// Commits the other side already has (the old tip and its other refs):
+    /// never part of the change.
+    pub hidden: Vec<ObjectId>,
+    pub tip: ObjectId,
+    /// The branch being updated (for the untasked policy).
+    pub branch: Option<String>,
+    pub label: String,
 }
 
-/// Judge one ref update: the commits from `base_commit` (what the other
-/// side already has; `None` for nothing) to `tip`, with the configuration
-/// of `base_commit`. Shared by `--push` and `--receive`.
+/// Judge one ref update with the configuration of its base. Shared by
+/// `--push` and `--receive`.
 pub(crate) fn judge_update(
     repo: &Repo,
     out: &mut Collected,
     kind: ViewKind,
-    base_commit: Option<ObjectId>,
-    tip: ObjectId,
-    label: String,
+    update: Update,
 ) -> Result<(), RepoError> {
-    let base = view_of(
-        repo,
-        base_commit,
-        "the empty tree (nothing on the remote yet)",
-    )?;
-    let view = View::from_commit(repo, tip)?;
-    let Some(config) = load_config(repo, &base, out) else {
+    let steps = commit_steps(repo, &[update.tip], &update.hidden)?;
+    let base = match update.base {
+        Some(id) => Snapshot::Tree(repo.commit_tree(id)?),
+        None => Snapshot::Empty,
+    };
+    let base_label = match update.base {
+        Some(id) => format!("commit {}", short(id)),
+        None => "the empty tree (nothing on the remote yet)".to_string(),
+    };
+    let tip = Snapshot::Tree(repo.commit_tree(update.tip)?);
+    let tip_label = format!("commit {}", short(update.tip));
+    let Some(config) = base_config(repo, base, &base_label, &steps, tip, out) else {
         return Ok(());
     };
     run_gate(
@@ -263,16 +402,27 @@ pub(crate) fn judge_update(
             kind,
             repo,
             config: &config,
-            view: &view,
-            target: &view,
-            base: &base,
-            label: Some(label),
+            base: update.base,
+            base_label,
+            steps,
+            pending: None,
+            landing: tip,
+            landing_label: tip_label.clone(),
+            tip,
+            tip_label,
+            branch: update.branch,
+            label: Some(update.label),
         },
     );
     Ok(())
 }
 
-fn push(repo: &Repo, remote: Option<&str>, out: &mut Collected) -> Result<(), RepoError> {
+fn push(
+    repo: &Repo,
+    remote: Option<&str>,
+    url: Option<&str>,
+    out: &mut Collected,
+) -> Result<(), RepoError> {
     let mut input = String::new();
     if let Err(e) = std::io::stdin().read_to_string(&mut input) {
         out.diagnostics.push(Diagnostic::new(
@@ -288,29 +438,71 @@ fn push(repo: &Repo, remote: Option<&str>, out: &mut Collected) -> Result<(), Re
             return Ok(());
         }
     };
-    for line in lines {
-        if is_zero(&line.local) {
-            continue; // a deletion lands nothing
-        }
+    let pushed: Vec<&PushLine> = lines.iter().filter(|l| !is_zero(&l.local)).collect();
+    if pushed.is_empty() {
+        return Ok(());
+    }
+    // What the remote already has, from the remote itself: local
+    // remote-tracking refs are anyone's to write.
+    let advertised = match url.or(remote) {
+        Some(place) => remote::advertised(repo, place),
+        None => Err(RepoError::new(
+            Code::push_base_unknown,
+            "check --push needs the remote (git passes its name and URL to pre-push)",
+        )),
+    };
+    for line in pushed {
         let label = format!(
             "{} -> {}{}",
             line.local_ref,
             remote.map(|r| format!("{r} ")).unwrap_or_default(),
             line.remote_ref
         );
-        let local = repo.resolve_commit(&line.local)?;
-        let remote_id = if is_zero(&line.remote) {
+        let tip = repo.resolve_commit(&line.local)?;
+        let old = if is_zero(&line.remote) {
             None
         } else {
             ObjectId::from_hex(line.remote.as_bytes())
                 .ok()
                 .filter(|id| repo.has_commit(*id))
         };
-        let base_commit = match remote_id {
-            Some(id) => Some(id),
-            None => new_branch_base(repo, local)?,
+        let mut hidden: Vec<ObjectId> = old.into_iter().collect();
+        let base = match (&advertised, old) {
+            (Ok(refs), _) => {
+                hidden.extend(refs.tips.iter().copied().filter(|id| repo.has_commit(*id)));
+                match old {
+                    Some(old) => Some(old),
+                    None => refs.default_base(repo, tip)?,
+                }
+            }
+            (Err(_), Some(old)) => Some(old),
+            (Err(e), None) if is_zero(&line.remote) => {
+                out.diagnostics.push(e.to_diagnostic());
+                continue;
+            }
+            (Err(_), None) => {
+                out.diagnostics.push(Diagnostic::new(
+                    Code::git_revision_unknown,
+                    format!(
+                        "the remote's {} is at {}, which this repository does not have; fetch first (`git fetch`), then push again",
+                        line.remote_ref, line.remote
+                    ),
+                ));
+                continue;
+            }
         };
-        judge_update(repo, out, ViewKind::Push, base_commit, local, label)?;
+        judge_update(
+            repo,
+            out,
+            ViewKind::Push,
+            Update {
+                base,
+                hidden,
+                tip,
+                branch: Some(branch_of(&line.remote_ref)),
+                label,
+            },
+        )?;
     }
     Ok(())
 }
@@ -348,24 +540,36 @@ fn ci(
     };
     let base = resolve_for_ci(repo, &base_rev, "base")?;
     let head = resolve_for_ci(repo, &head_rev, "head")?;
-    let base_view = View::from_commit(repo, base)?;
-    // The base's configuration: a change cannot relax its own gate.
-    let Some(config) = load_config(repo, &base_view, out) else {
+    let (merged, merge_base) = View::merge_tree(repo, base, head)?;
+    let steps = commit_steps(repo, &[head], &[base])?;
+    // Policy from the protected side: the base branch's tip.
+    let base_tree = Snapshot::Tree(repo.commit_tree(base)?);
+    let head_tree = Snapshot::Tree(repo.commit_tree(head)?);
+    let Some(config) = base_config(
+        repo,
+        base_tree,
+        &format!("the base {}", short(base)),
+        &steps,
+        head_tree,
+        out,
+    ) else {
         return Ok(());
     };
-    let (merged, merge_base) = View::from_merge(repo, base, head)?;
-    let head_view = View::from_commit(repo, head)?;
-    let mut merge_base_view = View::from_commit(repo, merge_base)?;
-    merge_base_view.label = format!("the merge base {}", short(merge_base));
     run_gate(
         out,
         &Gate {
             kind: ViewKind::Ci,
             repo,
             config: &config,
-            view: &merged,
-            target: &head_view,
-            base: &merge_base_view,
+            base: Some(merge_base),
+            base_label: format!("the merge base {}", short(merge_base)),
+            steps,
+            pending: None,
+            landing: Snapshot::Tree(merged),
+            landing_label: format!("the merge of {} into {}", short(head), short(base)),
+            tip: head_tree,
+            tip_label: format!("the head {}", short(head)),
+            branch: ci_env::head_branch(),
             label: None,
         },
     );
@@ -373,13 +577,41 @@ fn ci(
 }
 
 fn worktree(repo: &Repo, since: Option<&str>, out: &mut Collected) -> Result<(), RepoError> {
-    let base_commit = match since {
+    let head = repo.head_commit()?;
+    let since = match since {
         Some(rev) => Some(repo.resolve_commit(rev)?),
-        None => repo.head_commit()?,
+        None => None,
     };
-    let base = view_of(repo, base_commit, "the empty tree (no commit yet)")?;
+    let base_commit = since.or(head);
+    let head_view = match head {
+        Some(id) => View::from_commit(repo, id)?,
+        None => View::empty("the empty tree (no commit yet)"),
+    };
     let view = View::from_worktree(repo)?;
-    let Some(config) = load_config(repo, &view, out) else {
+    let mut steps = match (since, head) {
+        (Some(since), Some(head)) => commit_steps(repo, &[head], &[since])?,
+        _ => Vec::new(),
+    };
+    steps.push(pending_step(
+        repo,
+        &view,
+        &head_view,
+        head.into_iter().collect(),
+    )?);
+    let (base, base_label) = match base_commit {
+        Some(id) => (
+            Snapshot::Tree(repo.commit_tree(id)?),
+            format!("commit {}", short(id)),
+        ),
+        None => (
+            Snapshot::Empty,
+            "the empty tree (no commit yet)".to_string(),
+        ),
+    };
+    // The configuration comes from the base here too: an agent's edit of
+    // hooks.yaml in the working tree never relaxes its own gate.
+    let Some(config) = base_config(repo, base, &base_label, &steps, Snapshot::View(&view), out)
+    else {
         return Ok(());
     };
     run_gate(
@@ -388,9 +620,15 @@ fn worktree(repo: &Repo, since: Option<&str>, out: &mut Collected) -> Result<(),
             kind: ViewKind::Worktree,
             repo,
             config: &config,
-            view: &view,
-            target: &view,
-            base: &base,
+            base: base_commit,
+            base_label,
+            steps,
+            pending: Some(&view),
+            landing: Snapshot::View(&view),
+            landing_label: view.label.clone(),
+            tip: Snapshot::View(&view),
+            tip_label: view.label.clone(),
+            branch: current_branch(repo),
             label: None,
         },
     );
@@ -405,7 +643,9 @@ pub fn gate_report(mode: &Mode) -> Report {
         Ok(repo) => {
             let result = match mode {
                 Mode::Staged => staged(&repo, &mut out),
-                Mode::Push { remote } => push(&repo, remote.as_deref(), &mut out),
+                Mode::Push { remote, url } => {
+                    push(&repo, remote.as_deref(), url.as_deref(), &mut out)
+                }
                 Mode::Ci { base, head } => ci(&repo, base.as_deref(), head.as_deref(), &mut out),
                 Mode::Worktree { since } => worktree(&repo, since.as_deref(), &mut out),
             };

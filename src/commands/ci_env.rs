@@ -62,3 +62,16 @@ pub fn ci_revisions(
         )),
     }
 }
+
+/// The branch the change comes from, for the untasked policy's `branches`:
+/// the pull request's head branch, else the branch being built.
+pub fn head_branch() -> Option<String> {
+    [
+        "GITHUB_HEAD_REF",
+        "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME",
+        "CI_COMMIT_BRANCH",
+        "GITHUB_REF_NAME",
+    ]
+    .iter()
+    .find_map(|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
+}

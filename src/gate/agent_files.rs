@@ -10,11 +10,12 @@ use crate::config::{Config, Globs};
 use crate::contract::{self, Kind};
 use crate::diagnostic::Diagnostic;
 use crate::repo::Result;
-use crate::repo::changes::{ChangeKind, ChangeSet};
-use crate::repo::tree::{Content, View};
+use crate::repo::changes::ChangeKind;
+use crate::repo::snapshot::Snapshot;
+use crate::repo::tree::Content;
 use crate::report::FileResult;
 use gix::bstr::ByteSlice;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The kind a configured glob assigns to a path, first match wins.
 pub fn configured_kind(config: &Config, path: &str) -> Option<Kind> {
@@ -76,26 +77,47 @@ pub fn rewritten_sections(old: &str, new: &str) -> Vec<(String, &'static str)> {
         .collect()
 }
 
-fn read_text(gate: &Gate<'_>, view: &View, path: &str, limit: usize) -> Result<Option<Vec<u8>>> {
-    Ok(match view.read(gate.repo, path, limit)? {
+fn read_text(
+    gate: &Gate<'_>,
+    at: Snapshot<'_>,
+    path: &str,
+    limit: usize,
+) -> Result<Option<Vec<u8>>> {
+    Ok(match at.read(gate.repo, path, limit)? {
         Some(Content::Bytes(bytes)) => Some(bytes),
         _ => None,
     })
 }
 
-/// Validate every changed file that a configured glob names.
-pub fn check(gate: &Gate<'_>, changes: &ChangeSet) -> Result<Vec<FileResult>> {
+/// Validate every file a step of the change touched that a configured glob
+/// names, as the tip has it (a ledger edit against the base's ledger).
+pub fn check(gate: &Gate<'_>) -> Result<Vec<FileResult>> {
+    let touched: BTreeSet<&str> = gate
+        .steps
+        .iter()
+        .flat_map(|s| s.changes.iter())
+        .filter_map(|c| c.path.to_str().ok())
+        .collect();
+    let base = match gate.base {
+        Some(commit) => Snapshot::Tree(gate.repo.commit_tree(commit)?),
+        None => Snapshot::Empty,
+    };
     let mut results = Vec::new();
-    for (path, change) in changes.iter() {
-        let Ok(path) = path.to_str() else { continue };
+    for path in touched {
         let Some(kind) = configured_kind(gate.config, path) else {
             continue;
+        };
+        let change = match (base.get(gate.repo, path)?, gate.tip.get(gate.repo, path)?) {
+            (None, Some(_)) => ChangeKind::Added,
+            (Some(_), None) => ChangeKind::Deleted,
+            (Some(a), Some(b)) if a != b => ChangeKind::Modified,
+            _ => continue,
         };
         let mut diagnostics = Vec::new();
         let new_bytes = if change == ChangeKind::Deleted {
             None
         } else {
-            match gate.view.read(gate.repo, path, kind.max_bytes())? {
+            match gate.tip.read(gate.repo, path, kind.max_bytes())? {
                 None => None,
                 Some(Content::Bytes(bytes)) => {
                     diagnostics.extend(contract::check(kind, &bytes).diagnostics);
@@ -114,14 +136,14 @@ pub fn check(gate: &Gate<'_>, changes: &ChangeSet) -> Result<Vec<FileResult>> {
                 Some(Content::NotRegular(_)) => {
                     diagnostics.push(Diagnostic::new(
                         Code::artifact_not_regular_file,
-                        format!("{path} is not a regular file in {}", gate.view.label),
+                        format!("{path} is not a regular file in {}", gate.tip_label),
                     ));
                     None
                 }
             }
         };
         if kind == Kind::FindingsLedger && change != ChangeKind::Added {
-            let old = read_text(gate, gate.base, path, kind.max_bytes())?;
+            let old = read_text(gate, base, path, kind.max_bytes())?;
             if let Some(old) = old {
                 let old = String::from_utf8_lossy(&old);
                 let new = new_bytes

@@ -1,28 +1,46 @@
-//! The gate over one view of the repository (DESIGN.md section 5): find the
-//! tasks whose folder changed, read every artifact from the view (never from
-//! disk, except in the working-tree view), and run the per-task checks.
+//! The gate over one change (DESIGN.md section 5).
+//!
+//! A change is the steps a commit, a push, a pull request or a pre-receive
+//! update would land on top of a protected base ([`change`]). The gate
+//! attributes every step to the tasks whose folders it touched
+//! ([`attribution`]), judges each task over its whole history at its last
+//! step ([`task`], [`task_history`], [`receipts`]), sends what no task
+//! covers to the untasked policy ([`untasked`]), and runs the checks only a
+//! range has: the contract against the base ([`spec_policy`]), changes of
+//! the configuration ([`config_change`]) and of CI definitions, symlinks
+//! under `.mastermind/`, and the configured agent files ([`agent_files`]).
+//!
+//! Every artifact is read as a blob of a step (never from disk, except in
+//! the working-tree mode), and the policy comes from the base.
 
 pub mod agent_files;
+pub mod attribution;
+pub mod change;
+pub mod config_change;
+pub mod range_checks;
 pub mod receipts;
 pub mod scope;
+pub mod spec_policy;
 pub mod task;
+pub mod task_history;
+pub mod untasked;
 pub mod verifications;
+
+pub use crate::bookkeeping::{MASTERMIND_DIR, TASKS_DIR};
 
 use crate::codes::Code;
 use crate::config::Config;
+use crate::contract::declared_paths;
+use crate::contract::spec::{self, ParsedSpec};
 use crate::diagnostic::Diagnostic;
-use crate::repo::changes::ChangeSet;
-use crate::repo::tree::View;
+use crate::repo::changes::ChangeKind;
+use crate::repo::snapshot::Snapshot;
+use crate::repo::tree::{Content, View, short};
 use crate::repo::{Repo, Result};
 use crate::report::{FileResult, TaskResult};
+use change::Step;
 use gix::ObjectId;
-use gix::bstr::ByteSlice;
-use std::collections::{BTreeSet, HashMap};
-
-/// Where tasks live.
-pub const TASKS_DIR: &str = ".mastermind/tasks/";
-/// Everything under this prefix is the agents' own bookkeeping, not scope.
-pub const MASTERMIND_DIR: &str = ".mastermind/";
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// Which mode a gate run serves: decides receipt policy (the sha256 cache
 /// and executable comparison are local-only; v1 receipts need the working
@@ -33,22 +51,42 @@ pub enum ViewKind {
     Push,
     Ci,
     Worktree,
+    Receive,
 }
 
-/// One gate run over one view.
+impl ViewKind {
+    /// Modes that run on a developer's machine (local caches, `PATH`).
+    pub fn is_local(self) -> bool {
+        matches!(self, ViewKind::Staged | ViewKind::Push | ViewKind::Worktree)
+    }
+}
+
+/// One change to judge.
 pub struct Gate<'a> {
     pub kind: ViewKind,
     pub repo: &'a Repo,
+    /// The configuration in force: the base's.
     pub config: &'a Config,
-    /// The tree that would land; artifacts are read from it.
-    pub view: &'a View,
-    /// The tree change sets are computed to. The view itself, except in CI,
-    /// where it is the head commit: a task's change is what the branch did,
-    /// not what the base did since (the merge view still supplies artifacts).
-    pub target: &'a View,
-    /// The mode's base (HEAD, the remote commit, the merge base, ...).
-    pub base: &'a View,
-    /// A label for the view in task results (the pushed ref, say).
+    /// The protected side (HEAD, the remote's commit, the merge base);
+    /// `None` when there is nothing yet (first commit, empty remote).
+    pub base: Option<ObjectId>,
+    /// For messages: `commit abc1234`, `the empty tree`.
+    pub base_label: String,
+    /// The steps being landed, parents before children; the pending step
+    /// (index or working tree), if any, last.
+    pub steps: Vec<Step>,
+    /// The pending step's view.
+    pub pending: Option<&'a View>,
+    /// What lands: CI's merge tree, else the tip (receipts with
+    /// `freshness: merge`).
+    pub landing: Snapshot<'a>,
+    pub landing_label: String,
+    /// The tip of the change (receipts with `freshness: head`).
+    pub tip: Snapshot<'a>,
+    pub tip_label: String,
+    /// The branch being changed, for the untasked policy.
+    pub branch: Option<String>,
+    /// A label for the change in task results (the pushed ref, say).
     pub label: Option<String>,
 }
 
@@ -58,111 +96,341 @@ pub struct GateOutcome {
     pub tasks: Vec<TaskResult>,
     /// Configured agent files (ledgers, plastic files, subagent returns).
     pub files: Vec<FileResult>,
-    /// Findings about the run rather than a task.
+    /// Findings about the change rather than a task.
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Change sets computed once per base (the mode's base and every distinct
-/// task baseline), so a run never diffs the same pair twice.
-pub struct ChangeCache<'a> {
+/// A content path a task changed, as judged at its last step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Attributed {
+    /// Net change from the task's baseline to its last step.
+    pub kind: ChangeKind,
+    /// The last of the task's steps that changed it.
+    pub by: String,
+}
+
+/// One task, ready to be judged.
+pub struct TaskContext<'a> {
+    pub gate: &'a Gate<'a>,
+    pub dir: String,
+    /// The task's whole history, oldest first: earlier commits, then the
+    /// change's steps that touched it.
+    pub steps: Vec<Step>,
+    /// The task's last step: every artifact is read there.
+    pub at: Snapshot<'a>,
+    pub at_label: String,
+    /// Where the task started (`creates` must be absent there).
+    pub baseline: Snapshot<'a>,
+    pub baseline_label: String,
+    /// The content paths the task changed, from its baseline to `at`.
+    pub paths: BTreeMap<String, Attributed>,
+    /// How many of the last `steps` belong to the change being judged
+    /// (the rest landed earlier).
+    pub change_steps: usize,
+}
+
+impl TaskContext<'_> {
+    pub fn read(&self, path: &str, limit: usize) -> Result<Option<Content>> {
+        self.at.read(self.gate.repo, path, limit)
+    }
+}
+
+/// The spec of a task as one step has it, parsed (`None`: absent or
+/// unreadable).
+fn spec_at(repo: &Repo, at: Snapshot<'_>, dir: &str) -> Result<Option<ParsedSpec>> {
+    let path = format!("{dir}/spec.md");
+    Ok(match at.read(repo, &path, spec::MAX_SPEC_BYTES)? {
+        Some(Content::Bytes(bytes)) => Some(spec::check(&bytes).0),
+        _ => None,
+    })
+}
+
+/// The paths a parsed spec declares (normalized).
+fn declared_set(parsed: Option<&ParsedSpec>) -> BTreeSet<String> {
+    parsed
+        .filter(|p| p.frontmatter_error.is_none())
+        .map(|p| declared_paths::admit(p).targets.into_keys().collect())
+        .unwrap_or_default()
+}
+
+/// True when nothing of the task folder is left in a snapshot.
+fn folder_gone(repo: &Repo, at: Snapshot<'_>, dir: &str) -> Result<bool> {
+    Ok(match at {
+        Snapshot::Empty => true,
+        Snapshot::Tree(tree) => repo.subtree_id(tree, dir)?.is_none(),
+        Snapshot::View(view) => view.paths_under(&format!("{dir}/")).next().is_none(),
+    })
+}
+
+/// The baseline of a task: `state.json`'s `baseline_ref` when it is an
+/// ancestor of the change's base, else the parent of its first step.
+enum Baseline {
+    /// From `state.json`.
+    Declared(ObjectId),
+    /// `state.json` names a commit that cannot be a baseline.
+    Invalid(Diagnostic),
+    /// None declared.
+    Undeclared,
+}
+
+fn declared_baseline(gate: &Gate<'_>, at: Snapshot<'_>, dir: &str) -> Result<Baseline> {
+    let path = format!("{dir}/state.json");
+    let bytes = match at.read(gate.repo, &path, task::MAX_STATE_BYTES)? {
+        Some(Content::Bytes(bytes)) if bytes.len() <= task::MAX_STATE_BYTES => bytes,
+        // Unreadable or oversized state is reported by the task's checks.
+        _ => return Ok(Baseline::Undeclared),
+    };
+    let Some(reference) = serde_json::from_slice::<serde_json::Value>(&bytes)
+        .ok()
+        .and_then(|v| v.get("baseline_ref")?.as_str().map(str::to_string))
+    else {
+        return Ok(Baseline::Undeclared);
+    };
+    let invalid = |code: Code, message: String| {
+        Ok(Baseline::Invalid(
+            Diagnostic::new(code, message)
+                .with_path(path.clone())
+                .with_pointer("/baseline_ref"),
+        ))
+    };
+    let full = (reference.len() == 40 || reference.len() == 64)
+        && reference.bytes().all(|b| b.is_ascii_hexdigit());
+    let id = match ObjectId::from_hex(reference.as_bytes()) {
+        Ok(id) if full && gate.repo.has_commit(id) => id,
+        _ if !full => return Ok(Baseline::Undeclared), // task_state_invalid says why
+        _ => {
+            return invalid(
+                Code::task_baseline_unavailable,
+                format!(
+                    "baseline_ref {reference} is not a commit of this repository; a task's baseline must be a commit the base already has"
+                ),
+            );
+        }
+    };
+    let anchored = match gate.base {
+        Some(base) => gate.repo.is_ancestor(id, base)?,
+        None => false,
+    };
+    if anchored {
+        Ok(Baseline::Declared(id))
+    } else {
+        invalid(
+            Code::task_baseline_invalid,
+            format!(
+                "baseline_ref {} is not an ancestor of {}: a task's baseline must be history the base already has, never a commit of the change itself",
+                short(id),
+                gate.base_label
+            ),
+        )
+    }
+}
+
+/// The content paths of a step that belong to `task`, given which tasks
+/// the step touched and what each declares.
+fn owned_paths<'s>(
+    step: &'s Step,
+    task: &str,
+    scopes: &mut ScopeCache<'_>,
+    step_snapshot: Snapshot<'_>,
+) -> Result<Vec<(&'s str, ChangeKind)>> {
+    let agent_files = scopes.gate.config.agent_files();
+    let touched = step.touched_tasks();
+    let content: Vec<(&str, ChangeKind)> = step.content_changes(&agent_files).collect();
+    if touched.len() <= 1 {
+        return Ok(content);
+    }
+    let mut declared: HashMap<&str, BTreeSet<String>> = HashMap::new();
+    for other in &touched {
+        declared.insert(other, scopes.declared(other, step, step_snapshot)?);
+    }
+    Ok(content
+        .into_iter()
+        .filter(|(path, _)| {
+            attribution::owners(&touched, |t| declared[t].contains(*path)).contains(&task)
+        })
+        .collect())
+}
+
+/// Declared scopes of tasks at steps, parsed once.
+struct ScopeCache<'g> {
+    gate: &'g Gate<'g>,
+    by_step: HashMap<(String, String), BTreeSet<String>>,
+}
+
+impl ScopeCache<'_> {
+    fn declared(
+        &mut self,
+        task: &str,
+        step: &Step,
+        snapshot: Snapshot<'_>,
+    ) -> Result<BTreeSet<String>> {
+        let key = (task.to_string(), step.label.clone());
+        if let Some(set) = self.by_step.get(&key) {
+            return Ok(set.clone());
+        }
+        let set = declared_set(spec_at(self.gate.repo, snapshot, task)?.as_ref());
+        self.by_step.insert(key, set.clone());
+        Ok(set)
+    }
+}
+
+/// Everything the gate knows about one task before judging it.
+struct Prepared<'a> {
+    context: TaskContext<'a>,
+    archived: bool,
+    baseline_problem: Option<Diagnostic>,
+    /// Indices into the gate's steps.
+    change_steps: Vec<usize>,
+}
+
+fn prepare<'a>(
     gate: &'a Gate<'a>,
-    mode: ChangeSet,
-    by_baseline: HashMap<ObjectId, (View, ChangeSet)>,
-    /// Receipt digests, computed at most once per run.
-    pub receipts: receipts::Memo,
-}
-
-impl<'a> ChangeCache<'a> {
-    fn new(gate: &'a Gate<'a>) -> Self {
-        ChangeCache {
-            gate,
-            mode: ChangeSet::between(gate.base, gate.target),
-            by_baseline: HashMap::new(),
-            receipts: receipts::Memo::default(),
-        }
-    }
-
-    /// The base view and change set for a task: its baseline commit when
-    /// given and present, else the mode's base.
-    pub fn for_baseline(&mut self, baseline: Option<ObjectId>) -> Result<(&View, &ChangeSet)> {
-        let Some(id) = baseline else {
-            return Ok((self.gate.base, &self.mode));
-        };
-        if !self.by_baseline.contains_key(&id) {
-            let view = View::from_commit(self.gate.repo, id)?;
-            let changes = ChangeSet::between(&view, self.gate.target);
-            self.by_baseline.insert(id, (view, changes));
-        }
-        let (view, changes) = &self.by_baseline[&id];
-        Ok((view, changes))
-    }
-}
-
-/// Task folders (`.mastermind/tasks/<dir>`) with a changed path inside them.
-/// Files directly under `tasks/` do not make a task.
-pub fn touched_tasks(changes: &ChangeSet) -> Vec<String> {
-    let mut tasks = BTreeSet::new();
-    for (path, _) in changes.iter() {
-        let Ok(path) = path.to_str() else { continue };
-        if let Some((dir, _inside)) = path
-            .strip_prefix(TASKS_DIR)
-            .and_then(|rest| rest.split_once('/'))
-        {
-            tasks.insert(format!("{TASKS_DIR}{dir}"));
-        }
-    }
-    tasks.into_iter().collect()
-}
-
-/// Run the gate over one view.
-pub fn run(gate: &Gate<'_>) -> Result<GateOutcome> {
-    let mut cache = ChangeCache::new(gate);
-    let tasks = touched_tasks(&cache.mode);
-    let mut outcome = GateOutcome::default();
-    let outside: Vec<String> = cache
-        .mode
+    dir: &str,
+    change_steps: Vec<usize>,
+    in_change: &HashSet<ObjectId>,
+    scopes: &mut ScopeCache<'a>,
+) -> Result<Prepared<'a>> {
+    let last = &gate.steps[*change_steps.last().unwrap_or(&0)];
+    let at = last.snapshot(gate.pending);
+    let archived =
+        folder_gone(gate.repo, at, dir)? && at.get(gate.repo, &format!("{dir}/spec.md"))?.is_none();
+    let (declared, baseline_problem) = match declared_baseline(gate, at, dir)? {
+        Baseline::Declared(id) => (Some(id), None),
+        Baseline::Invalid(d) => (None, Some(d)),
+        Baseline::Undeclared => (None, None),
+    };
+    let starts: Vec<ObjectId> = change_steps
         .iter()
-        .filter(|(p, _)| !p.starts_with(MASTERMIND_DIR.as_bytes()))
-        .map(|(p, _)| p.to_str_lossy().into_owned())
+        .flat_map(|i| gate.steps[*i].parents.iter().copied())
         .collect();
-    if tasks.is_empty() {
-        let view = gate.view.label.clone();
-        if gate.config.require_task && !outside.is_empty() {
+    let mut steps = task_history::earlier_steps(gate.repo, dir, &starts, in_change, declared)?;
+    steps.extend(change_steps.iter().map(|i| gate.steps[*i].clone()));
+    let (baseline, baseline_label) = match declared {
+        Some(id) => (
+            Snapshot::Tree(gate.repo.commit_tree(id)?),
+            format!("the task's baseline {}", short(id)),
+        ),
+        None => match steps.first().and_then(|s| s.parents.first()) {
+            Some(parent) => (
+                Snapshot::Tree(gate.repo.commit_tree(*parent)?),
+                format!("{} (before the task's first commit)", short(*parent)),
+            ),
+            None => (Snapshot::Empty, "the empty tree".to_string()),
+        },
+    };
+    // The task's content changes: what its steps changed, net from the
+    // baseline to its last step.
+    let mut touched: BTreeMap<String, String> = BTreeMap::new();
+    for step in &steps {
+        let snapshot = step.snapshot(gate.pending);
+        for (path, _) in owned_paths(step, dir, scopes, snapshot)? {
+            touched.insert(path.to_string(), step.label.clone());
+        }
+    }
+    let mut paths = BTreeMap::new();
+    for (path, by) in touched {
+        let before = baseline.get(gate.repo, &path)?;
+        let after = at.get(gate.repo, &path)?;
+        let kind = match (before, after) {
+            (None, Some(_)) => ChangeKind::Added,
+            (Some(_), None) => ChangeKind::Deleted,
+            (Some(a), Some(b)) if a != b => ChangeKind::Modified,
+            _ => continue, // changed and changed back
+        };
+        paths.insert(path, Attributed { kind, by });
+    }
+    Ok(Prepared {
+        context: TaskContext {
+            gate,
+            dir: dir.to_string(),
+            steps,
+            at,
+            at_label: last.label.clone(),
+            baseline,
+            baseline_label,
+            paths,
+            change_steps: change_steps.len(),
+        },
+        archived,
+        baseline_problem,
+        change_steps,
+    })
+}
+
+/// Judge one change.
+pub fn run<'a>(gate: &'a Gate<'a>) -> Result<GateOutcome> {
+    let mut outcome = GateOutcome::default();
+    let attribution = attribution::attribute(&gate.steps);
+    let in_change: HashSet<ObjectId> = gate.steps.iter().filter_map(Step::commit_id).collect();
+    let mut scopes = ScopeCache {
+        gate,
+        by_step: HashMap::new(),
+    };
+    let mut memo = receipts::Memo::default();
+    let mut untasked_extra: Vec<untasked::ArchiveLeftover> = Vec::new();
+    let mut judged = 0usize;
+    for (dir, change_steps) in &attribution.tasks {
+        let prepared = prepare(gate, dir, change_steps.clone(), &in_change, &mut scopes)?;
+        if prepared.archived {
+            let agent_files = gate.config.agent_files();
             outcome.diagnostics.push(
                 Diagnostic::new(
-                    Code::task_required,
+                    Code::task_archived,
                     format!(
-                        "require_task is set but no task folder changed in {view}, while {} path(s) outside .mastermind/ did (first: {})",
-                        outside.len(),
-                        outside[0]
+                        "task {dir} was removed in {}; its earlier commits were judged when they landed",
+                        prepared.context.at_label
                     ),
                 )
-                .with_path(outside[0].clone()),
+                .with_path(dir.clone()),
             );
-        } else {
-            outcome.diagnostics.push(Diagnostic::new(
-                Code::no_task_changed,
-                format!(
-                    "no task folder changed in {view} ({} changed path{}); nothing to check against a task",
-                    cache.mode.len(),
-                    if cache.mode.len() == 1 { "" } else { "s" }
-                ),
-            ));
+            // What the archiving steps changed besides the task is covered
+            // by no task.
+            for index in &prepared.change_steps {
+                let step = &gate.steps[*index];
+                let content: Vec<(String, ChangeKind)> = step
+                    .content_changes(&agent_files)
+                    .map(|(p, k)| (p.to_string(), k))
+                    .collect();
+                if !content.is_empty() {
+                    untasked_extra.push(untasked::ArchiveLeftover {
+                        step: *index,
+                        paths: content,
+                    });
+                }
+            }
+            continue;
         }
-    }
-    for dir in &tasks {
-        let mut result = task::check(gate, &mut cache, dir)?;
+        judged += 1;
+        let mut result = task::check(&prepared.context, &mut memo, prepared.baseline_problem)?;
+        result.checks.push(crate::report::CheckOutcome::new(
+            "contract",
+            spec_policy::check(&prepared.context)?,
+        ));
         result.view = gate.label.clone();
         for check in &mut result.checks {
             for d in &mut check.diagnostics {
+                if d.task.is_none() {
+                    d.task = Some(dir.clone());
+                }
                 *d = gate.config.apply(d.clone());
             }
             check.ok = !check.diagnostics.iter().any(Diagnostic::is_error);
         }
+        result
+            .checks
+            .retain(|c| c.name != "contract" || !c.diagnostics.is_empty());
         result.ok = result.checks.iter().all(|c| c.ok);
         outcome.tasks.push(result);
     }
-    outcome.files = agent_files::check(gate, &cache.mode)?;
+    outcome.diagnostics.extend(untasked::check(
+        gate,
+        &attribution,
+        &untasked_extra,
+        judged > 0,
+    ));
+    outcome.diagnostics.extend(range_checks::check(gate)?);
+    outcome.diagnostics.extend(config_change::check(gate)?);
+    outcome.files = agent_files::check(gate)?;
     outcome.diagnostics = outcome
         .diagnostics
         .into_iter()

@@ -1,27 +1,32 @@
-//! Receipts in every view (DESIGN.md section 5 item 6): every observed
-//! check of a checked task needs a receipt that is current *for this view*,
-//! and every declared acceptance criterion needs all its checks current.
+//! Receipts (DESIGN.md section 5 item 6): every observed check of a
+//! checked task needs a receipt that is current, and every declared
+//! acceptance criterion needs all its checks current.
 //!
-//! Receipts are read as blobs of the view, like every artifact. Per check,
-//! `<id>.tree.json` (tree receipt) is used when present, else `<id>.json`
-//! (Mastermind v1):
+//! Receipts are read as blobs of the task's last step, like every artifact.
+//! Per check, `<id>.tree.json` (tree receipt) is used when present, else
+//! `<id>.json` (Mastermind v1):
 //!
 //! * a tree receipt is current iff it is sound, bound to the spec's current
 //!   declaration, spec path, spec bytes and this platform, and its
-//!   `tree_after` equals the tree-v1 digest of the view (in `--ci` the
-//!   merge, or the head commit with `freshness: head`); its executable is
-//!   compared where it can be resolved: a repository-relative argv[0] from
-//!   the view in every mode, an absolute or `PATH` one on this machine in
-//!   the local modes only (a CI runner's `/usr/bin/python3` is not the
-//!   developer's, so CI proves the content, not the interpreter build);
+//!   `tree_after` equals the tree digest of the content it is judged
+//!   against. With `freshness: task` (the default) that is where the check
+//!   ran: the step that added or last changed the receipt (the staged tree
+//!   in pre-commit), and any later step of the same task that changes
+//!   content makes it stale; steps of other tasks and untasked steps do
+//!   not. `freshness: merge` compares with what lands (CI's merge tree) and
+//!   `head` with the tip. Its executable is compared where it can be
+//!   resolved: a repository-relative argv[0] from the task's last step in
+//!   every mode, an absolute or `PATH` one on this machine in the local
+//!   modes only (a CI runner's `/usr/bin/python3` is not the developer's);
 //! * a v1 receipt is inspected with the reference's full state table in
 //!   `--worktree` (binding against `state.json`, declaration, platform,
-//!   `run.lock`, snapshot v1 digest, executable); in tree views it cannot be
+//!   `run.lock`, snapshot v1 digest, executable); elsewhere it cannot be
 //!   recomputed and is `receipt_unverifiable` (a warning with
 //!   `receipts.accept_unverifiable_v1: true`).
 
-use super::{Gate, ViewKind};
+use super::{TaskContext, ViewKind};
 use crate::codes::{Code, Outcome};
+use crate::config::Freshness;
 use crate::contract::argv_display::{RunDeclaration, declaration_sha256};
 use crate::contract::receipt::{self, CheckState};
 use crate::contract::spec::{self, ParsedSpec};
@@ -29,18 +34,21 @@ use crate::contract::tree_receipt::{self, Expected};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::digest::cache::Sha256Cache;
 use crate::digest::{snapshot_v1, view as digest_view};
+use crate::repo::snapshot::Snapshot;
+use crate::repo::tree::View;
 use crate::repo::tree::{Content, EntryMode};
 use crate::repo::{RepoError, Result};
 use crate::report::CheckOutcome;
 use crate::runner::executable;
+use gix::ObjectId;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 
 /// Digests computed once per gate run.
 #[derive(Default)]
 pub struct Memo {
-    view_digest: Option<std::result::Result<String, RepoError>>,
-    target_digest: Option<std::result::Result<String, RepoError>>,
+    by_tree: HashMap<ObjectId, std::result::Result<String, RepoError>>,
+    pending: Option<std::result::Result<String, RepoError>>,
     snapshots: HashMap<String, std::result::Result<String, RepoError>>,
 }
 
@@ -81,19 +89,17 @@ fn result(id: &str, state: CheckState, code: Code, message: String, path: &str) 
     }
 }
 
-/// The tree-v1 digest receipts must match in this view.
-fn view_digest(gate: &Gate<'_>, memo: &mut Memo) -> std::result::Result<String, RepoError> {
-    let use_target =
-        gate.kind == ViewKind::Ci && gate.config.freshness == crate::config::Freshness::Head;
-    let (slot, view) = if use_target {
-        (&mut memo.target_digest, gate.target)
-    } else {
-        (&mut memo.view_digest, gate.view)
-    };
-    slot.get_or_insert_with(|| {
+/// The tree digest of a snapshot, computed once per run.
+fn digest_of(
+    ctx: &TaskContext<'_>,
+    memo: &mut Memo,
+    snapshot: Snapshot<'_>,
+) -> std::result::Result<String, RepoError> {
+    let gate = ctx.gate;
+    let compute = |view: &View| {
         // The cache never decides a CI verdict; the working tree is read
         // byte for byte anyway.
-        let mut cache = (gate.kind != ViewKind::Ci && !view.is_worktree())
+        let mut cache = (gate.kind.is_local() && !view.is_worktree())
             .then(|| Sha256Cache::open(gate.repo))
             .flatten();
         let computed = digest_view::of_view(gate.repo, view, cache.as_mut());
@@ -101,8 +107,98 @@ fn view_digest(gate: &Gate<'_>, memo: &mut Memo) -> std::result::Result<String, 
             cache.save();
         }
         computed.map(|c| c.digest)
+    };
+    match snapshot {
+        Snapshot::Empty => compute(&View::empty("the empty tree")),
+        Snapshot::View(view) => memo.pending.get_or_insert_with(|| compute(view)).clone(),
+        Snapshot::Tree(tree) => {
+            if let Some(done) = memo.by_tree.get(&tree) {
+                return done.clone();
+            }
+            let digest = View::from_tree(gate.repo, tree, "a tree").and_then(|v| compute(&v));
+            memo.by_tree.insert(tree, digest.clone());
+            digest
+        }
+    }
+}
+
+/// The content a receipt must match, and what may have changed since.
+struct Target<'a> {
+    snapshot: Snapshot<'a>,
+    /// What the snapshot is, for messages.
+    label: String,
+    /// The content paths of the step itself (what may have changed after
+    /// the check ran, when the digests differ).
+    own_paths: Vec<String>,
+    /// Later steps of the task that changed content: each makes the
+    /// receipt stale.
+    later: Vec<(String, Vec<String>)>,
+}
+
+/// Where the receipt at `receipt_path` must be current.
+fn target<'a>(ctx: &TaskContext<'a>, receipt_path: &str) -> Option<Target<'a>> {
+    let gate = ctx.gate;
+    let fixed = |snapshot: Snapshot<'a>, label: &str| Target {
+        snapshot,
+        label: label.to_string(),
+        own_paths: Vec::new(),
+        later: Vec::new(),
+    };
+    match gate.config.freshness {
+        Freshness::Merge => return Some(fixed(gate.landing, &gate.landing_label)),
+        Freshness::Head => return Some(fixed(gate.tip, &gate.tip_label)),
+        Freshness::Task => {}
+    }
+    if ctx.steps.is_empty() {
+        return Some(fixed(ctx.at, &ctx.at_label));
+    }
+    let agent_files = gate.config.agent_files();
+    let index = ctx.steps.iter().rposition(|step| {
+        step.changes.iter().any(|c| {
+            c.path.as_slice() == receipt_path.as_bytes()
+                && c.kind != crate::repo::changes::ChangeKind::Deleted
+        })
+    })?;
+    let step = &ctx.steps[index];
+    let content = |s: &super::change::Step| -> Vec<String> {
+        s.content_changes(&agent_files)
+            .map(|(p, _)| p.to_string())
+            .collect()
+    };
+    Some(Target {
+        snapshot: step.snapshot(gate.pending),
+        label: step.label.clone(),
+        own_paths: content(step),
+        later: ctx.steps[index + 1..]
+            .iter()
+            .filter(|s| s.changes_content(&agent_files))
+            .map(|s| (s.label.clone(), content(s)))
+            .collect(),
     })
-    .clone()
+}
+
+/// At most `limit` paths, comma-separated, with a count of the rest.
+fn list_paths(paths: &[String], limit: usize) -> String {
+    let mut text = paths
+        .iter()
+        .take(limit)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if paths.len() > limit {
+        text.push_str(&format!(" and {} more", paths.len() - limit));
+    }
+    if text.is_empty() {
+        text.push_str("no content path");
+    }
+    text
+}
+
+/// The commands that refresh a receipt.
+pub fn refresh_hint(spec_path: &str, id: &str, receipt_path: &str) -> String {
+    format!(
+        "re-run the check on the content you commit: `mastermind-hooks verification run {spec_path} --id {id}`, then `git add {receipt_path}` and commit it with (or after) the change it verifies"
+    )
 }
 
 /// Lexically join the check's cwd and a relative argv[0]; `None` when the
@@ -132,16 +228,17 @@ enum Current {
     NotCompared,
 }
 
-fn executable_now(gate: &Gate<'_>, run: &RunDeclaration) -> Result<Current> {
+fn executable_now(ctx: &TaskContext<'_>, run: &RunDeclaration) -> Result<Current> {
+    let gate = ctx.gate;
     let argv0 = &run.argv[0];
     let relative = !argv0.starts_with('/') && argv0.contains('/');
     let in_repo = relative.then(|| repository_path(&run.cwd, argv0)).flatten();
     let root = gate.repo.workdir().map(|p| p.to_path_buf());
     match in_repo {
-        Some(path) if !gate.view.is_worktree() => Ok(match gate.view.get(&path) {
+        Some(path) if !ctx.at.is_worktree() => Ok(match ctx.at.get(gate.repo, &path)? {
             Some(entry) if entry.mode == EntryMode::Executable => {
-                match gate
-                    .view
+                match ctx
+                    .at
                     .read(gate.repo, &path, executable::MAX_EXECUTABLE_BYTES as usize)?
                 {
                     Some(Content::Bytes(bytes))
@@ -151,17 +248,17 @@ fn executable_now(gate: &Gate<'_>, run: &RunDeclaration) -> Result<Current> {
                     }
                     _ => Current::Unresolved(format!(
                         "{path} is too large or unreadable in {}",
-                        gate.view.label
+                        ctx.at_label
                     )),
                 }
             }
             Some(_) => Current::Unresolved(format!(
                 "{path} is not an executable regular file in {}",
-                gate.view.label
+                ctx.at_label
             )),
-            None => Current::Unresolved(format!("{path} does not exist in {}", gate.view.label)),
+            None => Current::Unresolved(format!("{path} does not exist in {}", ctx.at_label)),
         }),
-        _ if gate.kind == ViewKind::Ci => Ok(Current::NotCompared),
+        _ if !gate.kind.is_local() => Ok(Current::NotCompared),
         _ => {
             let Some(root) = root else {
                 return Ok(Current::NotCompared);
@@ -187,7 +284,7 @@ struct Declared<'a> {
 }
 
 fn tree_check(
-    gate: &Gate<'_>,
+    ctx: &TaskContext<'_>,
     memo: &mut Memo,
     declared: Declared<'_>,
     path: &str,
@@ -230,7 +327,23 @@ fn tree_check(
         out.diagnostics =
             vec![receipt::state_diagnostic(CheckState::Stale, code, &detail).with_path(path)];
     };
-    match view_digest(gate, memo) {
+    let refresh = refresh_hint(spec_path, &run.id, path);
+    let Some(target) = target(ctx, path) else {
+        stale(
+            &mut out,
+            Code::receipt_snapshot_changed,
+            format!(
+                "check `{}`: no commit of the task's history since its baseline ({}) added this receipt, so where it ran is unknown",
+                run.id, ctx.baseline_label
+            ),
+        );
+        out.diagnostics = std::mem::take(&mut out.diagnostics)
+            .into_iter()
+            .map(|d| d.with_hint(refresh.clone()))
+            .collect();
+        return Ok(out);
+    };
+    match digest_of(ctx, memo, target.snapshot) {
         Err(e) => {
             out.state = CheckState::Unavailable;
             out.reason = Some(e.code);
@@ -238,8 +351,8 @@ fn tree_check(
                 Diagnostic::new(
                     e.code,
                     format!(
-                        "cannot take the tree digest for check `{}`: {}",
-                        run.id, e.message
+                        "cannot take the tree digest of {} for check `{}`: {}",
+                        target.label, run.id, e.message
                     ),
                 )
                 .with_path(path),
@@ -247,25 +360,62 @@ fn tree_check(
             return Ok(out);
         }
         Ok(digest) if receipt.tree_after.as_deref() != Some(digest.as_str()) => {
+            let detail = if target.own_paths.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; it changed {} there, so look for edits made after the check ran",
+                    list_paths(&target.own_paths, 8)
+                )
+            };
             stale(
                 &mut out,
                 Code::receipt_snapshot_changed,
                 format!(
-                    "check `{}` ran on tree {} but {} digests to {digest}: files outside .mastermind/ changed after it ran",
+                    "check `{}` ran on content with tree digest {}, but {} (where the receipt was added) digests to {digest}: the receipt does not describe the content it was committed with{detail}",
                     run.id,
                     receipt.tree_after.as_deref().unwrap_or("(none)"),
-                    gate.view.label
+                    target.label,
                 ),
             );
+            out.diagnostics = std::mem::take(&mut out.diagnostics)
+                .into_iter()
+                .map(|d| d.with_hint(refresh.clone()))
+                .collect();
             return Ok(out);
         }
         Ok(_) => {}
+    }
+    if let Some((label, paths)) = target.later.first() {
+        stale(
+            &mut out,
+            Code::receipt_snapshot_changed,
+            format!(
+                "check `{}` ran on {}, but the task's later {label} changed {}{}",
+                run.id,
+                target.label,
+                list_paths(paths, 8),
+                if target.later.len() > 1 {
+                    format!(
+                        " (and {} more of its commits changed content)",
+                        target.later.len() - 1
+                    )
+                } else {
+                    String::new()
+                }
+            ),
+        );
+        out.diagnostics = std::mem::take(&mut out.diagnostics)
+            .into_iter()
+            .map(|d| d.with_hint(refresh.clone()))
+            .collect();
+        return Ok(out);
     }
     let recorded = receipt
         .executable
         .as_ref()
         .map(|e| e.sha256.to_ascii_lowercase());
-    match executable_now(gate, run)? {
+    match executable_now(ctx, run)? {
         Current::Sha(sha) if Some(&sha) == recorded.as_ref() => {}
         Current::Sha(sha) => stale(
             &mut out,
@@ -292,14 +442,14 @@ fn tree_check(
 
 /// The live binding a v1 receipt must carry, from `state.json`.
 fn v1_binding_problem(
-    gate: &Gate<'_>,
+    ctx: &TaskContext<'_>,
     dir: &str,
     spec_path: &str,
     spec_sha: &str,
     binding: &receipt::Binding,
 ) -> Result<Option<String>> {
     let state_path = format!("{dir}/state.json");
-    let state: serde_json::Value = match gate.view.read(gate.repo, &state_path, 128 * 1024 + 1)? {
+    let state: serde_json::Value = match ctx.read(&state_path, 128 * 1024 + 1)? {
         Some(Content::Bytes(bytes)) if bytes.len() <= 128 * 1024 => {
             match serde_json::from_slice(&bytes) {
                 Ok(v) => v,
@@ -348,7 +498,7 @@ fn v1_binding_problem(
 }
 
 fn v1_worktree_check(
-    gate: &Gate<'_>,
+    ctx: &TaskContext<'_>,
     memo: &mut Memo,
     dir: &str,
     declared: Declared<'_>,
@@ -398,7 +548,7 @@ fn v1_worktree_check(
     // Binding before status, as in the reference's table.
     let declaration = declaration_sha256(cmd, run);
     let mismatch = if let Some(problem) =
-        v1_binding_problem(gate, dir, spec_path, spec_sha, &receipt.binding)?
+        v1_binding_problem(ctx, dir, spec_path, spec_sha, &receipt.binding)?
     {
         Some(problem)
     } else if receipt.declaration_sha256 != declaration
@@ -428,6 +578,7 @@ fn v1_worktree_check(
         return Ok(out);
     }
     // The verification directory's lock must exist and be free.
+    let gate = ctx.gate;
     if let Some(root) = gate.repo.workdir() {
         let lock = root.join(dir).join("verification/run.lock");
         match std::fs::OpenOptions::new().read(true).open(&lock) {
@@ -523,11 +674,12 @@ fn v1_worktree_check(
 /// Inspect every observed check of a task in this view. `None` when the
 /// spec has no usable front matter (the spec check reports why).
 pub fn evaluate(
-    gate: &Gate<'_>,
+    ctx: &TaskContext<'_>,
     memo: &mut Memo,
-    dir: &str,
     parsed: &ParsedSpec,
 ) -> Result<Option<Vec<CheckResult>>> {
+    let gate = ctx.gate;
+    let dir = ctx.dir.as_str();
     let Some(frontmatter) = parsed
         .frontmatter
         .as_ref()
@@ -536,10 +688,7 @@ pub fn evaluate(
         return Ok(None);
     };
     let spec_path = format!("{dir}/spec.md");
-    let spec_sha = match gate
-        .view
-        .read(gate.repo, &spec_path, spec::MAX_SPEC_BYTES)?
-    {
+    let spec_sha = match ctx.read(&spec_path, spec::MAX_SPEC_BYTES)? {
         Some(Content::Bytes(bytes)) => sha_hex(&bytes),
         _ => return Ok(None),
     };
@@ -554,13 +703,13 @@ pub fn evaluate(
         let tree_path = format!("{dir}/verification/{}.tree.json", run.id);
         let v1_path = format!("{dir}/verification/{}.json", run.id);
         let limit = tree_receipt::MAX_TREE_RECEIPT_BYTES;
-        let result = match gate.view.read(gate.repo, &tree_path, limit)? {
-            Some(Content::Bytes(bytes)) => tree_check(gate, memo, declared, &tree_path, &bytes)?,
+        let result = match ctx.read(&tree_path, limit)? {
+            Some(Content::Bytes(bytes)) => tree_check(ctx, memo, declared, &tree_path, &bytes)?,
             Some(Content::NotRegular(_)) => result(
                 &run.id,
                 CheckState::Unavailable,
                 Code::artifact_not_regular_file,
-                format!("{tree_path} is not a regular file in {}", gate.view.label),
+                format!("{tree_path} is not a regular file in {}", ctx.at_label),
                 &tree_path,
             ),
             Some(Content::TooLarge { size }) => result(
@@ -570,10 +719,7 @@ pub fn evaluate(
                 format!("{tree_path} is {size} bytes, more than {limit}"),
                 &tree_path,
             ),
-            None => match gate
-                .view
-                .read(gate.repo, &v1_path, receipt::MAX_RECEIPT_BYTES)?
-            {
+            None => match ctx.read(&v1_path, receipt::MAX_RECEIPT_BYTES)? {
                 Some(Content::TooLarge { size }) => result(
                     &run.id,
                     CheckState::Unavailable,
@@ -590,7 +736,7 @@ pub fn evaluate(
                     Code::receipt_missing,
                     format!(
                         "receipt_missing: observed check `{}` has no receipt in {} ({tree_path} or {v1_path})",
-                        run.id, gate.view.label
+                        run.id, ctx.at_label
                     ),
                     &tree_path,
                 ),
@@ -598,11 +744,11 @@ pub fn evaluate(
                     &run.id,
                     CheckState::Unavailable,
                     Code::artifact_not_regular_file,
-                    format!("{v1_path} is not a regular file in {}", gate.view.label),
+                    format!("{v1_path} is not a regular file in {}", ctx.at_label),
                     &v1_path,
                 ),
-                Some(Content::Bytes(bytes)) if gate.view.is_worktree() => {
-                    v1_worktree_check(gate, memo, dir, declared, &v1_path, &bytes)?
+                Some(Content::Bytes(bytes)) if ctx.at.is_worktree() => {
+                    v1_worktree_check(ctx, memo, dir, declared, &v1_path, &bytes)?
                 }
                 Some(Content::Bytes(bytes)) => {
                     let intrinsic = receipt::inspect_intrinsic(&bytes);
@@ -626,7 +772,7 @@ pub fn evaluate(
                             Code::receipt_unverifiable,
                             format!(
                                 "receipt_unverifiable: check `{}` has only a Mastermind v1 receipt, whose snapshot binds the live working tree and cannot be recomputed in {}",
-                                run.id, gate.view.label
+                                run.id, ctx.at_label
                             ),
                         )
                         .with_path(&v1_path);
@@ -649,6 +795,45 @@ pub fn evaluate(
         results.push(result);
     }
     Ok(Some(results))
+}
+
+/// Inspect every observed check of a task in the working tree, where the
+/// receipts must describe the working tree itself (`acceptance status`).
+pub fn evaluate_in_worktree(
+    repo: &crate::repo::Repo,
+    config: &crate::config::Config,
+    view: &View,
+    dir: &str,
+    parsed: &ParsedSpec,
+) -> Result<Option<Vec<CheckResult>>> {
+    let head = repo.head_commit()?;
+    let gate = super::Gate {
+        kind: ViewKind::Worktree,
+        repo,
+        config,
+        base: head,
+        base_label: "HEAD".to_string(),
+        steps: Vec::new(),
+        pending: Some(view),
+        landing: Snapshot::View(view),
+        landing_label: view.label.clone(),
+        tip: Snapshot::View(view),
+        tip_label: view.label.clone(),
+        branch: None,
+        label: None,
+    };
+    let ctx = TaskContext {
+        gate: &gate,
+        dir: dir.to_string(),
+        steps: Vec::new(),
+        at: Snapshot::View(view),
+        at_label: view.label.clone(),
+        baseline: Snapshot::Empty,
+        baseline_label: "the empty tree".to_string(),
+        paths: Default::default(),
+        change_steps: 0,
+    };
+    evaluate(&ctx, &mut Memo::default(), parsed)
 }
 
 /// Criteria whose checks are not all current.
@@ -694,15 +879,15 @@ pub fn acceptance_diagnostics(
 
 /// The gate checks: "receipts", then "acceptance" when declared.
 pub fn check(
-    gate: &Gate<'_>,
+    ctx: &TaskContext<'_>,
     memo: &mut Memo,
-    dir: &str,
     parsed: Option<&ParsedSpec>,
 ) -> Result<Vec<CheckOutcome>> {
+    let dir = ctx.dir.as_str();
     let Some(parsed) = parsed else {
         return Ok(Vec::new());
     };
-    let Some(results) = evaluate(gate, memo, dir, parsed)? else {
+    let Some(results) = evaluate(ctx, memo, parsed)? else {
         return Ok(Vec::new());
     };
     let spec_path = format!("{dir}/spec.md");

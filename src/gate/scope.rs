@@ -1,51 +1,30 @@
-//! Scope (DESIGN.md section 5 items 3 and 4): the real changed paths of a
-//! task against what its spec declares and what its report lists, with a
+//! Scope (DESIGN.md section 5 items 3 and 4): the content paths a task
+//! changed over its whole history (see `gate::prepare`) against what its spec declares and what its report lists, with a
 //! diff of declared versus real when they disagree.
 
+use super::{Attributed, TaskContext};
+use crate::bookkeeping::{PathClass, classify};
 use crate::codes::Code;
 use crate::config::Config;
 use crate::contract::declared_paths::{Target, normalize};
 use crate::contract::executor_report::ExecutorReport;
 use crate::diagnostic::Diagnostic;
-use crate::gate::MASTERMIND_DIR;
-use crate::repo::changes::{ChangeKind, ChangeSet};
-use crate::repo::tree::View;
-use gix::bstr::ByteSlice;
+use crate::repo::Result;
+use crate::repo::changes::ChangeKind;
 use similar::TextDiff;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Changed paths that scope applies to: outside `.mastermind/` and not
-/// excluded by configuration. Non-UTF-8 paths are findings of their own.
-pub fn real_changes(
-    changes: &ChangeSet,
+/// The task's changed paths that scope applies to: every content path it
+/// changed, except those the configuration excludes.
+pub fn real_changes<'a>(
+    paths: &'a BTreeMap<String, Attributed>,
     config: &Config,
-) -> (BTreeMap<String, ChangeKind>, Vec<Diagnostic>) {
-    let mut real = BTreeMap::new();
-    let mut problems = Vec::new();
-    for (path, kind) in changes.iter() {
-        if path.starts_with(MASTERMIND_DIR.as_bytes()) {
-            continue;
-        }
-        match path.to_str() {
-            Ok(path) => {
-                if !config.exclude.is_match(path) {
-                    real.insert(path.to_string(), kind);
-                }
-            }
-            Err(_) => problems.push(
-                Diagnostic::new(
-                    Code::path_not_utf8,
-                    format!(
-                        "changed path `{}` ({}) is not UTF-8",
-                        path.to_str_lossy(),
-                        kind.as_str()
-                    ),
-                )
-                .with_path(path.to_str_lossy().into_owned()),
-            ),
-        }
-    }
-    (real, problems)
+) -> BTreeMap<String, &'a Attributed> {
+    paths
+        .iter()
+        .filter(|(path, _)| !config.exclude.is_match(path))
+        .map(|(path, attributed)| (path.clone(), attributed))
+        .collect()
 }
 
 /// A unified diff of two path lists (declared first, real second).
@@ -64,24 +43,26 @@ pub fn path_diff(
         .to_string()
 }
 
-/// Compare real changes with the declared targets.
+/// Compare the task's real changes with the declared targets.
 pub fn check_scope(
     targets: &BTreeMap<String, Target>,
-    real: &BTreeMap<String, ChangeKind>,
-    task_base: &View,
-    config: &Config,
-) -> Vec<Diagnostic> {
+    real: &BTreeMap<String, &Attributed>,
+    ctx: &TaskContext<'_>,
+) -> Result<Vec<Diagnostic>> {
+    let config = ctx.gate.config;
+    let agent_files = config.agent_files();
     let mut out = Vec::new();
     let mut mismatch = false;
-    for (path, kind) in real {
+    for (path, attributed) in real {
         if !targets.contains_key(path) {
             mismatch = true;
             out.push(
                 Diagnostic::new(
                     Code::unexpected_file,
                     format!(
-                        "{path} was {} but the spec does not declare it (touches, creates, expected_docs)",
-                        kind.as_str()
+                        "{path} was {} (last by {}) but the spec does not declare it (touches, creates, expected_docs)",
+                        attributed.kind.as_str(),
+                        attributed.by
                     ),
                 )
                 .with_path(path.clone()),
@@ -89,18 +70,18 @@ pub fn check_scope(
         }
     }
     for (path, target) in targets {
-        if path.starts_with(MASTERMIND_DIR) || config.exclude.is_match(path) {
+        if classify(path, &agent_files) != PathClass::Ordinary || config.exclude.is_match(path) {
             continue;
         }
-        let change = real.get(path).copied();
+        let change = real.get(path).map(|a| a.kind);
         if target.created {
-            if task_base.get(path).is_some() {
+            if ctx.baseline.get(ctx.gate.repo, path)?.is_some() {
                 out.push(
                     Diagnostic::new(
                         Code::creation_exists_in_baseline,
                         format!(
                             "{} is declared in creates but already exists at {}",
-                            target.display, task_base.label
+                            target.display, ctx.baseline_label
                         ),
                     )
                     .with_path(path.clone()),
@@ -144,7 +125,7 @@ pub fn check_scope(
         let declared: BTreeSet<&str> = targets
             .keys()
             .map(String::as_str)
-            .filter(|p| !p.starts_with(MASTERMIND_DIR))
+            .filter(|p| classify(p, &agent_files) == PathClass::Ordinary)
             .collect();
         let changed: BTreeSet<&str> = real.keys().map(String::as_str).collect();
         out.push(Diagnostic::new(
@@ -155,32 +136,34 @@ pub fn check_scope(
             ),
         ));
     }
-    out
+    Ok(out)
 }
 
 /// Compare the report's files_modified with the real changes.
 pub fn check_files_modified(
     report: &ExecutorReport,
-    real: &BTreeMap<String, ChangeKind>,
+    real: &BTreeMap<String, &Attributed>,
     config: &Config,
 ) -> Vec<Diagnostic> {
+    let agent_files = config.agent_files();
     let mut listed: BTreeMap<String, usize> = BTreeMap::new();
     for (index, raw) in report.files_modified.iter().enumerate() {
         let path = normalize(raw).unwrap_or_else(|_| raw.trim().to_string());
-        if path.starts_with(MASTERMIND_DIR) || config.exclude.is_match(&path) {
+        if classify(&path, &agent_files) != PathClass::Ordinary || config.exclude.is_match(&path) {
             continue;
         }
         listed.entry(path).or_insert(index);
     }
     let mut out = Vec::new();
-    for (path, kind) in real {
+    for (path, attributed) in real {
         if !listed.contains_key(path) {
             out.push(
                 Diagnostic::new(
                     Code::executor_report_missing_changed_file,
                     format!(
-                        "{path} was {} but files_modified does not list it",
-                        kind.as_str()
+                        "{path} was {} (last by {}) but files_modified does not list it",
+                        attributed.kind.as_str(),
+                        attributed.by
                     ),
                 )
                 .with_pointer("/files_modified"),

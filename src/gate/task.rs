@@ -1,7 +1,8 @@
-//! The checks of one task: spec, executor report, scope, files_modified,
-//! declared commands and the audit tail, each reported as its own group.
+//! The checks of one task at its last step: spec, executor report, scope,
+//! files_modified, declared commands, receipts and the audit tail, each
+//! reported as its own group.
 
-use super::{ChangeCache, Gate, receipts, scope, verifications};
+use super::{TaskContext, receipts, scope, verifications};
 use crate::codes::Code;
 use crate::contract::executor_report::{self, ExecutorReport, ReportStatus};
 use crate::contract::{audit_tail, declared_paths, spec};
@@ -9,9 +10,8 @@ use crate::diagnostic::Diagnostic;
 use crate::repo::Result;
 use crate::repo::tree::{Content, EntryMode};
 use crate::report::{CheckOutcome, TaskResult};
-use gix::ObjectId;
 
-const MAX_STATE_BYTES: usize = 1024 * 1024;
+pub const MAX_STATE_BYTES: usize = 1024 * 1024;
 
 /// Read an artifact of the task from the view, or say why it cannot be used.
 enum Artifact {
@@ -20,8 +20,8 @@ enum Artifact {
     Refused(Diagnostic),
 }
 
-fn read(gate: &Gate<'_>, path: &str, limit: usize) -> Result<Artifact> {
-    Ok(match gate.view.read(gate.repo, path, limit)? {
+fn read(ctx: &TaskContext<'_>, path: &str, limit: usize) -> Result<Artifact> {
+    Ok(match ctx.read(path, limit)? {
         None => Artifact::Absent,
         Some(Content::Bytes(bytes)) => Artifact::Bytes(bytes),
         Some(Content::TooLarge { size }) => Artifact::Refused(
@@ -29,7 +29,7 @@ fn read(gate: &Gate<'_>, path: &str, limit: usize) -> Result<Artifact> {
                 Code::input_too_large,
                 format!(
                     "{path} is {size} bytes in {}; the limit is {limit} bytes",
-                    gate.view.label
+                    ctx.at_label
                 ),
             )
             .with_path(path),
@@ -44,7 +44,7 @@ fn read(gate: &Gate<'_>, path: &str, limit: usize) -> Result<Artifact> {
                         EntryMode::Submodule => "submodule",
                         _ => "special file",
                     },
-                    gate.view.label
+                    ctx.at_label
                 ),
             )
             .with_path(path),
@@ -65,20 +65,16 @@ fn located(diagnostics: Vec<Diagnostic>, path: &str, task: &str) -> Vec<Diagnost
         .collect()
 }
 
-/// The baseline commit named by `state.json`, if usable.
-enum Baseline {
-    None,
-    Commit(ObjectId),
-    Unavailable(String),
-}
-
-fn baseline(gate: &Gate<'_>, dir: &str, out: &mut Vec<Diagnostic>) -> Result<Baseline> {
-    let path = format!("{dir}/state.json");
-    let bytes = match read(gate, &path, MAX_STATE_BYTES)? {
-        Artifact::Absent => return Ok(Baseline::None),
+/// Check that `state.json`, when present, is a JSON object whose
+/// `baseline_ref` (if any) is a full object id. Whether that commit may be
+/// the task's baseline is decided with the change (see `gate::prepare`).
+fn check_state(ctx: &TaskContext<'_>, out: &mut Vec<Diagnostic>) -> Result<()> {
+    let path = format!("{}/state.json", ctx.dir);
+    let bytes = match read(ctx, &path, MAX_STATE_BYTES)? {
+        Artifact::Absent => return Ok(()),
         Artifact::Refused(d) => {
             out.push(d);
-            return Ok(Baseline::None);
+            return Ok(());
         }
         Artifact::Bytes(bytes) => bytes,
     };
@@ -88,38 +84,33 @@ fn baseline(gate: &Gate<'_>, dir: &str, out: &mut Vec<Diagnostic>) -> Result<Bas
     };
     if bytes.len() > MAX_STATE_BYTES {
         out.push(invalid(format!("larger than {MAX_STATE_BYTES} bytes")));
-        return Ok(Baseline::None);
+        return Ok(());
     }
     let value: serde_json::Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
         Err(e) => {
             out.push(invalid(format!("not JSON: {e}")));
-            return Ok(Baseline::None);
+            return Ok(());
         }
     };
     let Some(object) = value.as_object() else {
         out.push(invalid("not a JSON object".into()));
-        return Ok(Baseline::None);
+        return Ok(());
     };
-    let Some(reference) = object.get("baseline_ref") else {
-        return Ok(Baseline::None);
-    };
-    let Some(reference) = reference.as_str() else {
-        out.push(invalid("baseline_ref is not a string".into()));
-        return Ok(Baseline::None);
-    };
-    let full_oid = (reference.len() == 40 || reference.len() == 64)
-        && reference.bytes().all(|b| b.is_ascii_hexdigit());
-    if !full_oid {
-        out.push(invalid(format!(
-            "baseline_ref `{reference}` is not a full object id"
-        )));
-        return Ok(Baseline::None);
+    match object.get("baseline_ref") {
+        None => {}
+        Some(serde_json::Value::String(reference)) => {
+            let full_oid = (reference.len() == 40 || reference.len() == 64)
+                && reference.bytes().all(|b| b.is_ascii_hexdigit());
+            if !full_oid {
+                out.push(invalid(format!(
+                    "baseline_ref `{reference}` is not a full object id"
+                )));
+            }
+        }
+        Some(_) => out.push(invalid("baseline_ref is not a string".into())),
     }
-    match ObjectId::from_hex(reference.as_bytes()) {
-        Ok(id) if gate.repo.has_commit(id) => Ok(Baseline::Commit(id)),
-        _ => Ok(Baseline::Unavailable(reference.to_string())),
-    }
+    Ok(())
 }
 
 /// The report's `spec`, normalized as the reference compares it: one
@@ -139,20 +130,30 @@ fn report_spec_matches(
     candidate == spec_path
 }
 
-/// Run every check of one task.
-pub fn check(gate: &Gate<'_>, cache: &mut ChangeCache<'_>, dir: &str) -> Result<TaskResult> {
+/// Run every check of one task. `baseline_problem` is the change's verdict
+/// on the task's declared baseline.
+pub fn check(
+    ctx: &TaskContext<'_>,
+    memo: &mut receipts::Memo,
+    baseline_problem: Option<Diagnostic>,
+) -> Result<TaskResult> {
+    let dir = ctx.dir.as_str();
+    let gate = ctx.gate;
     let spec_path = format!("{dir}/spec.md");
     let report_path = format!("{dir}/executor-report.md");
     let mut checks = Vec::new();
 
     // 1. The spec.
     let mut spec_diagnostics = Vec::new();
-    let parsed = match read(gate, &spec_path, spec::MAX_SPEC_BYTES)? {
+    let parsed = match read(ctx, &spec_path, spec::MAX_SPEC_BYTES)? {
         Artifact::Absent => {
             spec_diagnostics.push(
                 Diagnostic::new(
                     Code::task_spec_missing,
-                    format!("{spec_path} does not exist in {}", gate.view.label),
+                    format!(
+                        "{spec_path} does not exist in {}, but other files of the task do; restore it, or remove the whole folder to archive the task",
+                        ctx.at_label
+                    ),
                 )
                 .with_path(spec_path.clone()),
             );
@@ -168,26 +169,8 @@ pub fn check(gate: &Gate<'_>, cache: &mut ChangeCache<'_>, dir: &str) -> Result<
             Some(parsed)
         }
     };
-
-    // The task's baseline decides the change set.
-    let chosen = baseline(gate, dir, &mut spec_diagnostics)?;
-    let baseline_id = match chosen {
-        Baseline::Commit(id) => Some(id),
-        Baseline::Unavailable(reference) => {
-            spec_diagnostics.push(
-                Diagnostic::new(
-                    Code::task_baseline_unavailable,
-                    format!(
-                        "baseline_ref {reference} is not in this repository; comparing against {} instead",
-                        gate.base.label
-                    ),
-                )
-                .with_path(format!("{dir}/state.json")),
-            );
-            None
-        }
-        Baseline::None => None,
-    };
+    check_state(ctx, &mut spec_diagnostics)?;
+    spec_diagnostics.extend(baseline_problem);
     checks.push(CheckOutcome::new(
         "spec",
         located(spec_diagnostics, &spec_path, dir),
@@ -196,14 +179,14 @@ pub fn check(gate: &Gate<'_>, cache: &mut ChangeCache<'_>, dir: &str) -> Result<
     // 2. The executor report.
     let mut report_diagnostics = Vec::new();
     let report: Option<ExecutorReport> = match read(
-        gate,
+        ctx,
         &report_path,
         executor_report::MAX_REPORT_BYTES,
     )? {
         Artifact::Absent => {
             report_diagnostics.push(Diagnostic::new(
                 Code::executor_report_missing,
-                format!("{report_path} does not exist in {}", gate.view.label),
+                format!("{report_path} does not exist in {}", ctx.at_label),
             ));
             None
         }
@@ -250,27 +233,17 @@ pub fn check(gate: &Gate<'_>, cache: &mut ChangeCache<'_>, dir: &str) -> Result<
         located(report_diagnostics, &report_path, dir),
     ));
 
-    // 3 and 4. Scope and files_modified, against the task's change set.
-    let (task_base, changes) = cache.for_baseline(baseline_id)?;
-    let (real, mut scope_diagnostics) = scope::real_changes(changes, gate.config);
+    // 3 and 4. Scope and files_modified, against the task's own changes.
+    let real = scope::real_changes(&ctx.paths, gate.config);
+    let mut scope_diagnostics = Vec::new();
     if let Some(parsed) = parsed.as_ref().filter(|p| p.frontmatter_error.is_none()) {
         let admission = declared_paths::admit(parsed);
-        scope_diagnostics.extend(scope::check_scope(
-            &admission.targets,
-            &real,
-            task_base,
-            gate.config,
-        ));
-        checks.push(CheckOutcome::new(
-            "scope",
-            located(scope_diagnostics, &spec_path, dir),
-        ));
-    } else {
-        checks.push(CheckOutcome::new(
-            "scope",
-            located(scope_diagnostics, &spec_path, dir),
-        ));
+        scope_diagnostics.extend(scope::check_scope(&admission.targets, &real, ctx)?);
     }
+    checks.push(CheckOutcome::new(
+        "scope",
+        located(scope_diagnostics, &spec_path, dir),
+    ));
     if let Some(report) = &report {
         checks.push(CheckOutcome::new(
             "files_modified",
@@ -295,16 +268,11 @@ pub fn check(gate: &Gate<'_>, cache: &mut ChangeCache<'_>, dir: &str) -> Result<
     }
 
     // 6. Receipts for every observed check, and acceptance.
-    checks.extend(receipts::check(
-        gate,
-        &mut cache.receipts,
-        dir,
-        parsed.as_ref(),
-    )?);
+    checks.extend(receipts::check(ctx, memo, parsed.as_ref())?);
 
     // 7. The audit tail, when the task has one.
     let tail_path = format!("{dir}/audit-tail.md");
-    match read(gate, &tail_path, audit_tail::MAX_TAIL_BYTES)? {
+    match read(ctx, &tail_path, audit_tail::MAX_TAIL_BYTES)? {
         Artifact::Absent => {}
         Artifact::Refused(d) => checks.push(CheckOutcome::new(
             "audit_tail",

@@ -4,8 +4,11 @@
 //! objects).
 
 pub mod changes;
+pub mod history;
 pub mod merge_join;
 pub(crate) mod parallel;
+pub mod remote;
+pub mod snapshot;
 pub mod tree;
 
 use crate::codes::Code;

@@ -353,6 +353,18 @@ impl View {
     /// base). Conflicts make the view unavailable. Returns the view and the
     /// merge base.
     pub fn from_merge(repo: &Repo, base: ObjectId, head: ObjectId) -> Result<(View, ObjectId)> {
+        let (tree, merge_base) = View::merge_tree(repo, base, head)?;
+        let view = View::from_tree(
+            repo,
+            tree,
+            format!("the merge of {} into {}", short(head), short(base)),
+        )?;
+        Ok((view, merge_base))
+    }
+
+    /// The tree of the in-memory merge of `head` into `base` (kept in
+    /// memory, never written to the object store) and the merge base.
+    pub fn merge_tree(repo: &Repo, base: ObjectId, head: ObjectId) -> Result<(ObjectId, ObjectId)> {
         let Some(merge_base) = repo.merge_base(base, head)? else {
             let (code, message) = if repo.is_shallow() {
                 (
@@ -410,12 +422,7 @@ impl View {
                 format!("cannot build the merge tree: {e}"),
             )
         })?;
-        let view = View::from_tree(
-            repo,
-            tree.detach(),
-            format!("the merge of {} into {}", short(head), short(base)),
-        )?;
-        Ok((view, merge_base))
+        Ok((tree.detach(), merge_base))
     }
 
     /// The working tree: tracked files as they are on disk (deleted ones

@@ -1,0 +1,219 @@
+//! Changes of `.mastermind/hooks.yaml` (DESIGN.md section 6). The change is
+//! never judged by the configuration it brings (the base's is in force), but
+//! the new file is validated (`config_change_invalid`) and whatever it
+//! loosens is spelled out (`config_loosened`), so a reviewer sees that the
+//! next change will be judged more leniently. The change itself is
+//! untasked: the untasked policy decides whether it may land.
+
+use super::Gate;
+use crate::codes::Code;
+use crate::config::{
+    CONFIG_PATH, Config, Freshness, MAX_CONFIG_BYTES, SpecChanges, UntaskedAction,
+};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::repo::Result;
+use crate::repo::snapshot::Snapshot;
+use crate::repo::tree::Content;
+use gix::bstr::ByteSlice;
+
+/// The configuration a snapshot holds: `Ok(None)` for none (defaults),
+/// `Err` with the reasons it is unusable.
+pub fn config_at(
+    gate: &Gate<'_>,
+    at: Snapshot<'_>,
+    label: &str,
+) -> Result<std::result::Result<Config, Vec<Diagnostic>>> {
+    let source = format!("{CONFIG_PATH} in {label}");
+    Ok(match at.read(gate.repo, CONFIG_PATH, MAX_CONFIG_BYTES)? {
+        None => Ok(Config::strict_defaults()),
+        Some(Content::Bytes(bytes)) => Config::parse(&bytes, &source),
+        Some(Content::NotRegular(_)) => Err(vec![
+            Diagnostic::new(
+                Code::config_invalid,
+                format!("{source} is not a regular file"),
+            )
+            .with_path(CONFIG_PATH),
+        ]),
+        Some(Content::TooLarge { size }) => Err(vec![
+            Diagnostic::new(
+                Code::config_invalid,
+                format!("{source} is {size} bytes; the limit is {MAX_CONFIG_BYTES}"),
+            )
+            .with_path(CONFIG_PATH),
+        ]),
+    })
+}
+
+fn action_rank(action: UntaskedAction) -> u8 {
+    match action {
+        UntaskedAction::Deny => 2,
+        UntaskedAction::Warn => 1,
+        UntaskedAction::Allow => 0,
+    }
+}
+
+fn severity_rank(severity: Severity) -> u8 {
+    match severity {
+        Severity::Error => 2,
+        Severity::Warning => 1,
+        Severity::Note => 0,
+    }
+}
+
+/// What `new` judges more leniently than `old`, one line each.
+pub fn loosenings(old: &Config, new: &Config) -> Vec<String> {
+    let mut out = Vec::new();
+    if action_rank(new.untasked.default) < action_rank(old.untasked.default) {
+        out.push(format!(
+            "untasked changes: default {:?} -> {:?}",
+            old.untasked.default, new.untasked.default
+        ));
+    }
+    if new.untasked.rules.len() != old.untasked.rules.len()
+        || new
+            .untasked
+            .rules
+            .iter()
+            .zip(&old.untasked.rules)
+            .any(|(a, b)| {
+                a.action != b.action
+                    || a.agents != b.agents
+                    || a.authors.patterns() != b.authors.patterns()
+                    || a.committers.patterns() != b.committers.patterns()
+                    || a.trailers.patterns() != b.trailers.patterns()
+                    || a.branches.patterns() != b.branches.patterns()
+                    || a.paths.patterns() != b.paths.patterns()
+            })
+    {
+        out.push("untasked rules changed (review which commits they now allow)".to_string());
+    }
+    for code in Code::ALL {
+        let before = old
+            .severity
+            .get(code)
+            .copied()
+            .unwrap_or(code.default_severity());
+        let after = new
+            .severity
+            .get(code)
+            .copied()
+            .unwrap_or(code.default_severity());
+        if severity_rank(after) < severity_rank(before) {
+            out.push(format!(
+                "severity of {}: {} -> {}",
+                code.as_str(),
+                before.as_str(),
+                after.as_str()
+            ));
+        }
+    }
+    let added = |old: &crate::config::Globs, new: &crate::config::Globs| -> Vec<String> {
+        new.patterns()
+            .iter()
+            .filter(|p| !old.patterns().contains(p))
+            .cloned()
+            .collect()
+    };
+    let removed = |old: &crate::config::Globs, new: &crate::config::Globs| -> Vec<String> {
+        old.patterns()
+            .iter()
+            .filter(|p| !new.patterns().contains(p))
+            .cloned()
+            .collect()
+    };
+    let excluded = added(&old.exclude, &new.exclude);
+    if !excluded.is_empty() {
+        out.push(format!("exclude adds {}", excluded.join(", ")));
+    }
+    for (name, before, after) in [
+        (
+            "plastic_reports",
+            &old.plastic_reports,
+            &new.plastic_reports,
+        ),
+        (
+            "plastic_intents",
+            &old.plastic_intents,
+            &new.plastic_intents,
+        ),
+        (
+            "plastic_savepoints",
+            &old.plastic_savepoints,
+            &new.plastic_savepoints,
+        ),
+        (
+            "subagent_returns",
+            &old.subagent_returns,
+            &new.subagent_returns,
+        ),
+        (
+            "findings_ledgers",
+            &old.findings_ledgers,
+            &new.findings_ledgers,
+        ),
+    ] {
+        let gone = removed(before, after);
+        if !gone.is_empty() {
+            out.push(format!("{name} no longer validates {}", gone.join(", ")));
+        }
+    }
+    if new.freshness != old.freshness && old.freshness == Freshness::Task {
+        out.push(format!(
+            "receipts.freshness: {:?} -> {:?}",
+            old.freshness, new.freshness
+        ));
+    }
+    if new.accept_unverifiable_v1 && !old.accept_unverifiable_v1 {
+        out.push("receipts.accept_unverifiable_v1: false -> true".to_string());
+    }
+    if new.spec_changes == SpecChanges::Any && old.spec_changes == SpecChanges::Planning {
+        out.push("specs.changes: planning -> any".to_string());
+    }
+    if old.specs_on_base && !new.specs_on_base {
+        out.push("specs.require_on_base: true -> false".to_string());
+    }
+    out
+}
+
+/// Validate a change of the configuration and say what it loosens.
+pub fn check(gate: &Gate<'_>) -> Result<Vec<Diagnostic>> {
+    let changed = gate.steps.iter().any(|s| {
+        s.changes
+            .iter()
+            .any(|c| c.path.to_str().is_ok_and(|p| p == CONFIG_PATH))
+    });
+    if !changed {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    match config_at(gate, gate.tip, &gate.tip_label)? {
+        Err(problems) => {
+            for problem in problems {
+                out.push(Diagnostic {
+                    code: Code::config_change_invalid,
+                    severity: Code::config_change_invalid.default_severity(),
+                    hint: Some(Code::config_change_invalid.help().to_string()),
+                    ..problem
+                });
+            }
+        }
+        Ok(new) => {
+            let lines = loosenings(gate.config, &new);
+            if !lines.is_empty() {
+                out.push(
+                    Diagnostic::new(
+                        Code::config_loosened,
+                        format!(
+                            "{CONFIG_PATH} in {} judges later changes more leniently than {}:\n  - {}",
+                            gate.tip_label,
+                            gate.base_label,
+                            lines.join("\n  - ")
+                        ),
+                    )
+                    .with_path(CONFIG_PATH),
+                );
+            }
+        }
+    }
+    Ok(out)
+}

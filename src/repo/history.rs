@@ -1,0 +1,408 @@
+//! History: the commits of a range, each commit's own changes, and point
+//! lookups in a commit's tree. A commit's changes come from a tree diff
+//! against its parents, which skips every unchanged subtree, so cost grows
+//! with the commits and changed paths of a range, never with repository size.
+
+use super::changes::ChangeKind;
+use super::tree::{Content, Entry, EntryMode};
+use super::{Repo, RepoError, Result};
+use crate::codes::Code;
+use gix::ObjectId;
+use gix::bstr::{BString, ByteSlice};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// What a commit says about itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommitMeta {
+    pub id: ObjectId,
+    pub parents: Vec<ObjectId>,
+    pub tree: ObjectId,
+    /// `Name <email>`.
+    pub author: String,
+    /// `Name <email>`.
+    pub committer: String,
+    pub message: String,
+}
+
+impl CommitMeta {
+    /// The first line of the message.
+    pub fn subject(&self) -> &str {
+        self.message.lines().next().unwrap_or("").trim()
+    }
+}
+
+/// One changed path of a commit (files, symlinks and submodules; never
+/// trees). Renames are a deletion plus an addition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathChange {
+    pub path: BString,
+    pub kind: ChangeKind,
+    /// The entry before (`None` when added).
+    pub old: Option<Entry>,
+    /// The entry after (`None` when deleted).
+    pub new: Option<Entry>,
+}
+
+fn unavailable(what: String) -> RepoError {
+    RepoError::new(Code::git_object_unavailable, what)
+}
+
+fn mode_of(mode: gix::object::tree::EntryMode) -> Option<EntryMode> {
+    use gix::object::tree::EntryKind;
+    match mode.kind() {
+        EntryKind::Blob => Some(EntryMode::Regular),
+        EntryKind::BlobExecutable => Some(EntryMode::Executable),
+        EntryKind::Link => Some(EntryMode::Symlink),
+        EntryKind::Commit => Some(EntryMode::Submodule),
+        EntryKind::Tree => None,
+    }
+}
+
+fn ident(signature: gix::actor::SignatureRef<'_>) -> String {
+    format!(
+        "{} <{}>",
+        signature.name.to_str_lossy().trim(),
+        signature.email.to_str_lossy().trim()
+    )
+}
+
+impl Repo {
+    /// A commit's parents, tree, identities and message.
+    pub fn commit_meta(&self, id: ObjectId) -> Result<CommitMeta> {
+        let commit = self
+            .gix()
+            .find_commit(id)
+            .map_err(|e| unavailable(format!("cannot read commit {id}: {e}")))?;
+        let decoded = commit
+            .decode()
+            .map_err(|e| unavailable(format!("cannot decode commit {id}: {e}")))?;
+        let author = decoded
+            .author()
+            .map_err(|e| unavailable(format!("commit {id} has an unreadable author: {e}")))?;
+        let committer = decoded
+            .committer()
+            .map_err(|e| unavailable(format!("commit {id} has an unreadable committer: {e}")))?;
+        Ok(CommitMeta {
+            id,
+            parents: decoded.parents().collect(),
+            tree: decoded.tree(),
+            author: ident(author),
+            committer: ident(committer),
+            message: decoded.message.to_str_lossy().into_owned(),
+        })
+    }
+
+    /// Commits reachable from `tips` and from none of `hidden`, parents
+    /// before children (ties in the order the walk met them, oldest first).
+    pub fn range(&self, tips: &[ObjectId], hidden: &[ObjectId]) -> Result<Vec<CommitMeta>> {
+        let walk = self
+            .gix()
+            .rev_walk(tips.iter().copied())
+            .with_hidden(hidden.iter().copied())
+            .all()
+            .map_err(|e| unavailable(format!("cannot walk the history: {e}")))?;
+        let mut found = Vec::new();
+        for info in walk {
+            let info = info.map_err(|e| {
+                let message = format!("cannot walk the history: {e}");
+                if self.is_shallow() {
+                    RepoError::new(
+                        Code::git_shallow_history,
+                        format!(
+                            "{message}; the clone is shallow: fetch the full history (`git fetch --unshallow`, actions/checkout `fetch-depth: 0`, GitLab `GIT_DEPTH: 0`)"
+                        ),
+                    )
+                } else {
+                    unavailable(message)
+                }
+            })?;
+            found.push(self.commit_meta(info.id)?);
+        }
+        Ok(topological(found))
+    }
+
+    /// The own changes of a commit: against its parent, against the empty
+    /// tree for a root commit, and for a merge the paths that differ from
+    /// every parent (what the merge itself introduced), with the first
+    /// parent's entry as the old one.
+    pub fn commit_changes(&self, meta: &CommitMeta) -> Result<Vec<PathChange>> {
+        let mut parents = meta.parents.iter();
+        let first = match parents.next() {
+            Some(parent) => Some(self.commit_tree(*parent)?),
+            None => None,
+        };
+        let mut changes = self.tree_changes(first, Some(meta.tree))?;
+        for parent in parents {
+            if changes.is_empty() {
+                break;
+            }
+            let other = self.tree_changes(Some(self.commit_tree(*parent)?), Some(meta.tree))?;
+            let differs: HashSet<&BString> = other.iter().map(|c| &c.path).collect();
+            changes.retain(|c| differs.contains(&c.path));
+        }
+        Ok(changes)
+    }
+
+    /// Paths that differ between two trees (`None`: the empty tree), sorted
+    /// by path bytes.
+    pub fn tree_changes(
+        &self,
+        old: Option<ObjectId>,
+        new: Option<ObjectId>,
+    ) -> Result<Vec<PathChange>> {
+        use gix::diff::tree::recorder::Change;
+        use gix::objs::FindExt;
+        if old == new {
+            return Ok(Vec::new());
+        }
+        let objects = &self.gix().objects;
+        let mut old_buf = Vec::new();
+        let mut new_buf = Vec::new();
+        let kind = self.gix().object_hash();
+        let empty = gix::objs::TreeRefIter::from_bytes(&[], kind);
+        let old_iter = match old {
+            Some(id) => objects
+                .find_tree_iter(&id, &mut old_buf)
+                .map_err(|e| unavailable(format!("cannot read tree {id}: {e}")))?,
+            None => empty,
+        };
+        let new_iter = match new {
+            Some(id) => objects
+                .find_tree_iter(&id, &mut new_buf)
+                .map_err(|e| unavailable(format!("cannot read tree {id}: {e}")))?,
+            None => gix::objs::TreeRefIter::from_bytes(&[], kind),
+        };
+        let mut recorder = gix::diff::tree::Recorder::default();
+        gix::diff::tree(
+            old_iter,
+            new_iter,
+            gix::diff::tree::State::default(),
+            objects,
+            &mut recorder,
+        )
+        .map_err(|e| unavailable(format!("cannot compare trees: {e}")))?;
+        // A path can appear twice when its type changes between a tree and
+        // a file; collect per path.
+        let mut by_path: BTreeMap<BString, (Option<Entry>, Option<Entry>)> = BTreeMap::new();
+        for change in recorder.records {
+            let (path, old, new) = match change {
+                Change::Addition {
+                    entry_mode,
+                    oid,
+                    path,
+                    ..
+                } => (
+                    path,
+                    None,
+                    mode_of(entry_mode).map(|mode| Entry { mode, oid }),
+                ),
+                Change::Deletion {
+                    entry_mode,
+                    oid,
+                    path,
+                    ..
+                } => (
+                    path,
+                    mode_of(entry_mode).map(|mode| Entry { mode, oid }),
+                    None,
+                ),
+                Change::Modification {
+                    previous_entry_mode,
+                    previous_oid,
+                    entry_mode,
+                    oid,
+                    path,
+                } => (
+                    path,
+                    mode_of(previous_entry_mode).map(|mode| Entry {
+                        mode,
+                        oid: previous_oid,
+                    }),
+                    mode_of(entry_mode).map(|mode| Entry { mode, oid }),
+                ),
+            };
+            if old.is_none() && new.is_none() {
+                continue;
+            }
+            let slot = by_path.entry(path).or_default();
+            if old.is_some() {
+                slot.0 = old;
+            }
+            if new.is_some() {
+                slot.1 = new;
+            }
+        }
+        Ok(by_path
+            .into_iter()
+            .filter_map(|(path, (old, new))| {
+                let kind = match (&old, &new) {
+                    (None, Some(_)) => ChangeKind::Added,
+                    (Some(_), None) => ChangeKind::Deleted,
+                    (Some(a), Some(b)) if a != b => ChangeKind::Modified,
+                    _ => return None,
+                };
+                Some(PathChange {
+                    path,
+                    kind,
+                    old,
+                    new,
+                })
+            })
+            .collect())
+    }
+
+    /// The entry at `path` in a tree (files, symlinks, submodules; `None`
+    /// for a directory or nothing).
+    pub fn tree_entry(&self, tree: ObjectId, path: &str) -> Result<Option<Entry>> {
+        Ok(self
+            .tree_entry_any(tree, path)?
+            .and_then(|(mode, oid)| mode_of(mode).map(|mode| Entry { mode, oid })))
+    }
+
+    /// The id of the subtree at `path` (`None` when absent or not a tree).
+    pub fn subtree_id(&self, tree: ObjectId, path: &str) -> Result<Option<ObjectId>> {
+        Ok(self
+            .tree_entry_any(tree, path)?
+            .filter(|(mode, _)| mode.is_tree())
+            .map(|(_, oid)| oid))
+    }
+
+    fn tree_entry_any(
+        &self,
+        tree: ObjectId,
+        path: &str,
+    ) -> Result<Option<(gix::object::tree::EntryMode, ObjectId)>> {
+        let tree = self
+            .gix()
+            .find_tree(tree)
+            .map_err(|e| unavailable(format!("cannot read tree {tree}: {e}")))?;
+        let entry = tree
+            .lookup_entry(path.split('/'))
+            .map_err(|e| unavailable(format!("cannot look up {path}: {e}")))?;
+        Ok(entry.map(|e| (e.mode(), e.object_id())))
+    }
+
+    /// Read a blob, at most `limit + 1` bytes of it.
+    pub fn read_blob(&self, id: ObjectId, what: &str, limit: usize) -> Result<Content> {
+        let header = self
+            .gix()
+            .find_header(id)
+            .map_err(|e| unavailable(format!("cannot read {what} ({id}): {e}")))?;
+        if header.size() > limit as u64 {
+            return Ok(Content::TooLarge {
+                size: header.size(),
+            });
+        }
+        let blob = self
+            .gix()
+            .find_blob(id)
+            .map_err(|e| unavailable(format!("cannot read {what} ({id}): {e}")))?;
+        Ok(Content::Bytes(blob.data.clone()))
+    }
+
+    /// Read the file at `path` of a tree: `None` when absent.
+    pub fn read_tree_file(
+        &self,
+        tree: ObjectId,
+        path: &str,
+        limit: usize,
+    ) -> Result<Option<Content>> {
+        let Some(entry) = self.tree_entry(tree, path)? else {
+            return Ok(None);
+        };
+        if !entry.mode.is_file() {
+            return Ok(Some(Content::NotRegular(entry.mode)));
+        }
+        self.read_blob(entry.oid, path, limit).map(Some)
+    }
+
+    /// True when `ancestor` is `descendant` or one of its ancestors.
+    pub fn is_ancestor(&self, ancestor: ObjectId, descendant: ObjectId) -> Result<bool> {
+        if ancestor == descendant {
+            return Ok(true);
+        }
+        Ok(self.merge_base(ancestor, descendant)? == Some(ancestor))
+    }
+}
+
+/// Order commits so that every commit comes after all of its parents that
+/// are in the list; among independent commits, older walk positions first.
+pub(crate) fn topological(commits: Vec<CommitMeta>) -> Vec<CommitMeta> {
+    // The walk yields children before parents in most cases: reverse it so
+    // ties come out oldest first, then settle parents before children.
+    let mut commits = commits;
+    commits.reverse();
+    let position: HashMap<ObjectId, usize> =
+        commits.iter().enumerate().map(|(i, c)| (c.id, i)).collect();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); commits.len()];
+    let mut waiting: Vec<usize> = vec![0; commits.len()];
+    for (i, commit) in commits.iter().enumerate() {
+        for parent in &commit.parents {
+            if let Some(&p) = position.get(parent) {
+                children[p].push(i);
+                waiting[i] += 1;
+            }
+        }
+    }
+    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<usize>> = waiting
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| **w == 0)
+        .map(|(i, _)| std::cmp::Reverse(i))
+        .collect();
+    let mut order = Vec::with_capacity(commits.len());
+    while let Some(std::cmp::Reverse(i)) = ready.pop() {
+        order.push(i);
+        for &child in &children[i] {
+            waiting[child] -= 1;
+            if waiting[child] == 0 {
+                ready.push(std::cmp::Reverse(child));
+            }
+        }
+    }
+    let mut slots: Vec<Option<CommitMeta>> = commits.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(n: u8) -> ObjectId {
+        ObjectId::from_bytes_or_panic(&[n; 20])
+    }
+
+    fn commit(n: u8, parents: &[u8]) -> CommitMeta {
+        CommitMeta {
+            id: id(n),
+            parents: parents.iter().map(|p| id(*p)).collect(),
+            tree: id(0),
+            author: String::new(),
+            committer: String::new(),
+            message: String::new(),
+        }
+    }
+
+    #[test]
+    fn topological_order_puts_parents_first() {
+        // Walk order (newest first): 4 (merge of 2 and 3), 3, 2, 1.
+        let walked = vec![
+            commit(4, &[2, 3]),
+            commit(3, &[1]),
+            commit(2, &[1]),
+            commit(1, &[]),
+        ];
+        let order: Vec<u8> = topological(walked)
+            .iter()
+            .map(|c| c.id.as_bytes()[0])
+            .collect();
+        assert_eq!(order, [1, 2, 3, 4]);
+        // A walk that met a parent first still settles it first.
+        let odd = vec![commit(1, &[]), commit(3, &[2]), commit(2, &[1])];
+        let order: Vec<u8> = topological(odd)
+            .iter()
+            .map(|c| c.id.as_bytes()[0])
+            .collect();
+        assert_eq!(order, [1, 2, 3]);
+    }
+}

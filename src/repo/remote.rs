@@ -1,0 +1,111 @@
+//! What a remote already has, asked of the remote itself (`git ls-remote`):
+//! a push's base must never come from local remote-tracking refs alone,
+//! which anyone with the working copy can move.
+
+use super::{Repo, RepoError, Result};
+use crate::codes::Code;
+use gix::ObjectId;
+use std::process::{Command, Stdio};
+
+/// The refs a remote advertises.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Advertised {
+    /// Every advertised commit id (branches and tags), deduplicated.
+    pub tips: Vec<ObjectId>,
+    /// The tip of the remote's default branch (its `HEAD`), if any.
+    pub default_tip: Option<ObjectId>,
+}
+
+/// Parse `git ls-remote --symref` output.
+pub fn parse(output: &str) -> Advertised {
+    let mut advertised = Advertised::default();
+    let mut head_target: Option<String> = None;
+    let mut by_name: Vec<(String, ObjectId)> = Vec::new();
+    for line in output.lines() {
+        if let Some(rest) = line.strip_prefix("ref: ") {
+            if let Some((target, name)) = rest.split_once('\t')
+                && name == "HEAD"
+            {
+                head_target = Some(target.to_string());
+            }
+            continue;
+        }
+        let Some((id, name)) = line.split_once('\t') else {
+            continue;
+        };
+        let Ok(id) = ObjectId::from_hex(id.trim().as_bytes()) else {
+            continue;
+        };
+        by_name.push((name.trim_end_matches("^{}").to_string(), id));
+    }
+    advertised.default_tip = match &head_target {
+        Some(target) => by_name.iter().find(|(n, _)| n == target).map(|(_, id)| *id),
+        None => by_name.iter().find(|(n, _)| n == "HEAD").map(|(_, id)| *id),
+    };
+    let mut tips: Vec<ObjectId> = by_name.into_iter().map(|(_, id)| id).collect();
+    tips.sort();
+    tips.dedup();
+    advertised.tips = tips;
+    advertised
+}
+
+/// Ask `place` (a remote name or URL) for its refs.
+pub fn advertised(repo: &Repo, place: &str) -> Result<Advertised> {
+    let output = Command::new("git")
+        .arg("--git-dir")
+        .arg(repo.git_dir())
+        .args(["ls-remote", "--symref", "--", place])
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| {
+            RepoError::new(
+                Code::push_base_unknown,
+                format!("cannot run `git ls-remote {place}`: {e}"),
+            )
+        })?;
+    if !output.status.success() {
+        return Err(RepoError::new(
+            Code::push_base_unknown,
+            format!(
+                "`git ls-remote {place}` failed: {}",
+                String::from_utf8_lossy(&output.stderr).trim()
+            ),
+        ));
+    }
+    Ok(parse(&String::from_utf8_lossy(&output.stdout)))
+}
+
+impl Advertised {
+    /// The base of a new branch: the newest commit of the remote's default
+    /// branch that `tip` contains (none for an empty remote or unrelated
+    /// history; then every commit the remote lacks is the change).
+    pub fn default_base(&self, repo: &Repo, tip: ObjectId) -> Result<Option<ObjectId>> {
+        let Some(default) = self.default_tip.filter(|id| repo.has_commit(*id)) else {
+            return Ok(None);
+        };
+        repo.merge_base(tip, default)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symref_output() {
+        let a = "1111111111111111111111111111111111111111";
+        let b = "2222222222222222222222222222222222222222";
+        let out = format!(
+            "ref: refs/heads/trunk\tHEAD\n{b}\tHEAD\n{a}\trefs/heads/feature\n{b}\trefs/heads/trunk\n{a}\trefs/tags/v1^{{}}\n"
+        );
+        let parsed = parse(&out);
+        assert_eq!(
+            parsed.default_tip.map(|i| i.to_string()),
+            Some(b.to_string())
+        );
+        assert_eq!(parsed.tips.len(), 2);
+        assert_eq!(parse(""), Advertised::default());
+    }
+}
