@@ -286,7 +286,7 @@ pub fn check(
         };
         out.extend(judge_step(gate, step, paths, what, carries_task));
     }
-    if !carries_task && out.is_empty() {
+    if attribution.tasks.is_empty() && out.is_empty() {
         out.push(Diagnostic::new(
             Code::no_task_changed,
             format!(

@@ -2,6 +2,8 @@
 //! the built `mastermind-hooks` binary, and task fixtures.
 #![allow(dead_code)]
 
+pub mod tasks;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 

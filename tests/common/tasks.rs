@@ -1,0 +1,61 @@
+//! Tasks with an observed check, the way an agent makes them: a spec that
+//! declares the files and one check, the edit, a real `verification run`,
+//! and a complete report.
+
+use super::{TestRepo, status, text};
+
+/// The spec path of a task.
+pub fn spec_path(name: &str) -> String {
+    format!(".mastermind/tasks/{name}/spec.md")
+}
+
+/// Write a task whose observed check `unit` greps `needle` in `file`.
+pub fn write_spec(repo: &TestRepo, name: &str, touches: &[&str], file: &str, needle: &str) {
+    let touches: String = touches.iter().map(|t| format!("  - file: {t}\n")).collect();
+    let cmd = format!("grep -q {needle} {file}");
+    repo.write(
+        &spec_path(name),
+        &format!(
+            "---\nmode: verified\ntouches:\n{touches}verify:\n  - cmd: {cmd}\n    run:\n      id: unit\n      argv: [grep, -q, {needle}, {file}]\n      cwd: .\n      timeout_secs: 60\n---\n# Task {name}\n"
+        ),
+    );
+}
+
+/// Write a complete report listing `files`.
+pub fn write_report(repo: &TestRepo, name: &str, files: &[&str], file: &str, needle: &str) {
+    let listed: String = if files.is_empty() {
+        " []\n".to_string()
+    } else {
+        format!(
+            "\n{}",
+            files
+                .iter()
+                .map(|f| format!("  - {f}\n"))
+                .collect::<String>()
+        )
+    };
+    repo.write(
+        &format!(".mastermind/tasks/{name}/executor-report.md"),
+        &format!(
+            "# Report\n\n<!-- mastermind:report-begin -->\n```yaml\nschema_version: 1\nspec: .mastermind/tasks/{name}/spec.md\nstatus: complete\nphases: []\nfiles_modified:{listed}claims: []\ndefects: []\nverifications:\n  - cmd: grep -q {needle} {file}\n    result: pass\n```\n<!-- mastermind:report-end -->\n"
+        ),
+    );
+}
+
+/// Run the task's check and write its receipt; panics unless it passed.
+pub fn verify(repo: &TestRepo, name: &str) {
+    let out = repo.run(
+        &["verification", "run", &spec_path(name), "--id", "unit"],
+        None,
+    );
+    assert_eq!(status(&out), 0, "verification run: {}", text(&out));
+}
+
+/// An agent's whole task in the working tree (not staged): spec, the edit
+/// of `file` to contain `needle`, the check's receipt, the report.
+pub fn do_task(repo: &TestRepo, name: &str, file: &str, needle: &str) {
+    write_spec(repo, name, &[file], file, needle);
+    repo.write(file, &format!("{needle}\n"));
+    verify(repo, name);
+    write_report(repo, name, &[file], file, needle);
+}
