@@ -353,6 +353,9 @@ codes! {
     config_change_invalid: Error, Violation,
         "The change brings an invalid .mastermind/hooks.yaml.",
         "Fix the key or value named in the message; check it with `mastermind-hooks validate .mastermind/hooks.yaml`.";
+    hooks_config_invalid: Error, Violation,
+        "The file is not a valid .mastermind/hooks.yaml (validate --kind hooks-config).",
+        "Fix the key or value named in the message; `mastermind-hooks schema hooks-config-v1` prints the schema.";
     config_loosened: Warning, Violation,
         "The change makes .mastermind/hooks.yaml judge later changes more leniently.",
         "Review each loosened item; the change itself is judged by the base's configuration.";

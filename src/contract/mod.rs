@@ -35,6 +35,7 @@ pub enum Kind {
     SubagentReturn,
     FindingBlocks,
     FindingsLedger,
+    HooksConfig,
 }
 
 impl Kind {
@@ -51,6 +52,7 @@ impl Kind {
         Kind::SubagentReturn,
         Kind::FindingBlocks,
         Kind::FindingsLedger,
+        Kind::HooksConfig,
     ];
 
     /// The name used by `--kind` and in output.
@@ -68,6 +70,7 @@ impl Kind {
             Kind::SubagentReturn => "subagent-return",
             Kind::FindingBlocks => "finding-blocks",
             Kind::FindingsLedger => "findings-ledger",
+            Kind::HooksConfig => "hooks-config",
         }
     }
 
@@ -93,6 +96,7 @@ impl Kind {
             }
             "savepoint.md" => Some(Kind::PlasticSavepoints),
             "adversarial-findings.md" => Some(Kind::FindingsLedger),
+            "hooks.yaml" if parent == Some(".mastermind") => Some(Kind::HooksConfig),
             _ if file.ends_with(".md")
                 && file.contains("--")
                 && parent.is_some_and(|dir| dir.contains("--")) =>
@@ -125,6 +129,7 @@ impl Kind {
             Kind::SubagentReturn => subagent::returns::MAX_RETURN_BYTES,
             Kind::FindingBlocks => subagent::finding_blocks::MAX_FINDING_BLOCKS_BYTES,
             Kind::FindingsLedger => subagent::ledger::MAX_LEDGER_BYTES,
+            Kind::HooksConfig => crate::config::MAX_CONFIG_BYTES,
         }
     }
 }
@@ -167,6 +172,23 @@ pub fn check_with_role(kind: Kind, bytes: &[u8], role: Option<&str>) -> Checked 
         Kind::SubagentReturn => (subagent::returns::check(bytes, role).1, None),
         Kind::FindingBlocks => (subagent::finding_blocks::check(bytes).1, None),
         Kind::FindingsLedger => (subagent::ledger::check(bytes).1, None),
+        // The gate's own configuration is a contract too: parsing it is a
+        // pure function of its bytes.
+        Kind::HooksConfig => (
+            crate::config::Config::parse(bytes, "the configuration")
+                .err()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|d| Diagnostic {
+                    code: crate::codes::Code::hooks_config_invalid,
+                    severity: crate::codes::Code::hooks_config_invalid.default_severity(),
+                    path: None,
+                    hint: Some(crate::codes::Code::hooks_config_invalid.help().to_string()),
+                    ..d
+                })
+                .collect(),
+            None,
+        ),
     };
     Checked { diagnostics, state }
 }
@@ -215,6 +237,11 @@ mod tests {
         assert_eq!(Kind::infer("store/340--x/packets/n1--a1.md"), None);
         assert_eq!(Kind::infer("store/337--x/plan.md"), None);
         assert_eq!(Kind::infer("returns/composer-j-login.json"), None);
+        assert_eq!(
+            Kind::infer("repo/.mastermind/hooks.yaml"),
+            Some(Kind::HooksConfig)
+        );
+        assert_eq!(Kind::infer("hooks.yaml"), None);
         for &kind in Kind::ALL {
             assert_eq!(Kind::from_name(kind.name()), Some(kind));
         }

@@ -56,15 +56,27 @@ pub struct Repo {
 impl Repo {
     /// Open the repository the way a hook sees it: `GIT_DIR`, `GIT_WORK_TREE`
     /// and `GIT_INDEX_FILE` are honoured, else discovery from `dir` upwards.
+    ///
+    /// Replace refs (`git replace`) are ignored: they are local, unpushed
+    /// and would let a repository show the gate another commit than the one
+    /// git transfers.
     pub fn discover(dir: &Path) -> Result<Repo> {
-        let repo = gix::ThreadSafeRepository::discover_with_environment_overrides(dir)
-            .map_err(|e| {
-                RepoError::new(
-                    Code::git_repository_unavailable,
-                    format!("no git repository at {}: {e}", dir.display()),
-                )
-            })?
-            .to_thread_local();
+        let mut trust = gix::sec::trust::Mapping::<gix::open::Options>::default();
+        let no_replace = ["core.useReplaceRefs=false"];
+        trust.full = trust.full.config_overrides(no_replace);
+        trust.reduced = trust.reduced.config_overrides(no_replace);
+        let repo = gix::ThreadSafeRepository::discover_with_environment_overrides_opts(
+            dir,
+            Default::default(),
+            trust,
+        )
+        .map_err(|e| {
+            RepoError::new(
+                Code::git_repository_unavailable,
+                format!("no git repository at {}: {e}", dir.display()),
+            )
+        })?
+        .to_thread_local();
         // Merges write their result trees to memory, never to the object store.
         Ok(Repo {
             inner: repo.with_object_memory(),

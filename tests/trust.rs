@@ -1,0 +1,366 @@
+//! Attacks by a hostile agent that can write any file and make any commit:
+//! each one reproduced on a real repository, each ending non-zero with a
+//! named code. Nothing a change brings may loosen how it is judged.
+
+mod common;
+
+use common::tasks::*;
+use common::*;
+
+fn check(repo: &TestRepo, args: &[&str]) -> (i32, Vec<String>, String) {
+    let mut all = vec!["check"];
+    all.extend_from_slice(args);
+    all.extend(["--format", "json"]);
+    let out = repo.run(&all, None);
+    let report = json(&out);
+    (status(&out), codes(&report), text(&out))
+}
+
+fn has(codes: &[String], code: &str) -> bool {
+    codes.iter().any(|c| c == code)
+}
+
+/// A repository with one commit and a bare remote that has it.
+fn base_repo() -> (TestRepo, tempfile::TempDir) {
+    let repo = TestRepo::new();
+    repo.write("src/a.py", "a = 0\n");
+    repo.write("src/evil.py", "safe = True\n");
+    repo.write("README.md", "# demo\n");
+    repo.commit_all("initial");
+    let remote = tempfile::tempdir().expect("remote");
+    let bare = remote.path().join("origin.git");
+    repo.git(&["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()]);
+    repo.git(&["remote", "add", "origin", bare.to_str().unwrap()]);
+    repo.git(&["push", "-q", "origin", "main"]);
+    (repo, remote)
+}
+
+fn push_lines(repo: &TestRepo, local: &str, remote_ref: &str, old: &str) -> (i32, Vec<String>) {
+    let tip = repo.git(&["rev-parse", local]).trim().to_string();
+    let input = format!("refs/heads/x {tip} {remote_ref} {old}\n");
+    let origin = repo
+        .git(&["remote", "get-url", "origin"])
+        .trim()
+        .to_string();
+    let out = repo.run(
+        &["check", "--push", "origin", &origin, "--format", "json"],
+        Some(&input),
+    );
+    (status(&out), codes(&json(&out)))
+}
+
+#[test]
+fn a_baseline_outside_the_base_is_refused_in_every_mode() {
+    let (repo, _remote) = base_repo();
+    let main = repo.head();
+    // A commit nobody has seen, whose tree already holds the undeclared
+    // change: as the task's baseline it would hide that change.
+    repo.write("src/evil.py", "safe = False\n");
+    repo.git(&["add", "-A"]);
+    let tree = repo.git(&["write-tree"]).trim().to_string();
+    let forged = repo
+        .git(&["commit-tree", &tree, "-p", &main, "-m", "forged baseline"])
+        .trim()
+        .to_string();
+    do_task(&repo, "001-a", "src/a.py", "alpha");
+    repo.write(
+        ".mastermind/tasks/001-a/state.json",
+        &format!("{{\"baseline_ref\": \"{forged}\"}}\n"),
+    );
+    repo.git(&["add", "-A"]);
+    let (code, codes, out) = check(&repo, &["--staged"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(has(&codes, "task_baseline_invalid"), "{codes:?}");
+    // The undeclared change is still the task's.
+    assert!(has(&codes, "unexpected_file"), "{codes:?}");
+    repo.git(&["commit", "-q", "--no-verify", "-m", "task"]);
+    let (code, codes) = push_lines(&repo, "HEAD", "refs/heads/main", &main);
+    assert_eq!(code, 1);
+    assert!(has(&codes, "task_baseline_invalid"), "{codes:?}");
+    let (code, codes, _) = check(&repo, &["--ci", "--base", &main, "--head", "HEAD"]);
+    assert_eq!(code, 1);
+    assert!(has(&codes, "task_baseline_invalid"), "{codes:?}");
+}
+
+#[test]
+fn the_pull_requests_own_first_commit_is_no_baseline() {
+    let (repo, _remote) = base_repo();
+    let main = repo.head();
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.write("src/evil.py", "safe = False\n");
+    let first = repo.commit_all("undeclared change first");
+    do_task(&repo, "001-a", "src/a.py", "alpha");
+    repo.write(
+        ".mastermind/tasks/001-a/state.json",
+        &format!("{{\"baseline_ref\": \"{first}\"}}\n"),
+    );
+    repo.commit_all("task");
+    let (code, codes, _) = check(&repo, &["--ci", "--base", &main, "--head", "feature"]);
+    assert_eq!(code, 1);
+    assert!(has(&codes, "task_baseline_invalid"), "{codes:?}");
+}
+
+/// A task whose spec is on the base (the plan landed first).
+fn planned(repo: &TestRepo) {
+    write_spec(repo, "001-a", &["src/a.py"], "src/a.py", "alpha");
+    repo.write(
+        ".mastermind/tasks/001-a/spec.md",
+        &std::fs::read_to_string(repo.path().join(".mastermind/tasks/001-a/spec.md"))
+            .unwrap()
+            .replace(
+                "---\n# Task",
+                "acceptance:\n  - id: alpha-present\n    statement: a.py says alpha.\n    checks: [unit]\n---\n# Task",
+            ),
+    );
+    repo.commit_all("plan task a");
+}
+
+#[test]
+fn a_change_cannot_widen_its_own_spec_while_doing_the_work() {
+    let (repo, _remote) = base_repo();
+    planned(&repo);
+    // The work, plus a wider spec in the same commit.
+    let spec = ".mastermind/tasks/001-a/spec.md";
+    let text = std::fs::read_to_string(repo.path().join(spec)).unwrap();
+    repo.write(
+        spec,
+        &text.replace(
+            "  - file: src/a.py\n",
+            "  - file: src/a.py\n  - file: src/evil.py\n",
+        ),
+    );
+    repo.write("src/a.py", "alpha\n");
+    repo.write("src/evil.py", "safe = False\n");
+    verify(&repo, "001-a");
+    write_report(
+        &repo,
+        "001-a",
+        &["src/a.py", "src/evil.py"],
+        "src/a.py",
+        "alpha",
+    );
+    repo.git(&["add", "-A"]);
+    let (code, codes, out) = check(&repo, &["--staged"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(has(&codes, "spec_changed_with_work"), "{codes:?}");
+    assert!(
+        !has(&codes, "unexpected_file"),
+        "the widened spec declares it: {codes:?}"
+    );
+}
+
+#[test]
+fn a_change_cannot_drop_observed_checks_or_acceptance() {
+    let (repo, _remote) = base_repo();
+    planned(&repo);
+    let spec = ".mastermind/tasks/001-a/spec.md";
+    // A planning change (nothing outside .mastermind/) that drops the
+    // observed check and the acceptance criterion.
+    repo.write(
+        spec,
+        "---\nmode: verified\ntouches:\n  - file: src/a.py\nverify:\n  - cmd: grep -q alpha src/a.py\n---\n# Task 001-a\n",
+    );
+    repo.git(&["add", "-A"]);
+    let (code, codes, out) = check(&repo, &["--staged"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(has(&codes, "spec_loosened"), "{codes:?}");
+    assert!(out.contains("observed check: unit"), "{out}");
+    assert!(out.contains("acceptance criterion: alpha-present"), "{out}");
+}
+
+#[test]
+fn a_byte_order_mark_cannot_turn_a_spec_into_a_legacy_spec() {
+    let (repo, _remote) = base_repo();
+    planned(&repo);
+    let spec = ".mastermind/tasks/001-a/spec.md";
+    let text = std::fs::read_to_string(repo.path().join(spec)).unwrap();
+    repo.write(spec, &format!("\u{feff}{text}"));
+    repo.write("src/a.py", "alpha\n");
+    repo.git(&["add", "-A"]);
+    let (code, codes, _) = check(&repo, &["--staged"]);
+    assert_eq!(code, 1);
+    assert!(has(&codes, "spec_bom"), "{codes:?}");
+    assert!(has(&codes, "spec_frontmatter_removed"), "{codes:?}");
+    // A new spec with a BOM is refused too.
+    let (repo, _remote) = base_repo();
+    write_spec(&repo, "002-b", &["src/a.py"], "src/a.py", "alpha");
+    let text = std::fs::read_to_string(repo.path().join(spec_path("002-b"))).unwrap();
+    repo.write(&spec_path("002-b"), &format!("\u{feff}{text}"));
+    repo.git(&["add", "-A"]);
+    let (code, codes, _) = check(&repo, &["--staged"]);
+    assert_eq!(code, 1);
+    assert!(has(&codes, "spec_bom"), "{codes:?}");
+}
+
+#[test]
+fn specs_on_the_base_policy_refuses_a_plan_that_arrives_with_the_work() {
+    let (repo, _remote) = base_repo();
+    repo.write(
+        ".mastermind/hooks.yaml",
+        "specs:\n  require_on_base: true\n",
+    );
+    repo.commit_all("plans land first");
+    do_task(&repo, "001-a", "src/a.py", "alpha");
+    repo.git(&["add", "-A"]);
+    let (code, codes, _) = check(&repo, &["--staged"]);
+    assert_eq!(code, 1);
+    assert!(has(&codes, "spec_not_on_base"), "{codes:?}");
+}
+
+#[test]
+fn a_configuration_change_is_validated_listed_and_untasked() {
+    let (repo, _remote) = base_repo();
+    repo.write(".mastermind/hooks.yaml", "require_task: true\n");
+    repo.commit_all("strict");
+    // Relaxing the gate is itself an untasked change: denied here.
+    repo.write(".mastermind/hooks.yaml", "exclude: ['**']\n");
+    repo.git(&["add", "-A"]);
+    let (code, codes, out) = check(&repo, &["--staged"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(has(&codes, "task_required"), "{codes:?}");
+    assert!(has(&codes, "config_loosened"), "{codes:?}");
+    assert!(out.contains("exclude adds **"), "{out}");
+    // An invalid configuration is refused before it can land.
+    repo.write(".mastermind/hooks.yaml", "require_task: maybe\n");
+    repo.git(&["add", "-A"]);
+    let (code, codes, _) = check(&repo, &["--staged"]);
+    assert_eq!(code, 1);
+    assert!(has(&codes, "config_change_invalid"), "{codes:?}");
+    // validate knows the file.
+    let out = repo.run(&["validate", ".mastermind/hooks.yaml"], None);
+    assert_eq!(status(&out), 1, "{}", text(&out));
+    assert!(text(&out).contains("hooks_config_invalid"));
+}
+
+#[test]
+fn an_invalid_configuration_on_the_base_never_locks_the_repository() {
+    let (repo, _remote) = base_repo();
+    repo.write(".mastermind/hooks.yaml", "require_task: maybe\n");
+    let main = repo.commit_all("broken config landed somehow");
+    // Any other change cannot be checked...
+    repo.write("src/a.py", "a = 1\n");
+    repo.git(&["add", "-A"]);
+    let (code, codes, _) = check(&repo, &["--staged"]);
+    assert_eq!(code, 2);
+    assert!(has(&codes, "config_invalid"), "{codes:?}");
+    repo.git(&["reset", "-q"]);
+    repo.git(&["checkout", "-q", "--", "src/a.py"]);
+    // ...but a change that only repairs it lands, in every mode.
+    repo.write(".mastermind/hooks.yaml", "require_task: true\n");
+    repo.git(&["add", "-A"]);
+    let (code, codes, out) = check(&repo, &["--staged"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(codes, ["config_repaired"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "repair"]);
+    let (code, codes) = push_lines(&repo, "HEAD", "refs/heads/main", &main);
+    assert_eq!((code, codes), (0, vec!["config_repaired".to_string()]));
+    let (code, _, _) = check(&repo, &["--ci", "--base", &main, "--head", "HEAD"]);
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn files_under_mastermind_are_content_and_links_there_are_refused() {
+    let (repo, _remote) = base_repo();
+    // A helper script inside the task folder is code, not bookkeeping.
+    do_task(&repo, "001-a", "src/a.py", "alpha");
+    repo.write(".mastermind/tasks/001-a/helper.sh", "#!/bin/sh\nrm -rf /\n");
+    repo.write(".mastermind/tools/lint.sh", "#!/bin/sh\nexit 0\n");
+    repo.git(&["add", "-A"]);
+    let (code, codes, out) = check(&repo, &["--staged"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(has(&codes, "unexpected_file"), "{codes:?}");
+    assert!(out.contains(".mastermind/tasks/001-a/helper.sh"), "{out}");
+    assert!(out.contains(".mastermind/tools/lint.sh"), "{out}");
+    // Untasked code under .mastermind/ meets the untasked policy.
+    repo.git(&["reset", "-q"]);
+    std::fs::remove_dir_all(repo.path().join(".mastermind/tasks")).unwrap();
+    repo.write(".mastermind/hooks.yaml", "require_task: true\n");
+    repo.commit_all("strict");
+    repo.write(".mastermind/tools/lint.sh", "#!/bin/sh\nexit 1\n");
+    repo.git(&["add", "-A"]);
+    let (code, codes, _) = check(&repo, &["--staged"]);
+    assert_eq!((code, codes), (1, vec!["task_required".to_string()]));
+    // A symlink under .mastermind/ is refused.
+    repo.git(&["reset", "-q", "--hard"]);
+    std::os::unix::fs::symlink("../src/a.py", repo.path().join(".mastermind/link.py")).unwrap();
+    repo.git(&["add", "-A"]);
+    let (code, codes, _) = check(&repo, &["--staged"]);
+    assert_eq!(code, 1);
+    assert!(has(&codes, "mastermind_symlink"), "{codes:?}");
+}
+
+#[test]
+fn a_ci_definition_change_is_a_finding() {
+    let (repo, _remote) = base_repo();
+    repo.write(".github/workflows/gate.yml", "on: push\n");
+    repo.git(&["add", "-A"]);
+    let (code, codes, _) = check(&repo, &["--staged"]);
+    assert_eq!(code, 0);
+    assert!(has(&codes, "ci_definition_changed"), "{codes:?}");
+}
+
+#[test]
+fn replace_refs_cannot_show_the_gate_another_commit() {
+    let (repo, _remote) = base_repo();
+    let main = repo.head();
+    // The pushed commit changes src/evil.py with no task (denied); a
+    // local replace ref swaps in a harmless commit for the gate's eyes.
+    repo.write(".mastermind/hooks.yaml", "require_task: true\n");
+    repo.commit_all("strict");
+    repo.git(&["push", "-q", "origin", "main"]);
+    let strict = repo.head();
+    repo.write("src/evil.py", "safe = False\n");
+    let evil = repo.commit_all("evil");
+    repo.git(&["checkout", "-q", "--detach", &strict]);
+    repo.write("README.md", "# harmless\n");
+    repo.write(".mastermind/tasks/x/spec.md", "legacy spec\n");
+    let decoy = repo.commit_all("decoy");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.git(&["replace", &evil, &decoy]);
+    let (code, codes) = push_lines(&repo, &evil, "refs/heads/main", &strict);
+    assert_eq!(code, 1, "{codes:?}");
+    assert!(has(&codes, "task_required"), "{codes:?}");
+    let _ = main;
+}
+
+#[test]
+fn a_new_branch_base_comes_from_the_remote_not_from_tracking_refs() {
+    let (repo, _remote) = base_repo();
+    repo.write(".mastermind/hooks.yaml", "require_task: true\n");
+    repo.commit_all("strict");
+    repo.git(&["push", "-q", "origin", "main"]);
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.write("src/evil.py", "safe = False\n");
+    let evil = repo.commit_all("evil");
+    // A forged remote-tracking ref claims the remote already has it.
+    repo.git(&["update-ref", "refs/remotes/origin/feature", &evil]);
+    let zero = "0".repeat(40);
+    let (code, codes) = push_lines(&repo, "feature", "refs/heads/feature", &zero);
+    assert_eq!(code, 1, "{codes:?}");
+    assert!(has(&codes, "task_required"), "{codes:?}");
+}
+
+#[test]
+fn a_merge_in_progress_is_judged_by_what_the_merge_itself_changes() {
+    let (repo, _remote) = base_repo();
+    repo.write(".mastermind/hooks.yaml", "require_task: true\n");
+    repo.commit_all("strict");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    do_task(&repo, "001-a", "src/a.py", "alpha");
+    repo.commit_all("task a");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("README.md", "# main moved\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "main moves"]);
+    // `git merge feature --no-commit`: the index holds the merge; its
+    // own change is nothing beyond what the parents bring.
+    repo.git(&["merge", "-q", "--no-ff", "--no-commit", "feature"]);
+    let (code, codes, out) = check(&repo, &["--staged"]);
+    assert_eq!(code, 0, "{codes:?}\n{out}");
+    // An evil merge resolution is the merge's own change.
+    repo.write("src/evil.py", "safe = False\n");
+    repo.git(&["add", "-A"]);
+    let (code, codes, _) = check(&repo, &["--staged"]);
+    assert_eq!(code, 1);
+    assert!(has(&codes, "task_required"), "{codes:?}");
+}
