@@ -77,10 +77,11 @@ impl Repo {
             )
         })?
         .to_thread_local();
-        // Merges write their result trees to memory, never to the object store.
-        Ok(Repo {
-            inner: repo.with_object_memory(),
-        })
+        // Merges write their result trees to memory, never to the object
+        // store. A small object cache: a range's commits share most trees.
+        let mut inner = repo.with_object_memory();
+        inner.object_cache_size_if_unset(8 * 1024 * 1024);
+        Ok(Repo { inner })
     }
 
     pub fn gix(&self) -> &gix::Repository {

@@ -386,6 +386,14 @@ impl View {
         let ancestor = repo.commit_tree(merge_base)?;
         let ours = repo.commit_tree(base)?;
         let theirs = repo.commit_tree(head)?;
+        // One side contains the other: the merge is that side, as git's
+        // fast-forward would have it.
+        if merge_base == base || ancestor == ours {
+            return Ok((theirs, merge_base));
+        }
+        if merge_base == head || ancestor == theirs {
+            return Ok((ours, merge_base));
+        }
         let gix_repo = repo.gix();
         let options = gix_repo.tree_merge_options().map_err(|e| {
             RepoError::new(Code::git_object_unavailable, format!("merge options: {e}"))
