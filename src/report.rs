@@ -84,6 +84,24 @@ pub struct TaskResult {
     pub view: Option<String>,
     pub ok: bool,
     pub checks: Vec<CheckOutcome>,
+    /// The task's contract next to what it changed, for reviewers.
+    pub contract: Option<TaskContract>,
+}
+
+/// What a task declared and what it really changed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TaskContract {
+    /// Where the task was judged (`commit abc1234 ("subject")`).
+    pub judged_at: String,
+    /// The commits of the task, oldest first.
+    pub commits: Vec<String>,
+    pub touches: Vec<String>,
+    pub creates: Vec<String>,
+    pub expected_docs: Vec<String>,
+    /// Observed checks (`verify[].run.id`).
+    pub checks: Vec<String>,
+    /// `path (added|modified|deleted)`, sorted.
+    pub changed: Vec<String>,
 }
 
 impl TaskResult {
@@ -94,6 +112,7 @@ impl TaskResult {
             view: None,
             ok,
             checks,
+            contract: None,
         }
     }
 }

@@ -9,7 +9,7 @@ use crate::contract::{audit_tail, declared_paths, spec};
 use crate::diagnostic::Diagnostic;
 use crate::repo::Result;
 use crate::repo::tree::{Content, EntryMode};
-use crate::report::{CheckOutcome, TaskResult};
+use crate::report::{CheckOutcome, TaskContract, TaskResult};
 
 pub const MAX_STATE_BYTES: usize = 1024 * 1024;
 
@@ -288,7 +288,33 @@ pub fn check(
         )),
     }
 
-    Ok(TaskResult::new(dir, checks))
+    let mut result = TaskResult::new(dir, checks);
+    result.contract = Some(contract(ctx, parsed.as_ref()));
+    Ok(result)
+}
+
+/// The task's contract next to what it changed.
+fn contract(ctx: &TaskContext<'_>, parsed: Option<&spec::ParsedSpec>) -> TaskContract {
+    let frontmatter = parsed.and_then(|p| p.frontmatter.as_ref());
+    TaskContract {
+        judged_at: ctx.at_label.clone(),
+        commits: ctx.steps.iter().map(|s| s.label.clone()).collect(),
+        touches: frontmatter
+            .map(|f| f.touches.iter().map(|t| t.file.clone()).collect())
+            .unwrap_or_default(),
+        creates: frontmatter.map(|f| f.creates.clone()).unwrap_or_default(),
+        expected_docs: frontmatter
+            .map(|f| f.expected_docs.clone())
+            .unwrap_or_default(),
+        checks: frontmatter
+            .map(|f| f.observed().map(|(_, run)| run.id.clone()).collect())
+            .unwrap_or_default(),
+        changed: ctx
+            .paths
+            .iter()
+            .map(|(path, a)| format!("{path} ({})", a.kind.as_str()))
+            .collect(),
+    }
 }
 
 #[cfg(test)]
