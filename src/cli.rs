@@ -109,8 +109,8 @@ pub enum Command {
     },
     /// Print an embedded JSON Schema (no NAME: list them).
     Schema {
-        /// executor-report-v1, audit-tail-v1, spec-frontmatter-v1, receipt-v1,
-        /// hooks-config-v1 or tree-receipt-v1.
+        /// The schema to print.
+        #[arg(value_name = "NAME", long_help = schema_names_help())]
         name: Option<String>,
     },
     /// Install the gate's git hooks (pre-commit and pre-push shims) where git runs hooks.
@@ -185,6 +185,22 @@ impl ValueEnum for Kind {
     fn to_possible_value(&self) -> Option<PossibleValue> {
         Some(PossibleValue::new(self.name()))
     }
+}
+
+/// `schema --help`: every embedded schema, from the one list the command uses.
+fn schema_names_help() -> String {
+    let names: Vec<&str> = crate::schema::SchemaId::ALL
+        .iter()
+        .map(|id| id.name())
+        .collect();
+    format!(
+        "The schema to print, one of:\n{}",
+        names
+            .iter()
+            .map(|name| format!("  {name}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    )
 }
 
 /// Run the parsed command line.

@@ -37,3 +37,4 @@ pub mod repo;
 pub mod report;
 pub mod runner;
 pub mod schema;
+pub mod suggest;
