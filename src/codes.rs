@@ -255,6 +255,9 @@ codes! {
     config_invalid: Error, CannotCheck,
         "The gate configuration (.mastermind/hooks.yaml) is invalid.",
         "Fix the key or value named in the message; unknown keys and codes are errors.";
+    push_no_refs: Note, Violation,
+        "`check --push` read no ref lines on stdin: nothing was being pushed, so nothing was checked.",
+        "Nothing to do inside a pre-push hook; by hand, check a branch with `mastermind-hooks check --ci --base origin/main --head HEAD`.";
     usage_invalid: Error, CannotCheck,
         "The command line or the input the gate was handed is malformed.",
         "Check the arguments; see `mastermind-hooks check --help`.";

@@ -272,7 +272,20 @@ pub(crate) fn judge_update(
     Ok(())
 }
 
+/// How to check a branch by hand, for `check --push` run outside git.
+const PUSH_BY_HAND: &str = "To check a branch by hand, run `mastermind-hooks check --ci --base origin/main --head HEAD`; to replay a push, pipe git's lines (`<local ref> <local sha> <remote ref> <remote sha>`) into `mastermind-hooks check --push`.";
+
 fn push(repo: &Repo, remote: Option<&str>, out: &mut Collected) -> Result<(), RepoError> {
+    if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        out.diagnostics.push(
+            Diagnostic::new(
+                Code::usage_invalid,
+                "check --push reads the ref lines git gives a pre-push hook on stdin, and stdin is a terminal: there is no push to check, so nothing was checked",
+            )
+            .with_hint(PUSH_BY_HAND),
+        );
+        return Ok(());
+    }
     let mut input = String::new();
     if let Err(e) = std::io::stdin().read_to_string(&mut input) {
         out.diagnostics.push(Diagnostic::new(
@@ -288,6 +301,15 @@ fn push(repo: &Repo, remote: Option<&str>, out: &mut Collected) -> Result<(), Re
             return Ok(());
         }
     };
+    if lines.is_empty() {
+        out.diagnostics.push(
+            Diagnostic::new(
+                Code::push_no_refs,
+                "git passed no ref lines on stdin: nothing is being pushed, so nothing was checked",
+            )
+            .with_hint(PUSH_BY_HAND),
+        );
+    }
     for line in lines {
         if is_zero(&line.local) {
             continue; // a deletion lands nothing
