@@ -327,10 +327,11 @@ mod tests {
             "{}",
             errors[0].message
         );
-        let errors =
-            Config::parse(b"severity:\n  unexpected_files: warning\n", "t").unwrap_err();
+        let errors = Config::parse(b"severity:\n  unexpected_files: warning\n", "t").unwrap_err();
         assert!(
-            errors[0].message.contains("(did you mean `unexpected_file`?)"),
+            errors[0]
+                .message
+                .contains("(did you mean `unexpected_file`?)"),
             "{}",
             errors[0].message
         );

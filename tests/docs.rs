@@ -119,24 +119,38 @@ fn every_link_and_named_file_in_the_documents_exists() {
             if let Some(anchor) = anchor {
                 let ids = heading_ids(&std::fs::read_to_string(&file).unwrap_or_default());
                 if !ids.iter().any(|id| id == anchor) {
-                    broken.push(format!("{}: no heading #{anchor} in {}", doc.display(), file.display()));
+                    broken.push(format!(
+                        "{}: no heading #{anchor} in {}",
+                        doc.display(),
+                        file.display()
+                    ));
                 }
             }
         }
         for path in named.captures_iter(&prose).map(|c| c[1].to_string()) {
             if !std::path::Path::new(&path).exists() {
-                broken.push(format!("{}: names `{path}`, which the repository lacks", doc.display()));
+                broken.push(format!(
+                    "{}: names `{path}`, which the repository lacks",
+                    doc.display()
+                ));
             }
         }
     }
-    assert!(broken.is_empty(), "broken references:\n{}", broken.join("\n"));
+    assert!(
+        broken.is_empty(),
+        "broken references:\n{}",
+        broken.join("\n")
+    );
 }
 
 #[test]
 fn the_book_summary_lists_every_chapter_once() {
     let summary = std::fs::read_to_string("docs/src/SUMMARY.md").expect("SUMMARY.md");
     let link = regex::Regex::new(r"\]\(([^)#]+\.md)\)").unwrap();
-    let listed: Vec<String> = link.captures_iter(&summary).map(|c| c[1].to_string()).collect();
+    let listed: Vec<String> = link
+        .captures_iter(&summary)
+        .map(|c| c[1].to_string())
+        .collect();
     let mut chapters: Vec<String> = documents()
         .iter()
         .filter(|p| p.starts_with("docs/src") && !p.ends_with("SUMMARY.md"))
@@ -154,14 +168,19 @@ fn the_book_summary_lists_every_chapter_once() {
 fn install_points_at_recipes_the_book_has() {
     use mastermind_hooks::install::managers::Manager;
     for manager in Manager::ALL {
-        let (file, anchor) = manager
-            .recipe_anchor()
-            .split_once('#')
-            .expect("an anchor");
+        let (file, anchor) = manager.recipe_anchor().split_once('#').expect("an anchor");
         let ids = heading_ids(&std::fs::read_to_string(file).expect(file));
-        assert!(ids.iter().any(|id| id == anchor), "{}", manager.recipe_anchor());
+        assert!(
+            ids.iter().any(|id| id == anchor),
+            "{}",
+            manager.recipe_anchor()
+        );
         let chapter = std::fs::read_to_string(file).expect(file);
-        for line in manager.recipe().lines().filter(|l| l.contains("mastermind-hooks check")) {
+        for line in manager
+            .recipe()
+            .lines()
+            .filter(|l| l.contains("mastermind-hooks check"))
+        {
             let command = &line[line.find("mastermind-hooks check").unwrap_or(0)..];
             let command = command.trim_end_matches(['"', '}', ' ']);
             assert!(chapter.contains(command), "{manager:?}: {command}");

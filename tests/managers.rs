@@ -29,10 +29,9 @@ impl Sandbox {
         std::fs::create_dir_all(dir.path().join("home")).expect("home");
         std::fs::write(dir.path().join("home/.gitconfig"), "").expect("gitconfig");
         let bin_dir = Path::new(BIN).parent().expect("bin dir").to_path_buf();
-        let path = std::env::join_paths(
-            std::iter::once(bin_dir)
-                .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
-        )
+        let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        )))
         .expect("PATH");
         Sandbox { dir, path }
     }
@@ -125,16 +124,28 @@ fn exercise(sandbox: &Sandbox, project: &Path, manager: &str) {
     write_bad_task(project);
     sandbox.ok(project, "git", &["add", "-A"]);
     let bad = sandbox.cmd(project, "git", &["commit", "-qm", "bad task"]);
-    assert!(!bad.status.success(), "{manager} let a bad commit through: {}", log(&bad));
+    assert!(
+        !bad.status.success(),
+        "{manager} let a bad commit through: {}",
+        log(&bad)
+    );
     assert!(
         log(&bad).contains("executor_report_missing"),
         "{manager}: {}",
         log(&bad)
     );
 
-    sandbox.ok(project, "git", &["commit", "-qm", "bad task", "--no-verify"]);
+    sandbox.ok(
+        project,
+        "git",
+        &["commit", "-qm", "bad task", "--no-verify"],
+    );
     let push = sandbox.cmd(project, "git", &["push", "origin", "main"]);
-    assert!(!push.status.success(), "{manager} let a bad push through: {}", log(&push));
+    assert!(
+        !push.status.success(),
+        "{manager} let a bad push through: {}",
+        log(&push)
+    );
     assert!(
         log(&push).contains("executor_report_missing"),
         "{manager}: {}",
@@ -142,7 +153,12 @@ fn exercise(sandbox: &Sandbox, project: &Path, manager: &str) {
     );
 
     let install = sandbox.cmd(project, BIN, &["install"]);
-    assert_eq!(install.status.code(), Some(2), "{manager}: {}", log(&install));
+    assert_eq!(
+        install.status.code(),
+        Some(2),
+        "{manager}: {}",
+        log(&install)
+    );
     assert!(
         log(&install).contains("hook_manager_present"),
         "{manager}: {}",
@@ -160,9 +176,16 @@ fn pre_commit_like(tool: &str) {
     let program = program.display().to_string();
     let sandbox = Sandbox::new();
     let hooks_repo = sandbox.root().join("mastermind-hooks");
-    sandbox.ok(sandbox.root(), "git", &["init", "-q", "-b", "main", "mastermind-hooks"]);
-    std::fs::copy(".pre-commit-hooks.yaml", hooks_repo.join(".pre-commit-hooks.yaml"))
-        .expect("copy .pre-commit-hooks.yaml");
+    sandbox.ok(
+        sandbox.root(),
+        "git",
+        &["init", "-q", "-b", "main", "mastermind-hooks"],
+    );
+    std::fs::copy(
+        ".pre-commit-hooks.yaml",
+        hooks_repo.join(".pre-commit-hooks.yaml"),
+    )
+    .expect("copy .pre-commit-hooks.yaml");
     sandbox.ok(&hooks_repo, "git", &["add", "-A"]);
     sandbox.ok(&hooks_repo, "git", &["commit", "-qm", "hooks"]);
     let rev = sandbox.ok(&hooks_repo, "git", &["rev-parse", "HEAD"]);
@@ -179,7 +202,15 @@ fn pre_commit_like(tool: &str) {
     sandbox.ok(
         &project,
         &program,
-        &["install", "-t", "pre-commit", "-t", "pre-push", "-t", "pre-merge-commit"],
+        &[
+            "install",
+            "-t",
+            "pre-commit",
+            "-t",
+            "pre-push",
+            "-t",
+            "pre-merge-commit",
+        ],
     );
     exercise(&sandbox, &project, tool);
 }
@@ -220,8 +251,11 @@ fn husky_runs_the_gate_by_the_books_recipe() {
     let sandbox = Sandbox::new();
     let project = sandbox.project();
     sandbox.ok(&project, &program.display().to_string(), &[]);
-    std::fs::write(project.join(".husky/pre-commit"), "mastermind-hooks check --staged\n")
-        .expect("pre-commit");
+    std::fs::write(
+        project.join(".husky/pre-commit"),
+        "mastermind-hooks check --staged\n",
+    )
+    .expect("pre-commit");
     std::fs::write(
         project.join(".husky/pre-push"),
         "mastermind-hooks check --push \"$@\"\n",

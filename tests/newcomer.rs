@@ -26,16 +26,26 @@ fn a_commit_that_touches_no_task_prints_one_line_and_quiet_prints_none() {
     assert_eq!(output.status.code(), Some(0));
     let said = String::from_utf8_lossy(&output.stderr).to_string();
     assert_eq!(said.lines().count(), 1, "{said}");
-    assert!(said.starts_with("mastermind-hooks: no task folder changed"), "{said}");
+    assert!(
+        said.starts_with("mastermind-hooks: no task folder changed"),
+        "{said}"
+    );
     let quiet = repo.run(&["check", "--staged", "--quiet"], None);
     assert_eq!(quiet.status.code(), Some(0));
     assert_eq!(text(&quiet), "");
     // Quiet never hides a finding.
-    repo.write(".mastermind/tasks/t/spec.md", "---\ntouches:\n  - file: a.txt\n---\n");
+    repo.write(
+        ".mastermind/tasks/t/spec.md",
+        "---\ntouches:\n  - file: a.txt\n---\n",
+    );
     repo.git(&["add", "-A"]);
     let failing = repo.run(&["check", "--staged", "--quiet"], None);
     assert_eq!(failing.status.code(), Some(1));
-    assert!(text(&failing).contains("executor_report_missing"), "{}", text(&failing));
+    assert!(
+        text(&failing).contains("executor_report_missing"),
+        "{}",
+        text(&failing)
+    );
 }
 
 #[test]
@@ -47,7 +57,10 @@ fn check_push_with_nothing_on_stdin_says_nothing_was_pushed() {
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     let said = text(&output);
     assert!(said.contains("push_no_refs"), "{said}");
-    assert!(said.contains("check --ci --base origin/main --head HEAD"), "{said}");
+    assert!(
+        said.contains("check --ci --base origin/main --head HEAD"),
+        "{said}"
+    );
 }
 
 #[test]
@@ -56,7 +69,15 @@ fn task_new_writes_a_task_the_gate_reads_and_refuses_without_writing() {
     repo.write("lib.py", "x = 1\n");
     repo.commit_all("start");
     let output = repo.run(
-        &["task", "new", "fix", "--touches", "lib.py", "--check", "sh -c 'exit 0'"],
+        &[
+            "task",
+            "new",
+            "fix",
+            "--touches",
+            "lib.py",
+            "--check",
+            "sh -c 'exit 0'",
+        ],
         None,
     );
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
@@ -78,7 +99,12 @@ fn task_new_writes_a_task_the_gate_reads_and_refuses_without_writing() {
         &["task", "new", "y", "--check", "echo 'unbalanced"],
     ] {
         let refused = repo.run(args, None);
-        assert_eq!(refused.status.code(), Some(2), "{args:?}: {}", text(&refused));
+        assert_eq!(
+            refused.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&refused)
+        );
     }
     for name in ["x", "y"] {
         assert!(!repo.path().join(".mastermind/tasks").join(name).exists());
@@ -112,8 +138,16 @@ fn a_tracked_hooks_directory_needs_force_and_gets_portable_shims() {
     repo.git(&["config", "core.hooksPath", ".githooks"]);
     let refused = repo.run(&["install"], None);
     assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
-    assert!(text(&refused).contains("hook_path_tracked"), "{}", text(&refused));
-    assert!(text(&refused).contains("install --force"), "{}", text(&refused));
+    assert!(
+        text(&refused).contains("hook_path_tracked"),
+        "{}",
+        text(&refused)
+    );
+    assert!(
+        text(&refused).contains("install --force"),
+        "{}",
+        text(&refused)
+    );
     assert!(!repo.path().join(".githooks/pre-commit").exists());
     let status = repo.run(&["status"], None);
     assert!(
@@ -124,11 +158,18 @@ fn a_tracked_hooks_directory_needs_force_and_gets_portable_shims() {
 
     let forced = repo.run(&["install", "--force"], None);
     assert_eq!(forced.status.code(), Some(0), "{}", text(&forced));
-    assert!(text(&forced).contains("warning[hook_path_tracked]"), "{}", text(&forced));
+    assert!(
+        text(&forced).contains("warning[hook_path_tracked]"),
+        "{}",
+        text(&forced)
+    );
     let shim = std::fs::read_to_string(repo.path().join(".githooks/pre-commit")).unwrap();
     assert!(shim.contains("\nbin=''\n"), "{shim}");
     let bin_dir = std::path::Path::new(common::BIN).parent().unwrap();
-    assert!(!shim.contains(&bin_dir.display().to_string()), "no machine-local path");
+    assert!(
+        !shim.contains(&bin_dir.display().to_string()),
+        "no machine-local path"
+    );
     // The portable shim runs the gate from PATH.
     repo.write("a.txt", "a\n");
     repo.git(&["add", "-A"]);
@@ -138,12 +179,52 @@ fn a_tracked_hooks_directory_needs_force_and_gets_portable_shims() {
         std::env::var("PATH").unwrap_or_default()
     );
     let mut commit = repo.command("git");
-    commit.args(["commit", "-qm", "through the portable shim"]).env("PATH", path);
+    commit
+        .args(["commit", "-qm", "through the portable shim"])
+        .env("PATH", path);
     let committed = commit.output().unwrap();
     assert!(committed.status.success(), "{}", text(&committed));
     assert!(
-        String::from_utf8_lossy(&committed.stderr).contains("mastermind-hooks: no task folder changed"),
+        String::from_utf8_lossy(&committed.stderr)
+            .contains("mastermind-hooks: no task folder changed"),
         "{}",
         text(&committed)
+    );
+}
+
+#[test]
+fn a_merge_commit_runs_the_gate_through_pre_merge_commit() {
+    let repo = TestRepo::new();
+    repo.write("a.txt", "a\n");
+    repo.commit_all("start");
+    let installed = repo.run(&["install"], None);
+    assert_eq!(installed.status.code(), Some(0), "{}", text(&installed));
+    repo.git(&["switch", "-q", "-c", "topic"]);
+    repo.write(
+        ".mastermind/tasks/t/spec.md",
+        "---\ntouches:\n  - file: b.txt\n---\n",
+    );
+    repo.write("b.txt", "b\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&[
+        "commit",
+        "-q",
+        "--no-verify",
+        "-m",
+        "a task without its report",
+    ]);
+    repo.git(&["switch", "-q", "main"]);
+    repo.write("c.txt", "c\n");
+    repo.commit_all("meanwhile on main");
+    let merge = repo.git_output(&["merge", "--no-ff", "-m", "merge topic", "topic"]);
+    assert!(
+        !merge.status.success(),
+        "the merge went through: {}",
+        text(&merge)
+    );
+    assert!(
+        text(&merge).contains("executor_report_missing"),
+        "{}",
+        text(&merge)
     );
 }

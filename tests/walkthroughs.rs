@@ -54,10 +54,9 @@ fn have(program: &str) -> bool {
 /// isolated from this machine's configuration.
 fn run_script(script: &str, dir: &Path, home: &Path) -> Output {
     let bin_dir = Path::new(BIN).parent().expect("the binary's directory");
-    let path = std::env::join_paths(
-        std::iter::once(bin_dir.to_path_buf())
-            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
-    )
+    let path = std::env::join_paths(std::iter::once(bin_dir.to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
     .expect("PATH");
     std::fs::write(home.join(".gitconfig"), "").expect("gitconfig");
     let mut cmd = Command::new("sh");
@@ -105,7 +104,11 @@ fn git(dir: &Path, home: &Path, args: &[&str]) -> String {
         .env_remove("GIT_INDEX_FILE")
         .output()
         .expect("git");
-    assert!(output.status.success(), "git {args:?}: {}", transcript(&output));
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        transcript(&output)
+    );
     String::from_utf8_lossy(&output.stdout).trim().to_string()
 }
 
@@ -125,26 +128,38 @@ fn the_readme_quick_start_reaches_a_committed_pushed_and_ci_checked_task() {
 
     // Committed: the task and its receipt are in the branch's last commit.
     let demo = dir.path().join("demo");
-    let files = git(&demo, home.path(), &["show", "--name-only", "--format=", "HEAD"]);
+    let files = git(
+        &demo,
+        home.path(),
+        &["show", "--name-only", "--format=", "HEAD"],
+    );
     for expected in [
         "lib.py",
         ".mastermind/tasks/change-value/spec.md",
         ".mastermind/tasks/change-value/executor-report.md",
         ".mastermind/tasks/change-value/verification/python3-unittest.tree.json",
     ] {
-        assert!(files.lines().any(|f| f == expected), "{expected} not committed: {files}\n{log}");
+        assert!(
+            files.lines().any(|f| f == expected),
+            "{expected} not committed: {files}\n{log}"
+        );
     }
     // Through the hooks: the gate judged the task at commit and at push.
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("ok: task .mastermind/tasks/change-value (")
-            && stderr.contains("ok: task .mastermind/tasks/change-value in refs/heads/change-value"),
+            && stderr
+                .contains("ok: task .mastermind/tasks/change-value in refs/heads/change-value"),
         "the hooks did not pass the task:\n{log}"
     );
     // Pushed: the remote's branch is the local one.
     let remote = dir.path().join("demo-origin.git");
     assert_eq!(
-        git(&remote, home.path(), &["rev-parse", "refs/heads/change-value"]),
+        git(
+            &remote,
+            home.path(),
+            &["rev-parse", "refs/heads/change-value"]
+        ),
         git(&demo, home.path(), &["rev-parse", "HEAD"])
     );
     // CI-checked: the last command's verdict on the task.

@@ -307,7 +307,9 @@ fn suggest_what_works(report: &mut StatusReport, dir: &HooksDir, observed: &[Hoo
     let force = if dir.check_writable(false, "install").is_err() {
         Some("core.hooksPath comes from outside this repository")
     } else if hooks_dir::is_tracked(dir).unwrap_or(false) {
-        Some("the hooks directory is tracked in this repository; the shims will run mastermind-hooks from PATH")
+        Some(
+            "the hooks directory is tracked in this repository; the shims will run mastermind-hooks from PATH",
+        )
     } else {
         None
     };

@@ -653,10 +653,13 @@ mod tests {
         assert_eq!(node.line_of_pointer("/a/b"), Some(2));
         assert_eq!(node.line_of_pointer("/a"), Some(1));
         assert_eq!(node.line_of_pointer("/a/missing"), Some(1));
-        let (node, _) = parse_strict("x: 1
+        let (node, _) = parse_strict(
+            "x: 1
 surprise:
   deep: 2
-").unwrap();
+",
+        )
+        .unwrap();
         assert_eq!(node.line_of_pointer("/surprise"), Some(2));
         let errors = strict("a:\n  b: [1, ~]\n").unwrap_err();
         assert_eq!(errors[0].pointer.as_deref(), Some("/a/b/1"));

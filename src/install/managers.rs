@@ -66,9 +66,7 @@ impl Manager {
             Some(Manager::Prek)
         } else if has("call_lefthook") || has("$LEFTHOOK") {
             Some(Manager::Lefthook)
-        } else if has("/h\"")
-            && has("dirname")
-            && text.lines().count() <= 3
+        } else if has("/h\"") && has("dirname") && text.lines().count() <= 3
             || has("husky.sh")
             || has("# husky")
             || has("Hook created by Husky")

@@ -145,7 +145,10 @@ fn nothing_to_check(report: &Report) -> Option<String> {
         "mastermind-hooks: {}{}\n",
         report.diagnostics[0].message,
         if more > 0 {
-            format!(" (and {more} more ref{} alike)", if more == 1 { "" } else { "s" })
+            format!(
+                " (and {more} more ref{} alike)",
+                if more == 1 { "" } else { "s" }
+            )
         } else {
             String::new()
         }

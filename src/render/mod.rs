@@ -138,9 +138,15 @@ mod tests {
             )
         };
         assert!(on(None, None, Some("xterm"), true));
-        assert!(on(Some(""), None, Some("xterm"), true), "empty NO_COLOR is unset");
+        assert!(
+            on(Some(""), None, Some("xterm"), true),
+            "empty NO_COLOR is unset"
+        );
         assert!(!on(Some("1"), None, Some("xterm"), true));
-        assert!(!on(Some("0"), None, Some("xterm"), true), "any non-empty value");
+        assert!(
+            !on(Some("0"), None, Some("xterm"), true),
+            "any non-empty value"
+        );
         assert!(!on(Some("1"), Some("1"), None, true), "NO_COLOR wins");
         assert!(on(None, Some("1"), None, false));
         assert!(!on(None, Some("0"), None, false));

@@ -121,7 +121,10 @@ mod tests {
         let defaults = Config::strict_defaults();
         assert_eq!(config.require_task, defaults.require_task);
         assert_eq!(config.freshness, defaults.freshness);
-        assert_eq!(config.accept_unverifiable_v1, defaults.accept_unverifiable_v1);
+        assert_eq!(
+            config.accept_unverifiable_v1,
+            defaults.accept_unverifiable_v1
+        );
         assert!(config.severity.is_empty() && config.exclude.patterns().is_empty());
         assert_eq!(
             config.findings_ledgers.patterns(),

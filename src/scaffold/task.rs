@@ -144,7 +144,8 @@ impl TaskDraft {
                 "Only the files listed under touches in the front matter may change."
             },
             verification = if self.checks.is_empty() {
-                "No observed check is declared yet: add one under verify in the front matter.".to_string()
+                "No observed check is declared yet: add one under verify in the front matter."
+                    .to_string()
             } else {
                 let mut text = String::from(
                     "Each observed check under verify runs through the verification runner, which\nrecords a receipt the gate checks:\n\n",
@@ -266,7 +267,8 @@ fn scalar(text: &str) -> String {
         && bytes
             .iter()
             .all(|&b| b.is_ascii_alphanumeric() || b"_./- ".contains(&b))
-        && (bytes[0].is_ascii_alphabetic() || (bytes[0] == b'-' && bytes.len() > 1 && bytes[1] != b' '))
+        && (bytes[0].is_ascii_alphabetic()
+            || (bytes[0] == b'-' && bytes.len() > 1 && bytes[1] != b' '))
         && !text.ends_with(' ')
         && !matches!(
             text,
@@ -298,13 +300,27 @@ mod tests {
     fn the_spec_passes_its_contract_and_cmd_agrees_with_argv() {
         let task = draft(
             &["lib.py", "docs/it's here.md"],
-            &["python3 -m unittest -v", "sh -c 'test -f lib.py'", "cargo test --locked"],
+            &[
+                "python3 -m unittest -v",
+                "sh -c 'test -f lib.py'",
+                "cargo test --locked",
+            ],
         );
         let spec = task.spec();
         let checked = check(Kind::Spec, spec.as_bytes());
-        assert!(checked.diagnostics.is_empty(), "{spec}\n{:?}", checked.diagnostics);
-        assert!(spec.contains("  - cmd: \"sh -c 'test -f lib.py'\"\n"), "{spec}");
-        assert!(spec.contains("      argv: [sh, -c, test -f lib.py]\n"), "{spec}");
+        assert!(
+            checked.diagnostics.is_empty(),
+            "{spec}\n{:?}",
+            checked.diagnostics
+        );
+        assert!(
+            spec.contains("  - cmd: \"sh -c 'test -f lib.py'\"\n"),
+            "{spec}"
+        );
+        assert!(
+            spec.contains("      argv: [sh, -c, test -f lib.py]\n"),
+            "{spec}"
+        );
         assert!(spec.contains("  - cmd: python3 -m unittest -v\n"), "{spec}");
         let ids: Vec<&str> = task.checks.iter().map(|c| c.id.as_str()).collect();
         assert_eq!(ids, ["python3-unittest", "sh", "cargo-test"]);
@@ -313,7 +329,10 @@ mod tests {
     #[test]
     fn a_bare_task_is_a_valid_spec_too() {
         let spec = draft(&[], &[]).spec();
-        assert!(check(Kind::Spec, spec.as_bytes()).diagnostics.is_empty(), "{spec}");
+        assert!(
+            check(Kind::Spec, spec.as_bytes()).diagnostics.is_empty(),
+            "{spec}"
+        );
     }
 
     #[test]
@@ -333,8 +352,16 @@ mod tests {
             .replace(&scalar(STATUS_PLACEHOLDER), "complete")
             .replace(&scalar(TESTS_RUN_PLACEHOLDER), "12");
         let checked = check(Kind::ExecutorReport, filled.as_bytes());
-        assert!(checked.diagnostics.is_empty(), "{filled}\n{:?}", checked.diagnostics);
-        assert_eq!(filled.matches("tests_run").count(), 1, "only the test runner");
+        assert!(
+            checked.diagnostics.is_empty(),
+            "{filled}\n{:?}",
+            checked.diagnostics
+        );
+        assert_eq!(
+            filled.matches("tests_run").count(),
+            1,
+            "only the test runner"
+        );
     }
 
     #[test]
@@ -343,7 +370,12 @@ mod tests {
             assert!(TaskDraft::new(name, &[], &[]).is_err(), "{name:?}");
         }
         let touch = |p: &str| TaskDraft::new("t", &strings(&[p]), &[]);
-        for path in ["../x", "/etc/passwd", "a/./b", ".mastermind/tasks/t/spec.md"] {
+        for path in [
+            "../x",
+            "/etc/passwd",
+            "a/./b",
+            ".mastermind/tasks/t/spec.md",
+        ] {
             assert!(touch(path).is_err(), "{path:?}");
         }
         let run = |c: &[&str]| TaskDraft::new("t", &[], &strings(c));
