@@ -109,9 +109,19 @@ pub enum Command {
     },
     /// Print an embedded JSON Schema (no NAME: list them).
     Schema {
-        /// executor-report-v1, audit-tail-v1, spec-frontmatter-v1, receipt-v1,
-        /// hooks-config-v1 or tree-receipt-v1.
+        /// The schema to print.
+        #[arg(value_name = "NAME", long_help = schema_names_help())]
         name: Option<String>,
+    },
+    /// Set this repository up: a commented .mastermind/hooks.yaml, the git hooks, and the CI step to add.
+    #[command(
+        after_help = "Exit status: 0 set up (or already set up), 2 something was refused or failed (the message says what to do)."
+    )]
+    Init,
+    /// Start a task: write .mastermind/tasks/NAME/spec.md and an executor-report.md skeleton.
+    Task {
+        #[command(subcommand)]
+        command: TaskCommand,
     },
     /// Install the gate's git hooks (pre-commit and pre-push shims) where git runs hooks.
     #[command(
@@ -145,6 +155,25 @@ pub enum Command {
         hooks: Vec<Hook>,
         #[arg(long, value_enum, default_value_t = StatusFormat::Human)]
         format: StatusFormat,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TaskCommand {
+    /// Write a new task's spec (scope and observed checks) and report skeleton.
+    #[command(
+        after_help = "Example: mastermind-hooks task new fix-login --touches src/login.py --check 'python3 -m pytest tests/test_login.py'\nExit status: 0 written, 2 refused (nothing written)."
+    )]
+    New {
+        /// The task folder's name: letters, digits, `.`, `_`, `-`.
+        name: String,
+        /// A file the task may change (repeatable); relative to the repository's top.
+        #[arg(long = "touches", value_name = "PATH")]
+        touches: Vec<String>,
+        /// A command that must pass, run by `verification run` (repeatable). Shell word
+        /// syntax: quotes group words; nothing is expanded and no shell runs it.
+        #[arg(long = "check", value_name = "CMD")]
+        checks: Vec<String>,
     },
 }
 
@@ -185,6 +214,22 @@ impl ValueEnum for Kind {
     fn to_possible_value(&self) -> Option<PossibleValue> {
         Some(PossibleValue::new(self.name()))
     }
+}
+
+/// `schema --help`: every embedded schema, from the one list the command uses.
+fn schema_names_help() -> String {
+    let names: Vec<&str> = crate::schema::SchemaId::ALL
+        .iter()
+        .map(|id| id.name())
+        .collect();
+    format!(
+        "The schema to print, one of:\n{}",
+        names
+            .iter()
+            .map(|name| format!("  {name}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    )
 }
 
 /// Run the parsed command line.
@@ -252,6 +297,15 @@ pub fn run(cli: Cli) -> ExitStatus {
         }
         Command::Codes { code } => commands::codes::run(code.as_deref()),
         Command::Schema { name } => commands::schema::run(name.as_deref()),
+        Command::Init => commands::init::run(),
+        Command::Task {
+            command:
+                TaskCommand::New {
+                    name,
+                    touches,
+                    checks,
+                },
+        } => commands::task::new(&name, &touches, &checks),
         Command::Install { hooks, force } => commands::hooks::install(&hooks, force),
         Command::Uninstall { hooks, force } => commands::hooks::uninstall(&hooks, force),
         Command::Status { hooks, format } => commands::hooks::status(&hooks, format),

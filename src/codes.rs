@@ -255,6 +255,9 @@ codes! {
     config_invalid: Error, CannotCheck,
         "The gate configuration (.mastermind/hooks.yaml) is invalid.",
         "Fix the key or value named in the message; unknown keys and codes are errors.";
+    push_no_refs: Note, Violation,
+        "`check --push` read no ref lines on stdin: nothing was being pushed, so nothing was checked.",
+        "Nothing to do inside a pre-push hook; by hand, check a branch with `mastermind-hooks check --ci --base origin/main --head HEAD`.";
     usage_invalid: Error, CannotCheck,
         "The command line or the input the gate was handed is malformed.",
         "Check the arguments; see `mastermind-hooks check --help`.";
@@ -750,6 +753,12 @@ codes! {
     hook_legacy_orphan: Warning, Violation,
         "A `HOOK.legacy` file exists but no mastermind-hooks shim runs it.",
         "Rename it back to the hook's name if it is yours, or delete it.";
+    hook_manager_present: Error, CannotCheck,
+        "The hook is a script another hook manager (pre-commit, prek, lefthook, husky, hk) wrote; install does not wrap it.",
+        "Add the gate to that manager's configuration with the recipe printed (docs/src/hooks.md has each), or remove the manager first.";
+    hook_path_tracked: Error, CannotCheck,
+        "core.hooksPath names a directory tracked in the repository; install would rewrite committed files.",
+        "Run `mastermind-hooks install --force` to write portable shims there (they run mastermind-hooks from PATH), then commit them; or unset core.hooksPath.";
     hook_shim_stray: Note, Violation,
         "A mastermind-hooks shim sits in a hooks directory git does not use (core.hooksPath points elsewhere).",
         "Delete it, or unset core.hooksPath; `mastermind-hooks install` writes where git runs hooks.";

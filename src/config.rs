@@ -311,7 +311,10 @@ impl Config {
             let line = node.line_of_pointer(&pointer);
             let Some(code) = Code::from_name(name) else {
                 problems.push(config_error(
-                    format!("{source}: severity: unknown reason code `{name}` (see `mastermind-hooks codes`)"),
+                    format!(
+                        "{source}: severity: unknown reason code `{name}`{} (see `mastermind-hooks codes`)",
+                        crate::suggest::did_you_mean(name, Code::ALL.iter().map(|c| c.as_str()))
+                    ),
                     line,
                 ));
                 continue;
@@ -501,5 +504,22 @@ mod tests {
         }
         let errors = Config::parse(b"require_task: false\nsurprise: 1\n", "t").unwrap_err();
         assert_eq!(errors[0].line, Some(2));
+        // A block value starts a line lower; the error names the key's line.
+        let errors =
+            Config::parse(b"require_task: false\nreciepts:\n  freshness: head\n", "t").unwrap_err();
+        assert_eq!(errors[0].line, Some(2));
+        assert!(
+            errors[0].message.contains("(did you mean `receipts`?)"),
+            "{}",
+            errors[0].message
+        );
+        let errors = Config::parse(b"severity:\n  unexpected_files: warning\n", "t").unwrap_err();
+        assert!(
+            errors[0]
+                .message
+                .contains("(did you mean `unexpected_file`?)"),
+            "{}",
+            errors[0].message
+        );
     }
 }

@@ -36,4 +36,6 @@ pub mod render;
 pub mod repo;
 pub mod report;
 pub mod runner;
+pub mod scaffold;
 pub mod schema;
+pub mod suggest;

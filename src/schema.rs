@@ -185,6 +185,27 @@ impl SchemaId {
     }
 }
 
+impl SchemaId {
+    /// The keys the object schema that owns the `additionalProperties`
+    /// keyword at `keyword_path` allows (its `properties`), for "did you
+    /// mean". Empty when the path leads through another document.
+    fn allowed_keys(self, keyword_path: &str) -> Vec<String> {
+        let Some(owner) = keyword_path.strip_suffix("/additionalProperties") else {
+            return Vec::new();
+        };
+        serde_json::from_str::<Value>(self.source())
+            .ok()
+            .and_then(|schema| {
+                schema
+                    .pointer(owner)
+                    .and_then(|owner| owner.get("properties"))
+                    .and_then(Value::as_object)
+                    .map(|properties| properties.keys().cloned().collect())
+            })
+            .unwrap_or_default()
+    }
+}
+
 /// An embedded schema failed to compile: a bug in this build, never a pass.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SchemaUnavailable {
@@ -245,12 +266,18 @@ pub fn validate(id: SchemaId, instance: &Value) -> Result<Vec<SchemaError>, Sche
             };
             let message = match &keyword {
                 Keyword::Unexpected(keys) => format!(
-                    "unknown field{} {}",
+                    "unknown field{} {}{}",
                     if keys.len() == 1 { "" } else { "s" },
                     keys.iter()
                         .map(|k| format!("`{k}`"))
                         .collect::<Vec<_>>()
-                        .join(", ")
+                        .join(", "),
+                    keys.first()
+                        .map(|key| {
+                            let allowed = id.allowed_keys(error.schema_path().as_str());
+                            crate::suggest::did_you_mean(key, allowed.iter().map(String::as_str))
+                        })
+                        .unwrap_or_default()
                 ),
                 _ => error.to_string(),
             };
@@ -286,5 +313,27 @@ mod tests {
         assert_eq!(errors.len(), 1);
         assert_eq!(errors[0].message, "unknown field `surprise`");
         assert_eq!(errors[0].focus_pointer(), "/surprise");
+    }
+
+    #[test]
+    fn an_unknown_key_near_a_known_one_gets_a_suggestion() {
+        let errors = validate(
+            SchemaId::HooksConfigV1,
+            &serde_json::json!({"reciepts": {"freshnes": "head"}}),
+        )
+        .unwrap();
+        assert_eq!(
+            errors[0].message,
+            "unknown field `reciepts` (did you mean `receipts`?)"
+        );
+        let errors = validate(
+            SchemaId::HooksConfigV1,
+            &serde_json::json!({"receipts": {"freshnes": "head"}}),
+        )
+        .unwrap();
+        assert_eq!(
+            errors[0].message,
+            "unknown field `freshnes` (did you mean `freshness`?)"
+        );
     }
 }

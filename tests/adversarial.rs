@@ -187,7 +187,7 @@ fn a_receipt_naming_a_path_outside_the_repository_is_never_current() {
     let dir = tempfile::tempdir().unwrap();
     let sample = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/examples/demo-task/verification/unit.json"
+        "/examples/mastermind-v1/verification/unit.json"
     );
     let mut receipt: serde_json::Value =
         serde_json::from_slice(&std::fs::read(sample).unwrap()).unwrap();

@@ -310,7 +310,7 @@ fn a_second_install_changes_nothing() {
     let hooks = repo.path().join(".git/hooks");
     // Age every file so that any rewrite would show in its mtime.
     let old = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
-    for name in ["pre-commit", "pre-push"] {
+    for name in ["pre-commit", "pre-push", "pre-merge-commit"] {
         std::fs::File::options()
             .write(true)
             .open(hooks.join(name))
@@ -322,11 +322,15 @@ fn a_second_install_changes_nothing() {
     assert_eq!(status(&output), 0);
     let out = text(&output);
     assert!(
-        out.contains("pre-commit: already installed (shim v1), nothing changed"),
+        out.contains("pre-commit: already installed (shim v2), nothing changed"),
         "{out}"
     );
     assert!(
-        out.contains("pre-push: already installed (shim v1), nothing changed"),
+        out.contains("pre-push: already installed (shim v2), nothing changed"),
+        "{out}"
+    );
+    assert!(
+        out.contains("pre-merge-commit: already installed (shim v2), nothing changed"),
         "{out}"
     );
     assert!(
@@ -340,7 +344,7 @@ fn a_second_install_changes_nothing() {
             .iter()
             .filter(|e| !e.0.ends_with(".sample"))
             .count(),
-        2
+        3
     );
 }
 
@@ -762,7 +766,7 @@ fn shims_of_older_versions_are_upgraded_and_newer_ones_kept_without_force() {
     let output = repo.run(&["install", "--hook", "pre-commit"], None);
     assert_eq!(status(&output), 0, "{}", text(&output));
     assert!(
-        text(&output).contains("upgraded shim v0 to v1"),
+        text(&output).contains("upgraded shim v0 to v2"),
         "{}",
         text(&output)
     );

@@ -539,7 +539,7 @@ fn ci_freshness_task_merge_and_head() {
 fn v1_receipts_are_unverifiable_in_tree_views() {
     let repo = task_repo(PASSING);
     let v1 = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo-task/verification/unit.json"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/mastermind-v1/verification/unit.json"),
     )
     .unwrap();
     let mut v1: Value = serde_json::from_str(&v1).unwrap();

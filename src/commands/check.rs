@@ -417,12 +417,25 @@ pub(crate) fn judge_update(
     Ok(())
 }
 
+/// How to check a branch by hand, for `check --push` run outside git.
+const PUSH_BY_HAND: &str = "To check a branch by hand, run `mastermind-hooks check --ci --base origin/main --head HEAD`; to replay a push, pipe git's lines (`<local ref> <local sha> <remote ref> <remote sha>`) into `mastermind-hooks check --push REMOTE URL`.";
+
 fn push(
     repo: &Repo,
     remote: Option<&str>,
     url: Option<&str>,
     out: &mut Collected,
 ) -> Result<(), RepoError> {
+    if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        out.diagnostics.push(
+            Diagnostic::new(
+                Code::usage_invalid,
+                "check --push reads the ref lines git gives a pre-push hook on stdin, and stdin is a terminal: there is no push to check, so nothing was checked",
+            )
+            .with_hint(PUSH_BY_HAND),
+        );
+        return Ok(());
+    }
     let mut input = String::new();
     if let Err(e) = std::io::stdin().read_to_string(&mut input) {
         out.diagnostics.push(Diagnostic::new(
@@ -438,6 +451,15 @@ fn push(
             return Ok(());
         }
     };
+    if lines.is_empty() {
+        out.diagnostics.push(
+            Diagnostic::new(
+                Code::push_no_refs,
+                "git passed no ref lines on stdin: nothing is being pushed, so nothing was checked",
+            )
+            .with_hint(PUSH_BY_HAND),
+        );
+    }
     let pushed: Vec<&PushLine> = lines.iter().filter(|l| !is_zero(&l.local)).collect();
     if pushed.is_empty() {
         return Ok(());

@@ -83,6 +83,37 @@ fn shim_binary() -> Result<Vec<u8>, Diagnostic> {
     }
 }
 
+/// A hooks directory the repository tracks is rewritten only with
+/// `--force`, and then with a warning. `Ok(true)`: tracked, go ahead.
+fn tracked_refusal(dir: &HooksDir, force: bool, command: &str) -> Result<bool, Diagnostic> {
+    if !hooks_dir::is_tracked(dir)? {
+        return Ok(false);
+    }
+    let path = dir.path.display();
+    if !force {
+        return Err(Diagnostic::new(
+            Code::hook_path_tracked,
+            format!(
+                "git runs hooks from {path} ({}), a directory tracked in this repository: {command} would change committed files, so nothing was changed",
+                dir.reason.describe()
+            ),
+        )
+        .with_path(path.to_string())
+        .with_hint(format!(
+            "Run `mastermind-hooks {command} --force` to do it anyway{}, or add `mastermind-hooks check --staged` (pre-commit) and `mastermind-hooks check --push \"$@\"` (pre-push) to the hooks there yourself.",
+            if command == "install" {
+                " (the shims written there run mastermind-hooks from PATH, so they can be committed)"
+            } else {
+                ""
+            }
+        )));
+    }
+    eprintln!(
+        "warning[hook_path_tracked]: {path} is tracked in this repository; {command} --force changes committed files there: review and commit them"
+    );
+    Ok(true)
+}
+
 pub fn install(named: &[Hook], force: bool) -> ExitStatus {
     let hooks = Hook::selection(named);
     let dir = match hooks_dir::resolve(&current_dir()) {
@@ -92,9 +123,19 @@ pub fn install(named: &[Hook], force: bool) -> ExitStatus {
     if let Err(d) = dir.check_writable(force, "install") {
         return refuse(&[d]);
     }
-    let binary = match shim_binary() {
-        Ok(binary) => binary,
+    let tracked = match tracked_refusal(&dir, force, "install") {
+        Ok(tracked) => tracked,
         Err(d) => return refuse(&[d]),
+    };
+    // A committed hooks directory gets portable shims: they run
+    // mastermind-hooks from PATH, never a path on this machine.
+    let binary = if tracked {
+        Vec::new()
+    } else {
+        match shim_binary() {
+            Ok(binary) => binary,
+            Err(d) => return refuse(&[d]),
+        }
     };
     let observed = match observe_all(&dir.path, &hooks) {
         Ok(observed) => observed,
@@ -127,7 +168,14 @@ pub fn install(named: &[Hook], force: bool) -> ExitStatus {
         }
         let _ = writeln!(out, "{}: {}", files.hook, step.describe(files));
     }
-    let _ = writeln!(out, "binary: {}", shim::bytes_path(&binary).display());
+    if binary.is_empty() {
+        let _ = writeln!(
+            out,
+            "binary: mastermind-hooks from PATH (the shims are portable: commit them)"
+        );
+    } else {
+        let _ = writeln!(out, "binary: {}", shim::bytes_path(&binary).display());
+    }
     if steps.iter().any(|(_, step, _)| step.changes_anything()) {
         let _ = writeln!(
             out,
@@ -152,6 +200,7 @@ fn when(hook: Hook) -> &'static str {
     match hook {
         Hook::PreCommit => "before each commit",
         Hook::PrePush => "before each push",
+        Hook::PreMergeCommit => "before each merge commit",
     }
 }
 
@@ -162,6 +211,9 @@ pub fn uninstall(named: &[Hook], force: bool) -> ExitStatus {
         Err(d) => return refuse(&[d]),
     };
     if let Err(d) = dir.check_writable(force, "uninstall") {
+        return refuse(&[d]);
+    }
+    if let Err(d) = tracked_refusal(&dir, force, "uninstall") {
         return refuse(&[d]);
     }
     let observed = match observe_all(&dir.path, &hooks) {
@@ -192,6 +244,22 @@ pub fn uninstall(named: &[Hook], force: bool) -> ExitStatus {
 }
 
 fn probe(path: &Path) -> Probe {
+    // A portable shim names no path: it runs mastermind-hooks from PATH.
+    if path.as_os_str().is_empty() {
+        return std::env::var_os("PATH")
+            .and_then(|paths| {
+                std::env::split_paths(&paths)
+                    .map(|dir| dir.join("mastermind-hooks"))
+                    .find(|candidate| binary::is_executable_file(candidate))
+            })
+            .map_or(
+                Probe {
+                    exists: false,
+                    executable: false,
+                },
+                |found| probe(&found),
+            );
+    }
     match std::fs::metadata(path) {
         Ok(meta) => Probe {
             exists: true,
@@ -227,7 +295,54 @@ fn status_report(hooks: &[Hook]) -> StatusReport {
     } else {
         observe_all(&dir.default_path, hooks).unwrap_or_default()
     };
-    status::evaluate(&dir, &observed, &elsewhere, &probe)
+    let mut report = status::evaluate(&dir, &observed, &elsewhere, &probe);
+    suggest_what_works(&mut report, &dir, &observed);
+    report
+}
+
+/// Make each fix hint the command that really works here: plain `install`
+/// refuses a global core.hooksPath or a tracked hooks directory without
+/// `--force`, and never wraps another hook manager's script.
+fn suggest_what_works(report: &mut StatusReport, dir: &HooksDir, observed: &[HookFiles]) {
+    let force = if dir.check_writable(false, "install").is_err() {
+        Some("core.hooksPath comes from outside this repository")
+    } else if hooks_dir::is_tracked(dir).unwrap_or(false) {
+        Some(
+            "the hooks directory is tracked in this repository; the shims will run mastermind-hooks from PATH",
+        )
+    } else {
+        None
+    };
+    for (hook, files) in report.hooks.iter_mut().zip(observed) {
+        let manager = files
+            .current
+            .file()
+            .filter(|file| file.shim().is_none())
+            .and_then(|file| crate::install::managers::Manager::detect(&file.bytes));
+        for d in &mut hook.diagnostics {
+            let fixable_by_install = matches!(
+                d.code,
+                Code::hook_not_installed
+                    | Code::hook_shim_outdated
+                    | Code::hook_shim_modified
+                    | Code::hook_shim_not_executable
+                    | Code::hook_binary_missing
+            );
+            if !fixable_by_install {
+                continue;
+            }
+            if let Some(manager) = manager {
+                d.hint = Some(format!(
+                    "{} runs this hook: add `mastermind-hooks {}` to its configuration (recipe: {}).",
+                    manager.name(),
+                    files.hook.gate_command(),
+                    manager.recipe_anchor()
+                ));
+            } else if let Some(why) = force {
+                d.hint = Some(format!("Run `mastermind-hooks install --force` ({why})."));
+            }
+        }
+    }
 }
 
 pub fn status(named: &[Hook], format: StatusFormat) -> ExitStatus {

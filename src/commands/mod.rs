@@ -6,8 +6,11 @@ pub mod ci_env;
 pub mod codes;
 pub mod digest;
 pub mod hooks;
+pub mod init;
 pub mod output;
+pub mod scaffold_files;
 pub mod schema;
+pub mod task;
 pub mod validate;
 pub mod verification;
 

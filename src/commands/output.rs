@@ -25,6 +25,10 @@ pub struct OutputArgs {
     /// a notice says how many more exist.
     #[arg(long, value_name = "N", default_value_t = github::DEFAULT_MAX_ANNOTATIONS)]
     pub max_annotations: usize,
+    /// Human output: print nothing unless there is an error or a warning (a passing
+    /// hook stays silent). The exit status is unchanged.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 impl Default for OutputArgs {
@@ -33,6 +37,7 @@ impl Default for OutputArgs {
             format: Format::Human,
             color: ColorChoice::Auto,
             max_annotations: github::DEFAULT_MAX_ANNOTATIONS,
+            quiet: false,
         }
     }
 }
@@ -87,7 +92,15 @@ pub fn finish_with_summary_target(
     let options = RenderOptions {
         max_annotations: args.max_annotations,
     };
-    let text = render::render(report, args.format, &options);
+    let silent = args.quiet
+        && args.format == Format::Human
+        && report.summary.errors == 0
+        && report.summary.warnings == 0;
+    let text = if silent {
+        String::new()
+    } else {
+        render::render(report, args.format, &options)
+    };
     let written = if args.format == Format::Human && human == HumanTo::Stderr {
         write_stderr(&text)
     } else {

@@ -22,7 +22,8 @@ pub fn run(name: Option<&str>) -> ExitStatus {
         },
         None => {
             eprintln!(
-                "error: unknown schema `{name}`; known schemas: {}",
+                "error: unknown schema `{name}`{}; known schemas: {}",
+                crate::suggest::did_you_mean(name, SchemaId::ALL.iter().map(|id| id.name())),
                 SchemaId::ALL
                     .iter()
                     .map(|id| id.name())

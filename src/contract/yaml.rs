@@ -83,26 +83,36 @@ impl YamlNode {
         }
     }
 
-    /// The line of the value stored under `pointer` (RFC 6901), falling back
-    /// to the deepest node on the way that exists.
+    /// The line of what `pointer` (RFC 6901) names, falling back to the
+    /// deepest node on the way that exists. A mapping entry is located by
+    /// its key's line: for a block value (`key:` then indented lines) the
+    /// value starts a line lower, but the key is what a person edits.
     pub fn line_of_pointer(&self, pointer: &str) -> Option<u32> {
         let mut node = self;
+        let mut line = self.line;
         for token in pointer.split('/').skip(1) {
             let token = token.replace("~1", "/").replace("~0", "~");
             let next = match &node.value {
                 YamlValue::Map(entries) => entries
                     .iter()
                     .find(|(k, _)| matches!(&k.value, YamlValue::Str(s) if *s == token))
-                    .map(|(_, v)| v),
-                YamlValue::Seq(items) => token.parse::<usize>().ok().and_then(|i| items.get(i)),
+                    .map(|(k, v)| (v, if k.line > 0 { k.line } else { v.line })),
+                YamlValue::Seq(items) => token
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|i| items.get(i))
+                    .map(|item| (item, item.line)),
                 _ => None,
             };
             match next {
-                Some(next) => node = next,
+                Some((next, next_line)) => {
+                    node = next;
+                    line = next_line;
+                }
                 None => break,
             }
         }
-        (node.line > 0).then_some(node.line)
+        (line > 0).then_some(line)
     }
 }
 
@@ -639,7 +649,18 @@ mod tests {
     fn pointer_and_line_lookup() {
         let (node, _) = parse_strict("a:\n  b:\n    - x\n    - y\n").unwrap();
         assert_eq!(node.line_of_pointer("/a/b/1"), Some(4));
-        assert_eq!(node.line_of_pointer("/a/missing"), Some(2));
+        // A key whose value is a block is found on the key's own line.
+        assert_eq!(node.line_of_pointer("/a/b"), Some(2));
+        assert_eq!(node.line_of_pointer("/a"), Some(1));
+        assert_eq!(node.line_of_pointer("/a/missing"), Some(1));
+        let (node, _) = parse_strict(
+            "x: 1
+surprise:
+  deep: 2
+",
+        )
+        .unwrap();
+        assert_eq!(node.line_of_pointer("/surprise"), Some(2));
         let errors = strict("a:\n  b: [1, ~]\n").unwrap_err();
         assert_eq!(errors[0].pointer.as_deref(), Some("/a/b/1"));
     }

@@ -349,6 +349,38 @@ fn parse_setting(stdout: &[u8]) -> Option<HooksPathSetting> {
     })
 }
 
+/// Does git track files under the hooks directory (a `core.hooksPath`
+/// committed to the repository, such as `.githooks/`)? Shims written there
+/// would be committed, so they must not name a path on this machine.
+pub fn is_tracked(dir: &HooksDir) -> Result<bool, Diagnostic> {
+    let Ok(relative) = dir.path.strip_prefix(&dir.worktree) else {
+        return Ok(false);
+    };
+    if relative.as_os_str().is_empty() {
+        return Ok(false);
+    }
+    let relative = super::shim::path_bytes(relative);
+    let relative = String::from_utf8_lossy(&relative).into_owned();
+    let args = ["ls-files", "-z", "--", relative.as_str()];
+    let output = std::process::Command::new("git")
+        .args(args)
+        .current_dir(&dir.worktree)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| unavailable(format!("cannot run git: {e}")))?;
+    if !output.status.success() {
+        return Err(failure(
+            &args,
+            &GitRun::Exited {
+                code: output.status.code(),
+                stdout: output.stdout,
+                stderr: output.stderr,
+            },
+        ));
+    }
+    Ok(!output.stdout.is_empty())
+}
+
 /// The edge: ask the `git` on PATH, from `cwd`, with this process's
 /// environment (so `GIT_DIR` and friends are honoured as git honours them).
 pub fn resolve(cwd: &Path) -> Result<HooksDir, Diagnostic> {

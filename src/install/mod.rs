@@ -3,6 +3,7 @@
 //!
 //! * [`hooks_dir`]: the directory git runs hooks from, and why (asks git);
 //! * [`shim`]: the POSIX `sh` shim templates (`hooks/`), rendering and parsing;
+//! * [`managers`]: the scripts other hook managers write, and their recipes;
 //! * [`binary`]: the stable absolute path of the running binary;
 //! * [`files`]: what is on disk at a hook's path and its `.legacy` path;
 //! * [`plan`]: pure decisions (install, uninstall) from those observations;
@@ -28,6 +29,7 @@ pub mod apply;
 pub mod binary;
 pub mod files;
 pub mod hooks_dir;
+pub mod managers;
 pub mod plan;
 pub mod shim;
 pub mod status;
@@ -42,17 +44,21 @@ pub enum Hook {
     PreCommit,
     /// `check --push` before each push.
     PrePush,
+    /// `check --staged` before git records a merge (`git merge`; git runs
+    /// no pre-commit hook for it).
+    PreMergeCommit,
 }
 
 impl Hook {
     /// Every managed hook, in the order commands report them.
-    pub const ALL: [Hook; 2] = [Hook::PreCommit, Hook::PrePush];
+    pub const ALL: [Hook; 3] = [Hook::PreCommit, Hook::PrePush, Hook::PreMergeCommit];
 
     /// The hook's file name, as git looks it up.
     pub fn name(self) -> &'static str {
         match self {
             Hook::PreCommit => "pre-commit",
             Hook::PrePush => "pre-push",
+            Hook::PreMergeCommit => "pre-merge-commit",
         }
     }
 
@@ -64,7 +70,7 @@ impl Hook {
     /// The gate command the shim runs.
     pub fn gate_command(self) -> &'static str {
         match self {
-            Hook::PreCommit => "check --staged",
+            Hook::PreCommit | Hook::PreMergeCommit => "check --staged",
             Hook::PrePush => "check --push",
         }
     }
@@ -102,6 +108,10 @@ mod tests {
         assert_eq!(
             Hook::selection(&[Hook::PrePush, Hook::PreCommit, Hook::PrePush]),
             vec![Hook::PreCommit, Hook::PrePush]
+        );
+        assert_eq!(
+            Hook::from_name("pre-merge-commit"),
+            Some(Hook::PreMergeCommit)
         );
         assert_eq!(Hook::from_name("pre-push"), Some(Hook::PrePush));
         assert_eq!(Hook::from_name("post-commit"), None);

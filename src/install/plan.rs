@@ -8,6 +8,7 @@
 //! from a newer shim version is not downgraded without `--force`.
 
 use super::files::{Entry, HookFiles};
+use super::managers::Manager;
 use super::shim::SHIM_VERSION;
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
@@ -98,6 +99,24 @@ pub fn install(files: &HookFiles, shim: &[u8], force: bool) -> Result<InstallSte
                 from_version: info.version,
             }),
             None => {
+                if let Some(manager) = Manager::detect(&file.bytes) {
+                    return Err(Diagnostic::new(
+                        Code::hook_manager_present,
+                        format!(
+                            "{hook} is {}'s hook script; wrapping it would break {}, so nothing was installed. Add the gate to {}'s configuration instead:\n{}",
+                            manager.name(),
+                            manager.name(),
+                            manager.name(),
+                            manager.recipe().trim_end()
+                        ),
+                    )
+                    .with_path(path)
+                    .with_hint(format!(
+                        "Add the lines above to {}'s configuration (recipe: {}); `mastermind-hooks install` is for repositories without a hook manager.",
+                        manager.name(),
+                        manager.recipe_anchor()
+                    )));
+                }
                 if files.legacy.exists() {
                     return Err(Diagnostic::new(
                         Code::hook_legacy_conflict,
@@ -244,7 +263,9 @@ mod tests {
         let elsewhere = render(Hook::PreCommit, b"/old/mh");
         assert_eq!(
             step(file(&elsewhere, true), Entry::Absent),
-            Ok(InstallStep::Replace { from_version: 1 })
+            Ok(InstallStep::Replace {
+                from_version: SHIM_VERSION
+            })
         );
         let old = b"#!/bin/sh\n# mastermind-hooks shim v0\nexec mh\n";
         assert_eq!(
@@ -279,6 +300,12 @@ mod tests {
         assert_eq!(
             code(file(framework, true), Entry::Absent, true),
             Code::hook_legacy_conflict
+        );
+        // A hook manager's script is never wrapped, even with --force.
+        let lefthook = b"#!/bin/sh\ncall_lefthook()\n{\n  lefthook \"$@\"\n}\n";
+        assert_eq!(
+            code(file(lefthook, true), Entry::Absent, true),
+            Code::hook_manager_present
         );
         assert_eq!(
             code(

@@ -9,7 +9,7 @@ use super::Hook;
 use std::path::{Path, PathBuf};
 
 /// The version of the shims this binary writes.
-pub const SHIM_VERSION: u32 = 1;
+pub const SHIM_VERSION: u32 = 2;
 
 const MARKER_PREFIX: &str = "# mastermind-hooks shim v";
 const PLACEHOLDER: &str = "@MASTERMIND_HOOKS_BINARY@";
@@ -22,10 +22,13 @@ fn template(hook: Hook) -> &'static str {
     match hook {
         Hook::PreCommit => include_str!("../../hooks/pre-commit"),
         Hook::PrePush => include_str!("../../hooks/pre-push"),
+        Hook::PreMergeCommit => include_str!("../../hooks/pre-merge-commit"),
     }
 }
 
-/// The shim for `hook`, running the binary at `binary` (absolute path bytes).
+/// The shim for `hook`, running the binary at `binary` (absolute path
+/// bytes), or, when `binary` is empty, `mastermind-hooks` from PATH (the
+/// portable form for a hooks directory committed to the repository).
 pub fn render(hook: Hook, binary: &[u8]) -> Vec<u8> {
     let text = template(hook);
     let mut out = Vec::with_capacity(text.len() + binary.len());

@@ -283,14 +283,18 @@ fn hook_status(files: &HookFiles, probe: &dyn Fn(&Path) -> Probe) -> HookStatus 
                             Code::hook_binary_missing,
                             format!(
                                 "the {hook} shim runs {}, which {}; the hook falls back to mastermind-hooks on PATH, or fails",
-                                binary_path.display(),
+                                if binary.is_empty() { "mastermind-hooks from PATH".to_string() } else { binary_path.display().to_string() },
                                 if found.exists { "is not executable" } else { "does not exist" }
                             ),
                         ),
                     );
                 }
                 status.binary = Some(BinaryStatus {
-                    path: text(&binary_path),
+                    path: if binary.is_empty() {
+                        "mastermind-hooks on PATH".to_string()
+                    } else {
+                        text(&binary_path)
+                    },
                     exists: found.exists,
                     executable: found.executable,
                 });
@@ -304,6 +308,7 @@ fn moment(hook: Hook) -> &'static str {
     match hook {
         Hook::PreCommit => "commits",
         Hook::PrePush => "pushes",
+        Hook::PreMergeCommit => "merge commits",
     }
 }
 

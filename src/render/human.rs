@@ -127,7 +127,38 @@ fn task(out: &mut String, task: &TaskResult) {
     }
 }
 
+/// A gate run that touched no task and found nothing says so in one line
+/// (a hook on every commit that belongs to no task must not be noisy).
+fn nothing_to_check(report: &Report) -> Option<String> {
+    let quiet = report.files.is_empty()
+        && report.tasks.is_empty()
+        && !report.diagnostics.is_empty()
+        && report
+            .diagnostics
+            .iter()
+            .all(|d| d.code == crate::codes::Code::no_task_changed);
+    if !quiet {
+        return None;
+    }
+    let more = report.diagnostics.len() - 1;
+    Some(format!(
+        "mastermind-hooks: {}{}\n",
+        report.diagnostics[0].message,
+        if more > 0 {
+            format!(
+                " (and {more} more ref{} alike)",
+                if more == 1 { "" } else { "s" }
+            )
+        } else {
+            String::new()
+        }
+    ))
+}
+
 pub fn render(report: &Report) -> String {
+    if let Some(line) = nothing_to_check(report) {
+        return line;
+    }
     let mut out = String::new();
     for file in &report.files {
         let kind = file.kind.unwrap_or("unknown kind");

@@ -75,6 +75,26 @@ pub enum ColorChoice {
     Never,
 }
 
+/// `--color auto`, decided here rather than by the colour library (which
+/// treats an empty `NO_COLOR` as set): a non-empty `NO_COLOR` turns colour
+/// off (no-color.org: "when present and not an empty string"), a
+/// `CLICOLOR_FORCE` other than empty or `0` turns it on, and otherwise a
+/// terminal that is not `TERM=dumb` gets colour.
+pub fn auto_color(
+    no_color: Option<&std::ffi::OsStr>,
+    clicolor_force: Option<&std::ffi::OsStr>,
+    term: Option<&std::ffi::OsStr>,
+    is_terminal: bool,
+) -> bool {
+    if no_color.is_some_and(|v| !v.is_empty()) {
+        return false;
+    }
+    if clicolor_force.is_some_and(|v| !v.is_empty() && v != "0") {
+        return true;
+    }
+    is_terminal && term.is_none_or(|t| t != "dumb")
+}
+
 impl ColorChoice {
     /// Apply the choice process-wide. `auto` defers to the stream and to the
     /// NO_COLOR / CLICOLOR_FORCE conventions.
@@ -89,16 +109,50 @@ impl ColorChoice {
         match self {
             ColorChoice::Always => owo_colors::set_override(true),
             ColorChoice::Never => owo_colors::set_override(false),
-            ColorChoice::Auto => {
-                if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
-                    owo_colors::set_override(false);
-                } else if std::env::var_os("CLICOLOR_FORCE").is_some_and(|v| v != "0") {
-                    owo_colors::set_override(true);
-                } else if stream == Stream::Stderr {
-                    let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
-                    owo_colors::set_override(std::io::stderr().is_terminal() && !dumb);
-                }
-            }
+            ColorChoice::Auto => owo_colors::set_override(auto_color(
+                std::env::var_os("NO_COLOR").as_deref(),
+                std::env::var_os("CLICOLOR_FORCE").as_deref(),
+                std::env::var_os("TERM").as_deref(),
+                match stream {
+                    Stream::Stdout => std::io::stdout().is_terminal(),
+                    Stream::Stderr => std::io::stderr().is_terminal(),
+                },
+            )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::auto_color;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn only_a_non_empty_no_color_turns_colour_off() {
+        let on = |no_color: Option<&str>, force: Option<&str>, term: Option<&str>, tty: bool| {
+            auto_color(
+                no_color.map(OsStr::new),
+                force.map(OsStr::new),
+                term.map(OsStr::new),
+                tty,
+            )
+        };
+        assert!(on(None, None, Some("xterm"), true));
+        assert!(
+            on(Some(""), None, Some("xterm"), true),
+            "empty NO_COLOR is unset"
+        );
+        assert!(!on(Some("1"), None, Some("xterm"), true));
+        assert!(
+            !on(Some("0"), None, Some("xterm"), true),
+            "any non-empty value"
+        );
+        assert!(!on(Some("1"), Some("1"), None, true), "NO_COLOR wins");
+        assert!(on(None, Some("1"), None, false));
+        assert!(!on(None, Some("0"), None, false));
+        assert!(!on(None, Some(""), None, false));
+        assert!(!on(None, None, Some("dumb"), true));
+        assert!(!on(None, None, None, false));
+        assert!(on(None, None, None, true));
     }
 }

@@ -1,0 +1,73 @@
+//! `mastermind-hooks init`: set a repository up for the gate in one step.
+//! Writes a commented `.mastermind/hooks.yaml` (never over an existing
+//! one), installs the hooks exactly as `install` does, and prints the CI
+//! step for the platform the repository is hosted on.
+
+use crate::commands::scaffold_files::{create_new, real_dirs, worktree_top};
+use crate::commands::{emit, hooks};
+use crate::config::CONFIG_PATH;
+use crate::diagnostic::ExitStatus;
+use crate::scaffold::config::{CONFIG_TEMPLATE, Platform, ci_snippet};
+use std::path::Path;
+
+fn origin_url(top: &Path) -> Option<String> {
+    let output = std::process::Command::new("git")
+        .args(["remote", "get-url", "origin"])
+        .current_dir(top)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    output
+        .status
+        .success()
+        .then(|| String::from_utf8_lossy(&output.stdout).trim().to_string())
+}
+
+pub fn run() -> ExitStatus {
+    let top = match worktree_top() {
+        Ok(top) => top,
+        Err(message) => {
+            eprintln!("error[usage_invalid]: {message}");
+            return ExitStatus::CannotCheck;
+        }
+    };
+    let config = top.join(CONFIG_PATH);
+    let wrote = match std::fs::symlink_metadata(&config) {
+        Ok(_) => format!("{CONFIG_PATH}: already there, left as it is\n"),
+        Err(_) => {
+            let dir = CONFIG_PATH.rsplit_once('/').map_or("", |(dir, _)| dir);
+            match real_dirs(&top, dir).and_then(|_| create_new(&config, CONFIG_TEMPLATE)) {
+                Ok(()) => format!(
+                    "{CONFIG_PATH}: written (every key at its default, each explained); commit it\n"
+                ),
+                Err(message) => {
+                    eprintln!("error[usage_invalid]: {message}; nothing was installed");
+                    return ExitStatus::CannotCheck;
+                }
+            }
+        }
+    };
+    if emit(&wrote).is_err() {
+        return ExitStatus::CannotCheck;
+    }
+    let installed = hooks::install(&[], false);
+    let platform = Platform::detect(
+        origin_url(&top).as_deref(),
+        top.join(".github").is_dir(),
+        top.join(".gitlab-ci.yml").is_file(),
+    );
+    let which = match platform {
+        Platform::Github => "GitHub Actions (from the origin remote or .github/)",
+        Platform::Gitlab => "GitLab CI (from the origin remote or .gitlab-ci.yml)",
+        Platform::Unknown => "no platform detected; GitHub Actions and GitLab CI shown",
+    };
+    let text = format!(
+        "\nCI: {which}. Add this step so every pull request is gated on what lands:\n\n{}\nNext: `mastermind-hooks task new NAME --touches PATH --check CMD` starts a task.\n",
+        ci_snippet(platform, env!("CARGO_PKG_VERSION"))
+    );
+    if emit(&text).is_err() {
+        return ExitStatus::CannotCheck;
+    }
+    installed
+}

@@ -1,0 +1,176 @@
+//! The configuration `init` writes and the CI snippet it prints.
+
+/// `.mastermind/hooks.yaml` as `init` writes it: every key at its default,
+/// each explained, so the file is a reference as well as a starting point.
+pub const CONFIG_TEMPLATE: &str = r#"# mastermind-hooks configuration. Every key is optional and shows its default;
+# unknown keys are errors. Schema: `mastermind-hooks schema hooks-config-v1`.
+#
+# The gate reads this file from the base of each change (HEAD before a commit,
+# the remote's branch before a push, the target branch in CI), so a change to it
+# takes effect once it has landed: a branch cannot relax its own gate.
+version: 1
+
+# true: shorthand for `untasked: {default: deny}`: every change must belong to
+# a task folder (.mastermind/tasks/<name>/, made by `mastermind-hooks task new NAME`).
+require_task: false
+
+# Per-code severity (error | warning | note) for rule findings; codes that mean
+# "could not check" cannot be downgraded. `mastermind-hooks codes` lists them.
+severity: {}
+#  missing_expected_file: error
+
+receipts:
+  # Which tree a receipt must match: task (where the check ran: the commit that
+  # added the receipt; a later commit of the same task that changes content
+  # makes it stale), merge (what lands: the merge in CI) or head (the tip).
+  freshness: task
+  # Accept Mastermind v1 receipts, which only `check --worktree` can verify, as
+  # a warning instead of an error in the hooks and CI.
+  accept_unverifiable_v1: false
+
+# Paths the scope and files_modified checks ignore (`*` stays inside a
+# directory, `**` crosses directories).
+exclude: []
+#  - "docs/generated/**"
+
+# Agent files validated with their contract wherever a change touches them.
+findings_ledgers: ["**/adversarial-findings.md"]
+plastic_reports: []
+plastic_intents: []
+plastic_savepoints: []
+subagent_returns: []
+
+# Changes no task covers (commits that touch no task folder, changes of this
+# file): rules in order, first match wins, else default (allow | warn | deny).
+untasked:
+  default: allow
+  rules: []
+#    - action: deny                # agents' commits need a task
+#      agents: [claude-code, codex, copilot, cursor, devin]
+
+specs:
+  # planning: a spec already on the base changes only in a change that touches
+  # nothing outside .mastermind/; any: also together with the work.
+  changes: planning
+  # true: a task's spec must be on the base before its work can land.
+  require_on_base: false
+"#;
+
+/// Where a repository's CI runs, as far as `init` can tell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Platform {
+    Github,
+    Gitlab,
+    Unknown,
+}
+
+impl Platform {
+    /// Detect from what the repository shows: its `origin` URL first, then
+    /// the CI files it already has.
+    pub fn detect(origin_url: Option<&str>, has_github_dir: bool, has_gitlab_ci: bool) -> Platform {
+        let url = origin_url.unwrap_or("").to_ascii_lowercase();
+        if url.contains("github") {
+            Platform::Github
+        } else if url.contains("gitlab") {
+            Platform::Gitlab
+        } else if has_github_dir {
+            Platform::Github
+        } else if has_gitlab_ci {
+            Platform::Gitlab
+        } else {
+            Platform::Unknown
+        }
+    }
+}
+
+/// The CI step for `platform`, installing this very version.
+pub fn ci_snippet(platform: Platform, version: &str) -> String {
+    let github = format!(
+        r#"# .github/workflows/mastermind-hooks.yml
+name: mastermind-hooks
+on: [pull_request, merge_group]
+jobs:
+  gate:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+        with:
+          fetch-depth: 0 # the merge base must be in the clone
+      - run: cargo install --locked mastermind-hooks@{version}
+      - run: mastermind-hooks check --ci --format github
+"#
+    );
+    let gitlab = format!(
+        r#"# .gitlab-ci.yml
+mastermind-hooks:
+  image: rust:latest
+  variables:
+    GIT_DEPTH: "0" # the merge base must be in the clone
+  rules:
+    - if: $CI_PIPELINE_SOURCE == "merge_request_event"
+  script:
+    - cargo install --locked mastermind-hooks@{version}
+    - mastermind-hooks check --ci --format gitlab > gl-code-quality-report.json
+  artifacts:
+    when: always
+    reports:
+      codequality: gl-code-quality-report.json
+"#
+    );
+    match platform {
+        Platform::Github => github,
+        Platform::Gitlab => gitlab,
+        Platform::Unknown => format!(
+            "# Any CI: run the gate on the merge of the change into its base.\nmastermind-hooks check --ci --base <target branch> --head <change>\n\n{github}\n{gitlab}"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    #[test]
+    fn the_template_is_a_valid_configuration_equal_to_the_defaults() {
+        let config = Config::parse(CONFIG_TEMPLATE.as_bytes(), "template").unwrap();
+        let defaults = Config::strict_defaults();
+        assert_eq!(config.require_task, defaults.require_task);
+        assert_eq!(config.freshness, defaults.freshness);
+        assert_eq!(
+            config.accept_unverifiable_v1,
+            defaults.accept_unverifiable_v1
+        );
+        assert!(config.severity.is_empty() && config.exclude.patterns().is_empty());
+        assert_eq!(
+            config.findings_ledgers.patterns(),
+            defaults.findings_ledgers.patterns()
+        );
+    }
+
+    #[test]
+    fn the_platform_comes_from_the_remote_then_the_ci_files() {
+        let detect = Platform::detect;
+        assert_eq!(
+            detect(Some("git@github.com:o/r.git"), false, true),
+            Platform::Github
+        );
+        assert_eq!(
+            detect(Some("https://gitlab.example.com/o/r"), true, false),
+            Platform::Gitlab
+        );
+        assert_eq!(detect(Some("../origin.git"), true, false), Platform::Github);
+        assert_eq!(detect(None, false, true), Platform::Gitlab);
+        assert_eq!(detect(None, false, false), Platform::Unknown);
+    }
+
+    #[test]
+    fn snippets_run_the_ci_gate_with_full_history() {
+        for platform in [Platform::Github, Platform::Gitlab, Platform::Unknown] {
+            let text = ci_snippet(platform, "9.9.9");
+            assert!(text.contains("mastermind-hooks check --ci"), "{text}");
+            assert!(text.contains("mastermind-hooks@9.9.9"), "{text}");
+            assert!(text.contains("fetch-depth: 0") || text.contains("GIT_DEPTH"));
+        }
+    }
+}

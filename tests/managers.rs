@@ -1,0 +1,272 @@
+//! Living with other hook managers, with the real tools: the gate added to
+//! pre-commit and prek through this repository's `.pre-commit-hooks.yaml`,
+//! and to lefthook and husky by the recipes the book gives, refuses a bad
+//! commit and a bad push and lets a good one through; `install` recognises
+//! each manager's scripts and refuses to wrap them. A tool that is not on
+//! PATH is skipped with a printed reason (`.ci/run` installs them: pre-commit
+//! and prek from PyPI, lefthook and husky from npm). hk is not served by
+//! this project's registries, so its recipe is not exercised here.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_mastermind-hooks");
+
+fn find(tool: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(tool))
+        .find(|path| path.is_file())
+}
+
+struct Sandbox {
+    dir: tempfile::TempDir,
+    path: std::ffi::OsString,
+}
+
+impl Sandbox {
+    fn new() -> Sandbox {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(dir.path().join("home")).expect("home");
+        std::fs::write(dir.path().join("home/.gitconfig"), "").expect("gitconfig");
+        let bin_dir = Path::new(BIN).parent().expect("bin dir").to_path_buf();
+        let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        )))
+        .expect("PATH");
+        Sandbox { dir, path }
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn cmd(&self, cwd: &Path, program: &str, args: &[&str]) -> Output {
+        let home = self.root().join("home");
+        let mut cmd = Command::new(program);
+        cmd.args(args).current_dir(cwd);
+        for (var, _) in std::env::vars_os() {
+            let name = var.to_string_lossy();
+            if name.starts_with("GIT_") || name.starts_with("PRE_COMMIT") || name == "CI" {
+                cmd.env_remove(&var);
+            }
+        }
+        cmd.env("PATH", &self.path)
+            .env("HOME", &home)
+            .env("XDG_CACHE_HOME", home.join(".cache"))
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env("PRE_COMMIT_HOME", home.join(".cache/pre-commit"))
+            .env("PREK_HOME", home.join(".cache/prek"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "Test")
+            .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
+            .env("GIT_COMMITTER_NAME", "Test")
+            .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
+            .env("NO_COLOR", "1");
+        cmd.output().unwrap_or_else(|e| panic!("{program}: {e}"))
+    }
+
+    fn ok(&self, cwd: &Path, program: &str, args: &[&str]) -> String {
+        let output = self.cmd(cwd, program, args);
+        assert!(
+            output.status.success(),
+            "{program} {args:?}: {}",
+            log(&output)
+        );
+        String::from_utf8_lossy(&output.stdout).trim().to_string()
+    }
+
+    /// A project with a bare `origin` and one commit pushed.
+    fn project(&self) -> PathBuf {
+        let origin = self.root().join("origin.git");
+        let project = self.root().join("project");
+        self.ok(self.root(), "git", &["init", "-q", "--bare", "origin.git"]);
+        self.ok(self.root(), "git", &["init", "-q", "-b", "main", "project"]);
+        std::fs::write(project.join("a.txt"), "a\n").expect("write");
+        self.ok(&project, "git", &["add", "-A"]);
+        self.ok(&project, "git", &["commit", "-qm", "start"]);
+        let origin = origin.display().to_string();
+        self.ok(&project, "git", &["remote", "add", "origin", &origin]);
+        self.ok(&project, "git", &["push", "-q", "origin", "main"]);
+        project
+    }
+}
+
+fn log(output: &Output) -> String {
+    format!(
+        "exit {:?}\n{}{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// A task whose report is missing: the gate must refuse it.
+fn write_bad_task(project: &Path) {
+    let task = project.join(".mastermind/tasks/bad");
+    std::fs::create_dir_all(&task).expect("mkdir");
+    std::fs::write(
+        task.join("spec.md"),
+        "---\nmode: verified\nrisk: low\ntouches:\n  - file: a.txt\n---\n# bad\n",
+    )
+    .expect("spec");
+    std::fs::write(project.join("a.txt"), "changed\n").expect("write");
+}
+
+/// The gate, through the manager's hooks: a commit that touches no task
+/// passes, a bad task is refused at commit, and a bad task committed with
+/// --no-verify is refused at push. `install` refuses to wrap the manager.
+fn exercise(sandbox: &Sandbox, project: &Path, manager: &str) {
+    std::fs::write(project.join("b.txt"), "b\n").expect("write");
+    sandbox.ok(project, "git", &["add", "-A"]);
+    let good = sandbox.cmd(project, "git", &["commit", "-qm", "no task"]);
+    assert!(good.status.success(), "{manager}: {}", log(&good));
+
+    write_bad_task(project);
+    sandbox.ok(project, "git", &["add", "-A"]);
+    let bad = sandbox.cmd(project, "git", &["commit", "-qm", "bad task"]);
+    assert!(
+        !bad.status.success(),
+        "{manager} let a bad commit through: {}",
+        log(&bad)
+    );
+    assert!(
+        log(&bad).contains("executor_report_missing"),
+        "{manager}: {}",
+        log(&bad)
+    );
+
+    sandbox.ok(
+        project,
+        "git",
+        &["commit", "-qm", "bad task", "--no-verify"],
+    );
+    let push = sandbox.cmd(project, "git", &["push", "origin", "main"]);
+    assert!(
+        !push.status.success(),
+        "{manager} let a bad push through: {}",
+        log(&push)
+    );
+    assert!(
+        log(&push).contains("executor_report_missing"),
+        "{manager}: {}",
+        log(&push)
+    );
+
+    let install = sandbox.cmd(project, BIN, &["install"]);
+    assert_eq!(
+        install.status.code(),
+        Some(2),
+        "{manager}: {}",
+        log(&install)
+    );
+    assert!(
+        log(&install).contains("hook_manager_present"),
+        "{manager}: {}",
+        log(&install)
+    );
+}
+
+/// pre-commit and prek, through this repository's `.pre-commit-hooks.yaml`
+/// served from a local git repository exactly as users reference it.
+fn pre_commit_like(tool: &str) {
+    let Some(program) = find(tool) else {
+        eprintln!("SKIPPED: {tool} is not on PATH (`pip install {tool}` to run this test)");
+        return;
+    };
+    let program = program.display().to_string();
+    let sandbox = Sandbox::new();
+    let hooks_repo = sandbox.root().join("mastermind-hooks");
+    sandbox.ok(
+        sandbox.root(),
+        "git",
+        &["init", "-q", "-b", "main", "mastermind-hooks"],
+    );
+    std::fs::copy(
+        ".pre-commit-hooks.yaml",
+        hooks_repo.join(".pre-commit-hooks.yaml"),
+    )
+    .expect("copy .pre-commit-hooks.yaml");
+    sandbox.ok(&hooks_repo, "git", &["add", "-A"]);
+    sandbox.ok(&hooks_repo, "git", &["commit", "-qm", "hooks"]);
+    let rev = sandbox.ok(&hooks_repo, "git", &["rev-parse", "HEAD"]);
+
+    let project = sandbox.project();
+    std::fs::write(
+        project.join(".pre-commit-config.yaml"),
+        format!(
+            "repos:\n  - repo: {}\n    rev: {rev}\n    hooks: [{{ id: mastermind-hooks }}, {{ id: mastermind-hooks-push }}]\n",
+            hooks_repo.display()
+        ),
+    )
+    .expect("config");
+    sandbox.ok(
+        &project,
+        &program,
+        &[
+            "install",
+            "-t",
+            "pre-commit",
+            "-t",
+            "pre-push",
+            "-t",
+            "pre-merge-commit",
+        ],
+    );
+    exercise(&sandbox, &project, tool);
+}
+
+#[test]
+fn pre_commit_runs_the_gate_from_the_repository_hooks_file() {
+    pre_commit_like("pre-commit");
+}
+
+#[test]
+fn prek_runs_the_gate_from_the_repository_hooks_file() {
+    pre_commit_like("prek");
+}
+
+#[test]
+fn lefthook_runs_the_gate_by_the_books_recipe() {
+    let Some(program) = find("lefthook") else {
+        eprintln!("SKIPPED: lefthook is not on PATH (`npm install lefthook` to run this test)");
+        return;
+    };
+    let sandbox = Sandbox::new();
+    let project = sandbox.project();
+    std::fs::write(
+        project.join("lefthook.yml"),
+        mastermind_hooks::install::managers::RECIPE_LEFTHOOK,
+    )
+    .expect("lefthook.yml");
+    sandbox.ok(&project, &program.display().to_string(), &["install"]);
+    exercise(&sandbox, &project, "lefthook");
+}
+
+#[test]
+fn husky_runs_the_gate_by_the_books_recipe() {
+    let Some(program) = find("husky") else {
+        eprintln!("SKIPPED: husky is not on PATH (`npm install husky` to run this test)");
+        return;
+    };
+    let sandbox = Sandbox::new();
+    let project = sandbox.project();
+    sandbox.ok(&project, &program.display().to_string(), &[]);
+    std::fs::write(
+        project.join(".husky/pre-commit"),
+        "mastermind-hooks check --staged\n",
+    )
+    .expect("pre-commit");
+    std::fs::write(
+        project.join(".husky/pre-push"),
+        "mastermind-hooks check --push \"$@\"\n",
+    )
+    .expect("pre-push");
+    exercise(&sandbox, &project, "husky");
+}
+
+#[test]
+fn the_husky_recipe_in_the_registry_is_what_this_test_writes() {
+    let recipe = mastermind_hooks::install::managers::RECIPE_HUSKY;
+    assert!(recipe.contains("mastermind-hooks check --staged"));
+    assert!(recipe.contains("mastermind-hooks check --push \"$@\""));
+}
