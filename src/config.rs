@@ -397,8 +397,14 @@ mod tests {
         let hooks = Config::parse(text.as_bytes(), "t").unwrap().agent_hooks;
         assert_eq!(hooks.max_consecutive_blocks, 5);
         assert_eq!(hooks.subagent_unknown, SubagentAction::Warn);
-        assert_eq!(hooks.subagent_action("probe-j-cart: x"), SubagentAction::Warn);
-        assert_eq!(hooks.subagent_action("probe-j-pay: x"), SubagentAction::Block);
+        assert_eq!(
+            hooks.subagent_action("probe-j-cart: x"),
+            SubagentAction::Warn
+        );
+        assert_eq!(
+            hooks.subagent_action("probe-j-pay: x"),
+            SubagentAction::Block
+        );
         assert_eq!(hooks.subagent_action("composer-j-x"), SubagentAction::Block);
         for bad in [
             "agent_hooks:\n  max_consecutive_blocks: -1\n",

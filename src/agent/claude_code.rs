@@ -169,7 +169,8 @@ mod tests {
         .unwrap();
         assert_eq!(stop.session_id, "abc123");
         assert!(stop.stop_hook_active);
-        let missing = decode_stop(br#"{"hook_event_name": "Stop", "session_id": "s"}"#).unwrap_err();
+        let missing =
+            decode_stop(br#"{"hook_event_name": "Stop", "session_id": "s"}"#).unwrap_err();
         assert_eq!(missing.code, Code::agent_hook_payload_unrecognised);
         assert_eq!(missing.json_pointer.as_deref(), Some("/stop_hook_active"));
     }

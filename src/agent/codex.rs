@@ -85,8 +85,10 @@ mod tests {
         .unwrap();
         assert_eq!(stop.session_id, "s1");
         // A Claude Code payload has no turn_id: --harness codex refuses it.
-        let claude = decode_stop(br#"{"hook_event_name": "Stop", "session_id": "s", "stop_hook_active": false}"#)
-            .unwrap_err();
+        let claude = decode_stop(
+            br#"{"hook_event_name": "Stop", "session_id": "s", "stop_hook_active": false}"#,
+        )
+        .unwrap_err();
         assert_eq!(claude.code, Code::agent_hook_payload_unrecognised);
         let sub = decode_subagent(
             br#"{"agent_id": "a1", "agent_transcript_path": null, "agent_type": "probe-j-cart", "cwd": "/p",
@@ -96,7 +98,9 @@ mod tests {
         )
         .unwrap();
         match sub {
-            SubagentPayload::Finished { dispatch, message, .. } => {
+            SubagentPayload::Finished {
+                dispatch, message, ..
+            } => {
                 assert_eq!(dispatch, Dispatch::AgentType("probe-j-cart".into()));
                 assert_eq!(message.as_deref(), Some("{}"));
             }
@@ -117,10 +121,14 @@ mod tests {
             .unwrap(),
         )
         .unwrap();
-        assert_eq!(block, json!({"decision": "block", "reason": "r", "systemMessage": "n"}));
-        let warn: Value =
-            serde_json::from_str(&encode(Event::SubagentStop, &Decision::Warn("w".into())).unwrap())
-                .unwrap();
+        assert_eq!(
+            block,
+            json!({"decision": "block", "reason": "r", "systemMessage": "n"})
+        );
+        let warn: Value = serde_json::from_str(
+            &encode(Event::SubagentStop, &Decision::Warn("w".into())).unwrap(),
+        )
+        .unwrap();
         assert_eq!(warn, json!({"systemMessage": "w"}));
     }
 }

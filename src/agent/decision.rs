@@ -166,6 +166,13 @@ pub fn stop_reason(verdict: &GateVerdict) -> String {
     bounded(out)
 }
 
+/// A "could not check" text: what could not be done, then the findings.
+pub fn cannot_check(what: &str, diagnostics: &[Diagnostic]) -> String {
+    let mut out = format!("mastermind-hooks could not {what}; nothing was judged.\n");
+    findings(&mut out, diagnostics);
+    bounded(out)
+}
+
 /// A one-line summary of a failing verdict for the user.
 fn summary(verdict: &GateVerdict) -> String {
     let diagnostics = verdict.diagnostics();
@@ -207,7 +214,9 @@ pub enum Audience {
 
 fn route_name(route: &DispatchRoute) -> String {
     match route {
-        DispatchRoute::Schema(role) => format!("the {} return schema and its contract rules", role.name()),
+        DispatchRoute::Schema(role) => {
+            format!("the {} return schema and its contract rules", role.name())
+        }
         DispatchRoute::EnvelopeOnly => "the handover envelope check".into(),
         DispatchRoute::SilentAllow => "no contract (free-form)".into(),
         DispatchRoute::Unknown => "no known contract".into(),
@@ -303,9 +312,12 @@ mod tests {
     use crate::report::{CheckOutcome, TaskResult};
 
     fn failing_report() -> Report {
-        let d = Diagnostic::new(Code::unexpected_file, "`src/extra.rs` changed but is not declared")
-            .with_path("src/extra.rs")
-            .with_task(".mastermind/tasks/001-x");
+        let d = Diagnostic::new(
+            Code::unexpected_file,
+            "`src/extra.rs` changed but is not declared",
+        )
+        .with_path("src/extra.rs")
+        .with_task(".mastermind/tasks/001-x");
         let task = TaskResult::new(
             ".mastermind/tasks/001-x",
             vec![CheckOutcome::new("scope", vec![d])],
@@ -352,7 +364,12 @@ mod tests {
     fn subagent_policy_blocks_warns_and_allows() {
         let policy = AgentHooks::default();
         let broken = check_dispatched(b"Done! All good.", "probe-j-cart: probe");
-        match subagent(&broken, "probe-j-cart: probe", &policy, Audience::Orchestrator) {
+        match subagent(
+            &broken,
+            "probe-j-cart: probe",
+            &policy,
+            Audience::Orchestrator,
+        ) {
             Decision::Block { reason, .. } => {
                 assert!(reason.contains("[subagent_return_not_mapping]"), "{reason}");
                 assert!(reason.contains("re-dispatch"), "{reason}");
@@ -373,13 +390,23 @@ mod tests {
         );
         let unknown = check_dispatched(b"prose", "Find the endpoints");
         assert_eq!(
-            subagent(&unknown, "Find the endpoints", &policy, Audience::Orchestrator),
+            subagent(
+                &unknown,
+                "Find the endpoints",
+                &policy,
+                Audience::Orchestrator
+            ),
             Decision::Allow
         );
         let mut strict = policy;
         strict.subagent_unknown = SubagentAction::Block;
         assert!(matches!(
-            subagent(&unknown, "Find the endpoints", &strict, Audience::Orchestrator),
+            subagent(
+                &unknown,
+                "Find the endpoints",
+                &strict,
+                Audience::Orchestrator
+            ),
             Decision::Block { .. }
         ));
     }

@@ -111,8 +111,8 @@ impl Store {
             Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
             Ok(_) => {}
         }
-        let bytes = crate::input::read_bounded_no_follow(&path, MAX_STATE_BYTES)
-            .map_err(|d| d.message)?;
+        let bytes =
+            crate::input::read_bounded_no_follow(&path, MAX_STATE_BYTES).map_err(|d| d.message)?;
         let state: State = serde_json::from_slice(&bytes)
             .map_err(|e| format!("{} is not a loop-guard state: {e}", path.display()))?;
         if state.version != 1 || state.key != key {
@@ -166,7 +166,12 @@ mod tests {
         }
         assert_eq!(
             steps,
-            [Step::Block(1), Step::Block(2), Step::Block(3), Step::Release(3)]
+            [
+                Step::Block(1),
+                Step::Block(2),
+                Step::Block(3),
+                Step::Release(3)
+            ]
         );
         assert_eq!(stored, 0);
         // A stop that does not follow a block starts over, even with a count.

@@ -28,7 +28,11 @@ pub struct Payload {
 
 /// Parse `bytes` as one JSON object whose `hook_event_name` is one of
 /// `accepted`.
-pub fn parse(harness: Harness, bytes: &[u8], accepted: Accepted<'_>) -> Result<Payload, Diagnostic> {
+pub fn parse(
+    harness: Harness,
+    bytes: &[u8],
+    accepted: Accepted<'_>,
+) -> Result<Payload, Diagnostic> {
     if bytes.len() > MAX_PAYLOAD_BYTES {
         return Err(unrecognised(
             harness,
@@ -44,7 +48,10 @@ pub fn parse(harness: Harness, bytes: &[u8], accepted: Accepted<'_>) -> Result<P
     let value: Value = serde_json::from_slice(bytes)
         .map_err(|e| unrecognised(harness, format!("stdin is not one JSON value: {e}")))?;
     let Value::Object(map) = value else {
-        return Err(unrecognised(harness, "stdin is JSON but not an object".into()));
+        return Err(unrecognised(
+            harness,
+            "stdin is JSON but not an object".into(),
+        ));
     };
     let event = match map.get("hook_event_name") {
         Some(Value::String(name)) => name.clone(),
@@ -79,7 +86,10 @@ impl Payload {
     fn missing(&self, key: &str, what: &str) -> Diagnostic {
         unrecognised(
             self.harness,
-            format!("the {} event's `{key}` is missing or not {what}", self.event),
+            format!(
+                "the {} event's `{key}` is missing or not {what}",
+                self.event
+            ),
         )
         .with_pointer(format!("/{key}"))
     }
@@ -117,7 +127,9 @@ impl Payload {
 
     /// A required field of any JSON type.
     pub fn value(&self, key: &str) -> Result<&Value, Diagnostic> {
-        self.map.get(key).ok_or_else(|| self.missing(key, "present"))
+        self.map
+            .get(key)
+            .ok_or_else(|| self.missing(key, "present"))
     }
 
     /// An unrecognised-payload finding about `pointer`.

@@ -116,9 +116,7 @@ fn split_program(command: &str) -> Option<(String, &str)> {
         let end = rest.find('"')?;
         return Some((rest[..end].to_string(), &rest[end + 1..]));
     }
-    let end = command
-        .find(char::is_whitespace)
-        .unwrap_or(command.len());
+    let end = command.find(char::is_whitespace).unwrap_or(command.len());
     Some((command[..end].to_string(), &command[end..]))
 }
 
@@ -144,10 +142,7 @@ fn handler(entry: &Entry) -> Json {
     Json::Object(vec![
         ("type".into(), Json::str("command")),
         ("command".into(), Json::str(&entry.command)),
-        (
-            "timeout".into(),
-            Json::Number(HARNESS_TIMEOUT_SECS.into()),
-        ),
+        ("timeout".into(), Json::Number(HARNESS_TIMEOUT_SECS.into())),
     ])
 }
 
@@ -177,7 +172,7 @@ fn problem(path: &str, what: &str) -> String {
 }
 
 /// The matcher groups of `event`, validated.
-fn groups<'a>(doc: &'a Json, event: Event) -> Result<&'a [Json], String> {
+fn groups(doc: &Json, event: Event) -> Result<&[Json], String> {
     let Some(hooks) = doc.get("hooks") else {
         return Ok(&[]);
     };
@@ -192,7 +187,7 @@ fn groups<'a>(doc: &'a Json, event: Event) -> Result<&'a [Json], String> {
 }
 
 /// Our handlers among a group's handlers: (matcher, handler).
-fn our_handlers<'a>(groups: &'a [Json], sub: Subcommand) -> Vec<(Option<&'a str>, &'a Json)> {
+fn our_handlers(groups: &[Json], sub: Subcommand) -> Vec<(Option<&str>, &Json)> {
     let mut found = Vec::new();
     for g in groups {
         let matcher = g.get("matcher").and_then(Json::as_str);
@@ -343,10 +338,22 @@ mod tests {
 
     #[test]
     fn recognises_our_commands_only() {
-        assert_eq!(ours("/x/mastermind-hooks agent-hook stop --harness codex"), Some(Subcommand::Stop));
-        assert_eq!(ours("'/a b/mastermind-hooks' agent-hook subagent"), Some(Subcommand::Subagent));
-        assert_eq!(ours("'/it'\\''s/mastermind-hooks' agent-hook stop"), Some(Subcommand::Stop));
-        assert_eq!(ours("\"/q/mastermind-hooks\" agent-hook stop"), Some(Subcommand::Stop));
+        assert_eq!(
+            ours("/x/mastermind-hooks agent-hook stop --harness codex"),
+            Some(Subcommand::Stop)
+        );
+        assert_eq!(
+            ours("'/a b/mastermind-hooks' agent-hook subagent"),
+            Some(Subcommand::Subagent)
+        );
+        assert_eq!(
+            ours("'/it'\\''s/mastermind-hooks' agent-hook stop"),
+            Some(Subcommand::Stop)
+        );
+        assert_eq!(
+            ours("\"/q/mastermind-hooks\" agent-hook stop"),
+            Some(Subcommand::Stop)
+        );
         assert_eq!(ours("mastermind-hooks check --worktree"), None);
         assert_eq!(ours("/x/other agent-hook stop"), None);
         assert_eq!(ours("echo mastermind-hooks agent-hook stop"), None);
@@ -358,7 +365,9 @@ mod tests {
 
     #[test]
     fn install_merges_keeps_others_and_is_idempotent() {
-        let mut settings = doc(r#"{"permissions": {"allow": ["Bash(ls)"]}, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}], "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}]}, "model": "x"}"#);
+        let mut settings = doc(
+            r#"{"permissions": {"allow": ["Bash(ls)"]}, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}], "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}]}, "model": "x"}"#,
+        );
         let entries = entries(Harness::ClaudeCode, BIN);
         let changes = install(&mut settings, &entries).unwrap();
         assert_eq!(changes, [Change::Added, Change::Added, Change::Added]);
@@ -377,13 +386,24 @@ mod tests {
         assert_eq!(settings, again);
         // Another binary: updated in place of the old entry.
         let moved = super::entries(Harness::ClaudeCode, "/new/mastermind-hooks");
-        assert_eq!(inspect(&settings, &moved[0]).unwrap(), EntryState::Outdated(entries[0].command.clone()));
+        assert_eq!(
+            inspect(&settings, &moved[0]).unwrap(),
+            EntryState::Outdated(entries[0].command.clone())
+        );
         let changes = install(&mut settings, &moved).unwrap();
         assert!(matches!(changes[0], Change::Updated(_)));
-        assert_eq!(our_handlers(groups(&settings, Event::Stop).unwrap(), Subcommand::Stop).len(), 1);
+        assert_eq!(
+            our_handlers(groups(&settings, Event::Stop).unwrap(), Subcommand::Stop).len(),
+            1
+        );
         // Uninstall restores the original document.
         assert_eq!(uninstall(&mut settings).unwrap(), 3);
-        assert_eq!(settings, doc(r#"{"permissions": {"allow": ["Bash(ls)"]}, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}], "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}]}, "model": "x"}"#));
+        assert_eq!(
+            settings,
+            doc(
+                r#"{"permissions": {"allow": ["Bash(ls)"]}, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}], "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}]}, "model": "x"}"#
+            )
+        );
         assert_eq!(uninstall(&mut settings).unwrap(), 0);
     }
 
@@ -400,7 +420,10 @@ mod tests {
     fn refuses_shapes_it_cannot_edit() {
         for bad in [r#"[]"#, r#"{"hooks": []}"#, r#"{"hooks": {"Stop": {}}}"#] {
             let mut settings = doc(bad);
-            assert!(install(&mut settings, &entries(Harness::ClaudeCode, BIN)).is_err(), "{bad}");
+            assert!(
+                install(&mut settings, &entries(Harness::ClaudeCode, BIN)).is_err(),
+                "{bad}"
+            );
             assert_eq!(settings, doc(bad), "nothing changed");
         }
     }

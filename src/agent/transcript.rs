@@ -116,7 +116,8 @@ fn read_part(path: &Path, limit: u64, from_end: bool) -> Result<Vec<u8>, String>
     }
     let mut bytes = Vec::new();
     if from_end && meta.len() > limit {
-        file.seek(SeekFrom::Start(meta.len() - limit)).map_err(fail)?;
+        file.seek(SeekFrom::Start(meta.len() - limit))
+            .map_err(fail)?;
         file.take(limit).read_to_end(&mut bytes).map_err(fail)?;
         let start = bytes.iter().position(|b| *b == b'\n').map_or(0, |i| i + 1);
         bytes.drain(..start);
@@ -130,7 +131,10 @@ fn read_part(path: &Path, limit: u64, from_end: bool) -> Result<Vec<u8>, String>
 /// from the session transcript `session`; `Err` says why it is unknown.
 pub fn recover(session: Option<&Path>, agent: Option<&Path>) -> Result<String, String> {
     let (Some(session), Some(agent)) = (session, agent) else {
-        return Err("the SubagentStop payload names no transcript to find the dispatch description in".into());
+        return Err(
+            "the SubagentStop payload names no transcript to find the dispatch description in"
+                .into(),
+        );
     };
     let prompt = agent_prompt(&read_part(agent, AGENT_HEAD_BYTES, false)?).ok_or_else(|| {
         format!(
@@ -200,7 +204,11 @@ mod tests {
         assert!(recover(None, Some(&agent)).is_err());
         assert!(recover(Some(&session), Some(&dir.path().join("missing"))).is_err());
         std::fs::write(&agent, r#"{"type":"user","message":{"content":"unknown"}}"#).unwrap();
-        assert!(recover(Some(&session), Some(&agent)).unwrap_err().contains("no Agent or Task call"));
+        assert!(
+            recover(Some(&session), Some(&agent))
+                .unwrap_err()
+                .contains("no Agent or Task call")
+        );
     }
 
     #[test]
