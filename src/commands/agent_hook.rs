@@ -211,14 +211,17 @@ fn salvage(bytes: &[u8]) -> (String, bool, Option<String>) {
     )
 }
 
-/// The decision for a stop, given the gate's verdict and the guard.
-fn stop_decision(verdict: &GateVerdict, step: Step, guard_problem: Option<String>) -> Decision {
+/// The decision for a stop, given the gate's verdict (and the reason to
+/// give for it) and the guard.
+fn stop_decision(
+    verdict: &GateVerdict,
+    reason: String,
+    step: Step,
+    guard_problem: Option<String>,
+) -> Decision {
     match step {
         Step::Pass => Decision::Allow,
-        Step::Block(_) => Decision::Block {
-            reason: decision::stop_reason(verdict),
-            note: None,
-        },
+        Step::Block(_) => Decision::Block { reason, note: None },
         Step::Release(n) => {
             let mut note = decision::release_note(verdict, n);
             if let Some(problem) = guard_problem {
@@ -234,54 +237,58 @@ pub fn stop(harness: Harness, deadline_secs: u32) -> ExitStatus {
     let deadline = Duration::from_secs(u64::from(deadline_secs.max(1)));
     let repo = open_repo().ok();
     let store = store_of(repo.as_ref());
-    let bytes = match read_stdin() {
-        Ok(bytes) => bytes,
-        Err(d) => {
-            let verdict = GateVerdict::CannotCheck(vec![d]);
-            let (step, problem) = guarded(
-                store.as_ref(),
-                "(stdin)",
-                true,
-                true,
-                crate::config::DEFAULT_MAX_CONSECUTIVE_BLOCKS,
-            );
-            return answer(
-                harness,
-                Event::Stop,
-                &stop_decision(&verdict, step, problem),
-            );
-        }
-    };
     let (config, config_problem) = match repo.as_ref().map(agent_config) {
         Some(Ok(c)) => (c, None),
         Some(Err(ds)) => (AgentHooks::default(), Some(ds)),
         None => (AgentHooks::default(), None),
     };
-    let max = config.max_consecutive_blocks;
-    let (session, active, verdict) = match agent::decode_stop(harness, &bytes) {
+    // The session, the harness's loop flag, the verdict and its reason.
+    let (session, active, verdict, reason) = match read_stdin() {
         Err(d) => {
-            let (session, active, _) = salvage(&bytes);
-            (session, active, GateVerdict::CannotCheck(vec![d]))
+            let reason =
+                decision::cannot_check("read the harness's Stop payload", std::slice::from_ref(&d));
+            (
+                "(no session)".to_string(),
+                true,
+                GateVerdict::CannotCheck(vec![d]),
+                reason,
+            )
         }
-        Ok(payload) => {
-            let verdict = match config_problem {
-                Some(ds) => GateVerdict::CannotCheck(ds),
-                None => GateVerdict::of(&gate_within(deadline)),
-            };
-            (payload.session_id, payload.stop_hook_active, verdict)
-        }
+        Ok(bytes) => match agent::decode_stop(harness, &bytes) {
+            Err(d) => {
+                let (session, active, _) = salvage(&bytes);
+                let reason = decision::cannot_check(
+                    "read the harness's Stop payload",
+                    std::slice::from_ref(&d),
+                );
+                (session, active, GateVerdict::CannotCheck(vec![d]), reason)
+            }
+            Ok(payload) => {
+                let verdict = match config_problem {
+                    Some(ds) => GateVerdict::CannotCheck(ds),
+                    None => GateVerdict::of(&gate_within(deadline)),
+                };
+                let reason = decision::stop_reason(&verdict);
+                (
+                    payload.session_id,
+                    payload.stop_hook_active,
+                    verdict,
+                    reason,
+                )
+            }
+        },
     };
     let (step, problem) = guarded(
         store.as_ref(),
         &format!("stop:{session}"),
         active,
         !verdict.passes(),
-        max,
+        config.max_consecutive_blocks,
     );
     answer(
         harness,
         Event::Stop,
-        &stop_decision(&verdict, step, problem),
+        &stop_decision(&verdict, reason, step, problem),
     )
 }
 
