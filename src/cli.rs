@@ -191,8 +191,8 @@ pub struct AgentHookArgs {
     /// The harness whose payload and decision formats to speak.
     #[arg(long, value_enum, value_name = "HARNESS", default_value_t = Harness::ClaudeCode)]
     pub harness: Harness,
-    /// Seconds the gate may take before the hook answers "could not check"
-    /// (keep it below the harness's hook timeout; install writes 60).
+    /// `stop`: seconds the gate may take before the hook answers "could not
+    /// check" (keep it below the harness's hook timeout; install writes 60).
     #[arg(long, value_name = "SECS", default_value_t = crate::agent::settings::DEFAULT_DEADLINE_SECS)]
     pub timeout: u32,
 }

@@ -77,8 +77,12 @@ impl GateVerdict {
 /// One finding as a bullet: rule, place, message, fix.
 fn bullet(out: &mut String, d: &Diagnostic) {
     let mut place = d.path.clone().unwrap_or_default();
-    if let Some(line) = d.line {
-        let _ = write!(place, ":{line}");
+    match (d.line, place.is_empty()) {
+        (Some(line), false) => {
+            let _ = write!(place, ":{line}");
+        }
+        (Some(line), true) => place = format!("line {line}"),
+        (None, _) => {}
     }
     if let Some(pointer) = d.json_pointer.as_ref().filter(|p| !p.is_empty()) {
         if place.is_empty() {
