@@ -111,8 +111,9 @@ fn store_of(repo: Option<&Repo>) -> Option<Store> {
     repo.map(|r| Store::in_git_dir(r.git_dir()))
 }
 
-/// Apply the loop guard to a failing (or passing) stop. Without a usable
-/// store the harness's own flag bounds the chain at one block.
+/// Apply the loop guard to a failing (or passing) stop. When the count
+/// cannot be read or written, the harness's own flag bounds the chain at
+/// one block, and the state is rewritten so a damaged file heals.
 fn guarded(
     store: Option<&Store>,
     key: &str,
@@ -120,30 +121,25 @@ fn guarded(
     failing: bool,
     max: u32,
 ) -> (Step, Option<String>) {
-    let previous = match store.map(|s| s.load(key)) {
-        Some(Ok(n)) => Ok(n),
-        Some(Err(e)) => Err(e),
+    let loaded = match store {
+        Some(s) => s.load(key),
         None => Err("no git directory to keep the loop guard's count in".to_string()),
     };
-    match previous {
-        Ok(previous) => {
-            let step = loop_guard::step(previous, stop_hook_active, failing, max);
-            let saved = store.map(|s| s.save(key, step.stored()));
-            match saved {
-                Some(Err(e)) if failing => (
-                    if stop_hook_active {
-                        Step::Release(previous.max(1))
-                    } else {
-                        step
-                    },
-                    Some(e),
-                ),
-                _ => (step, None),
-            }
-        }
-        Err(e) if failing && stop_hook_active => (Step::Release(1), Some(e)),
-        Err(e) if failing => (Step::Block(1), Some(e)),
-        Err(_) => (Step::Pass, None),
+    let stateless = || match (failing, stop_hook_active) {
+        (false, _) => Step::Pass,
+        (true, true) => Step::Release(1),
+        (true, false) => Step::Block(1),
+    };
+    let (step, problem) = match loaded {
+        Ok(previous) => (
+            loop_guard::step(previous, stop_hook_active, failing, max),
+            None,
+        ),
+        Err(e) => (stateless(), Some(e)),
+    };
+    match store.map(|s| s.save(key, step.stored())) {
+        Some(Err(e)) if matches!(step, Step::Block(_)) => (stateless(), Some(e)),
+        _ => (step, problem),
     }
 }
 
