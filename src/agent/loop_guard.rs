@@ -70,16 +70,25 @@ fn file_name(key: &str) -> String {
     format!("{}.json", &hex::encode(digest)[..40])
 }
 
-/// Create `dir` (mode 0700) and refuse it when it is not a real directory.
-fn ensure_dir(dir: &Path) -> std::io::Result<()> {
+/// Create `dir` (mode 0700) if needed and refuse it when it is not a real
+/// directory. Only the last `levels` components are created: the git
+/// directory itself must already exist.
+fn ensure_dir(dir: &Path, levels: usize) -> std::io::Result<()> {
+    if levels > 1
+        && let Some(parent) = dir.parent()
+    {
+        ensure_dir(parent, levels - 1)?;
+    }
     let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::DirBuilderExt;
         builder.mode(0o700);
     }
-    builder.create(dir)?;
+    match builder.create(dir) {
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e),
+        _ => {}
+    }
     let meta = std::fs::symlink_metadata(dir)?;
     if meta.is_dir() {
         Ok(())
@@ -133,7 +142,7 @@ impl Store {
             };
         }
         let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-        ensure_dir(&self.dir).map_err(fail)?;
+        ensure_dir(&self.dir, 2).map_err(fail)?;
         let state = State {
             version: 1,
             key: key.to_string(),
@@ -195,6 +204,14 @@ mod tests {
         assert_eq!(std::fs::read_dir(store.dir()).unwrap().count(), 1);
         std::fs::write(store.dir().join(file_name("session-b")), b"garbage").unwrap();
         assert!(store.load("session-b").is_err());
+    }
+
+    #[test]
+    fn never_creates_the_git_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::in_git_dir(&dir.path().join("gone/.git"));
+        assert!(store.save("s", 1).is_err());
+        assert!(!dir.path().join("gone").exists());
     }
 
     #[cfg(unix)]
