@@ -243,6 +243,22 @@ def gate_rows(repo, runs):
     return rows
 
 
+def agent_hook_rows(repo, runs):
+    """`agent-hook stop` as Claude Code runs it: a Stop payload on stdin, on a
+    repository with one task changed, beside `check --worktree` (the gate it
+    runs), measured together."""
+    payload = os.path.join(WORK, "stop-payload.json")
+    with open(payload, "w") as fh:
+        json.dump({"session_id": "bench", "transcript_path": "/dev/null", "cwd": repo,
+                   "permission_mode": "default", "hook_event_name": "Stop",
+                   "stop_hook_active": False, "last_assistant_message": "done"}, fh)
+    hook, worktree = hyperfine_many(
+        "agent-hook", [f"{BIN} agent-hook stop --harness claude-code < {payload}",
+                       f"{BIN} check --worktree"], repo, max(runs, 20), shell="sh")
+    return [("agent-hook stop (Claude Code payload, one task changed)", hook),
+            ("check --worktree (same run)", worktree)]
+
+
 def validate_rows(runs):
     """validate over 1,000 reports in one process beside ajv-cli."""
     reports = os.path.join(WORK, "reports")
@@ -317,6 +333,8 @@ def main():
         print(f"== {size}: {files} files, {total // (1024 * 1024)} MiB", file=sys.stderr)
         rows = dict(commit_rows(repo, args.runs))
         rows.update(gate_rows(repo, args.runs))
+        if supports("agent-hook", "stop"):
+            rows.update(agent_hook_rows(repo, args.runs))
         memory_rows = [
             ("check --staged", f"{BIN} check --staged"),
             ("check --ci", f"{BIN} check --ci --base HEAD~1 --head HEAD"),
@@ -340,6 +358,9 @@ def main():
                 budget = "<= 0.5x git status"
             elif name.startswith("check --"):
                 r = f"{ratio(value, status)} of git status"
+            elif name.startswith("agent-hook stop"):
+                r = f"{ratio(value, rows.get('check --worktree (same run)'))} of check --worktree"
+                budget = "< 50 ms on the limit repo"
             elif name == "tree-v1 digest, HEAD (cold, as CI)":
                 r = f"{ratio(value, ssl2)} of 2x openssl"
                 budget = "<= 1.0x openssl, 2 processes"

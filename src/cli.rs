@@ -1,5 +1,6 @@
 //! Command-line definitions (clap) and dispatch to the commands.
 
+use crate::agent::Harness;
 use crate::commands;
 use crate::commands::check::Mode;
 use crate::commands::hooks::StatusFormat;
@@ -134,6 +135,10 @@ pub enum Command {
         /// Write to a core.hooksPath from global or system config, and replace a newer shim.
         #[arg(long)]
         force: bool,
+        /// Instead of git hooks, add the agent hooks to a harness's project settings
+        /// (.claude/settings.json or .codex/hooks.json).
+        #[arg(long, value_enum, value_name = "HARNESS", conflicts_with_all = ["hooks", "force"])]
+        agent: Option<Harness>,
     },
     /// Remove the shims and put back the hooks they replaced.
     #[command(after_help = "Exit status: 0 done (or nothing installed), 2 refused or failed.")]
@@ -144,6 +149,9 @@ pub enum Command {
         /// Also remove shims from a core.hooksPath set in global or system config.
         #[arg(long)]
         force: bool,
+        /// Instead of git hooks, remove the agent hooks from a harness's project settings.
+        #[arg(long, value_enum, value_name = "HARNESS", conflicts_with_all = ["hooks", "force"])]
+        agent: Option<Harness>,
     },
     /// Show what git runs for each hook, from where, and whether the gate works.
     #[command(
@@ -155,7 +163,48 @@ pub enum Command {
         hooks: Vec<Hook>,
         #[arg(long, value_enum, default_value_t = StatusFormat::Human)]
         format: StatusFormat,
+        /// Instead of git hooks, show the agent hook entries of a harness's project settings.
+        #[arg(long, value_enum, value_name = "HARNESS", conflicts_with = "hooks")]
+        agent: Option<Harness>,
     },
+    /// Agent-harness hooks: read the harness's hook payload on stdin, answer
+    /// with its decision JSON on stdout.
+    #[command(
+        name = "agent-hook",
+        after_help = "Exit status: 0 the decision (if any) is on stdout; 2 the answer could not be written."
+    )]
+    AgentHook {
+        #[command(subcommand)]
+        command: AgentHookCommand,
+    },
+}
+
+/// The agent-hook events.
+#[derive(Debug, Subcommand)]
+pub enum AgentHookCommand {
+    /// The agent is about to stop: run the gate on the working tree as
+    /// `check --worktree` does and block the stop while a changed task fails.
+    Stop {
+        #[command(flatten)]
+        args: AgentHookArgs,
+    },
+    /// A subagent returned (Claude Code `PostToolUse` on Agent/Task, or
+    /// `SubagentStop`): judge its final message by its dispatch description.
+    Subagent {
+        #[command(flatten)]
+        args: AgentHookArgs,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct AgentHookArgs {
+    /// The harness whose payload and decision formats to speak.
+    #[arg(long, value_enum, value_name = "HARNESS", default_value_t = Harness::ClaudeCode)]
+    pub harness: Harness,
+    /// `stop`: seconds the gate may take before the hook answers "could not
+    /// check" (keep it below the harness's hook timeout; install writes 60).
+    #[arg(long, value_name = "SECS", default_value_t = crate::agent::settings::DEFAULT_DEADLINE_SECS)]
+    pub timeout: u32,
 }
 
 #[derive(Debug, Subcommand)]
@@ -306,8 +355,27 @@ pub fn run(cli: Cli) -> ExitStatus {
                     checks,
                 },
         } => commands::task::new(&name, &touches, &checks),
-        Command::Install { hooks, force } => commands::hooks::install(&hooks, force),
-        Command::Uninstall { hooks, force } => commands::hooks::uninstall(&hooks, force),
-        Command::Status { hooks, format } => commands::hooks::status(&hooks, format),
+        Command::Install {
+            agent: Some(harness),
+            ..
+        } => commands::hooks::install_agent(harness),
+        Command::Uninstall {
+            agent: Some(harness),
+            ..
+        } => commands::hooks::uninstall_agent(harness),
+        Command::Status {
+            agent: Some(harness),
+            format,
+            ..
+        } => commands::hooks::agent_status(harness, format),
+        Command::Install { hooks, force, .. } => commands::hooks::install(&hooks, force),
+        Command::Uninstall { hooks, force, .. } => commands::hooks::uninstall(&hooks, force),
+        Command::Status { hooks, format, .. } => commands::hooks::status(&hooks, format),
+        Command::AgentHook {
+            command: AgentHookCommand::Stop { args },
+        } => commands::agent_hook::stop(args.harness, args.timeout),
+        Command::AgentHook {
+            command: AgentHookCommand::Subagent { args },
+        } => commands::agent_hook::subagent(args.harness),
     }
 }

@@ -762,6 +762,28 @@ codes! {
     hook_shim_stray: Note, Violation,
         "A mastermind-hooks shim sits in a hooks directory git does not use (core.hooksPath points elsewhere).",
         "Delete it, or unset core.hooksPath; `mastermind-hooks install` writes where git runs hooks.";
+    // ---- agent-harness hooks (agent-hook, install --agent) -------------
+    agent_hook_payload_unrecognised: Error, CannotCheck,
+        "The hook payload on stdin is not one the chosen harness documents for this command.",
+        "Check `--harness` and the event the harness runs the command on; `mastermind-hooks install --agent <harness>` writes the right entries.";
+    agent_hook_deadline_exceeded: Error, CannotCheck,
+        "The gate did not finish before the agent hook's deadline, so nothing was judged.",
+        "Run `mastermind-hooks check --worktree` to see why it is slow, or raise `--timeout` (keep it below the harness's hook timeout).";
+    agent_hook_loop_guard_released: Warning, Violation,
+        "The agent was sent back to work too many times in a row, so the loop guard let it stop although its work still fails.",
+        "Read the findings, fix them, and run `mastermind-hooks check --worktree`; raise agent_hooks.max_consecutive_blocks if the agent needs more attempts.";
+    subagent_dispatch_unrouted: Error, CannotCheck,
+        "The subagent's dispatch description routes to no return contract, or could not be recovered.",
+        "Dispatch with a routed prefix (composer-, reviewer-, probe-, phase-validator-, ...) or a bare j-/sj- slug, or set agent_hooks.subagent.unknown to allow.";
+    agent_settings_unusable: Error, CannotCheck,
+        "The harness's hook settings file cannot be read, parsed or written.",
+        "Fix or move the file named in the message (it must be a JSON object whose `hooks` is an object), then run the command again.";
+    agent_hook_not_installed: Error, Violation,
+        "The harness runs no mastermind-hooks agent hook for this event.",
+        "Run `mastermind-hooks install --agent <harness>`.";
+    agent_hook_outdated: Error, Violation,
+        "The harness's hook entry runs another command or binary than `install --agent` writes.",
+        "Run `mastermind-hooks install --agent <harness>` to rewrite it.";
 }
 
 #[cfg(test)]

@@ -161,6 +161,8 @@ struct ConfigFile {
     untasked: Option<UntaskedFile>,
     #[serde(default)]
     specs: SpecsFile,
+    #[serde(default)]
+    agent_hooks: AgentHooksFile,
 }
 
 /// A set of path globs (`**` crosses directories, `*` does not).
@@ -230,6 +232,8 @@ pub struct Config {
     pub untasked: UntaskedPolicy,
     pub spec_changes: SpecChanges,
     pub specs_on_base: bool,
+    /// `agent_hooks`: the agent-harness hooks (`agent-hook stop|subagent`).
+    pub agent_hooks: AgentHooks,
     /// Where the configuration came from, for messages.
     pub source: Option<String>,
 }
@@ -360,6 +364,7 @@ impl Config {
                 "findings_ledgers",
             ),
             severity,
+            agent_hooks: AgentHooks::from_file(file.agent_hooks),
             source: Some(source.to_string()),
         };
         if problems.is_empty() {
@@ -452,6 +457,91 @@ fn untasked_policy(
     }
 }
 
+/// What an agent hook does with a subagent return that breaks its contract
+/// (or, for `unknown`, with a dispatch that routes nowhere).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubagentAction {
+    /// Send the return back: the harness's block decision.
+    #[default]
+    Block,
+    /// Let it through with a message the user and the orchestrator see.
+    Warn,
+    /// Let it through silently (only meaningful for `unknown`).
+    Allow,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SubagentHooksFile {
+    #[serde(default)]
+    default: Option<SubagentAction>,
+    #[serde(default)]
+    unknown: Option<SubagentAction>,
+    #[serde(default)]
+    prefixes: BTreeMap<String, SubagentAction>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AgentHooksFile {
+    #[serde(default)]
+    max_consecutive_blocks: Option<u32>,
+    #[serde(default)]
+    subagent: SubagentHooksFile,
+}
+
+/// The `agent_hooks` section: loop guard and subagent policy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentHooks {
+    /// Consecutive blocked stops per session before the stop goes through.
+    pub max_consecutive_blocks: u32,
+    /// The action for a routed dispatch without a more specific prefix.
+    pub subagent_default: SubagentAction,
+    /// The action for a dispatch description that routes nowhere.
+    pub subagent_unknown: SubagentAction,
+    /// Per-prefix actions; the longest matching prefix wins.
+    pub subagent_prefixes: BTreeMap<String, SubagentAction>,
+}
+
+/// Blocked stops in a row before the loop guard lets the agent stop.
+pub const DEFAULT_MAX_CONSECUTIVE_BLOCKS: u32 = 3;
+
+impl Default for AgentHooks {
+    fn default() -> Self {
+        AgentHooks {
+            max_consecutive_blocks: DEFAULT_MAX_CONSECUTIVE_BLOCKS,
+            subagent_default: SubagentAction::Block,
+            subagent_unknown: SubagentAction::Allow,
+            subagent_prefixes: BTreeMap::new(),
+        }
+    }
+}
+
+impl AgentHooks {
+    fn from_file(file: AgentHooksFile) -> AgentHooks {
+        let defaults = AgentHooks::default();
+        AgentHooks {
+            max_consecutive_blocks: file
+                .max_consecutive_blocks
+                .unwrap_or(defaults.max_consecutive_blocks),
+            subagent_default: file.subagent.default.unwrap_or(defaults.subagent_default),
+            subagent_unknown: file.subagent.unknown.unwrap_or(defaults.subagent_unknown),
+            subagent_prefixes: file.subagent.prefixes,
+        }
+    }
+
+    /// The action for a routed dispatch `description`.
+    pub fn subagent_action(&self, description: &str) -> SubagentAction {
+        let text = description.trim();
+        self.subagent_prefixes
+            .iter()
+            .filter(|(prefix, _)| text.starts_with(prefix.as_str()))
+            .max_by_key(|(prefix, _)| prefix.len())
+            .map_or(self.subagent_default, |(_, action)| *action)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -485,6 +575,34 @@ mod tests {
             !config.exclude.is_match("sub/Cargo.lock"),
             "* does not cross /"
         );
+    }
+
+    #[test]
+    fn agent_hooks_section() {
+        let config = Config::parse(b"", "t").unwrap();
+        assert_eq!(config.agent_hooks, AgentHooks::default());
+        assert_eq!(config.agent_hooks.max_consecutive_blocks, 3);
+        let text = "agent_hooks:\n  max_consecutive_blocks: 5\n  subagent:\n    unknown: warn\n    prefixes:\n      'probe-': warn\n      'probe-j-pay': block\n";
+        let hooks = Config::parse(text.as_bytes(), "t").unwrap().agent_hooks;
+        assert_eq!(hooks.max_consecutive_blocks, 5);
+        assert_eq!(hooks.subagent_unknown, SubagentAction::Warn);
+        assert_eq!(
+            hooks.subagent_action("probe-j-cart: x"),
+            SubagentAction::Warn
+        );
+        assert_eq!(
+            hooks.subagent_action("probe-j-pay: x"),
+            SubagentAction::Block
+        );
+        assert_eq!(hooks.subagent_action("composer-j-x"), SubagentAction::Block);
+        for bad in [
+            "agent_hooks:\n  max_consecutive_blocks: -1\n",
+            "agent_hooks:\n  loop: 2\n",
+            "agent_hooks:\n  subagent:\n    default: allow\n",
+            "agent_hooks:\n  subagent:\n    prefixes:\n      'probe-': ignore\n",
+        ] {
+            assert_eq!(codes(bad), [Code::config_invalid], "{bad:?}");
+        }
     }
 
     #[test]

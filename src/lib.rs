@@ -7,6 +7,7 @@
 //! * [`codes`] and [`diagnostic`]: the one diagnostic model and its codes;
 //! * [`input`], [`commands`], [`render`], [`cli`]: disk, commands, output;
 //! * [`install`]: the git hook shims (`install`, `uninstall`, `status`);
+//! * [`agent`]: the agent-harness hook protocols (`agent-hook`, `install --agent`);
 //! * [`process_env`]: git variables child processes must not inherit.
 
 // Diagnostics are the error values of this crate; they are built once per
@@ -20,6 +21,7 @@ compile_error!(
     "mastermind-hooks runs on Unix-like systems (Linux, macOS, the BSDs); Windows is not supported yet"
 );
 
+pub mod agent;
 pub mod bookkeeping;
 pub mod cli;
 pub mod codes;

@@ -359,3 +359,67 @@ pub fn status(named: &[Hook], format: StatusFormat) -> ExitStatus {
     };
     finish(&text, report.exit_status())
 }
+
+/// The working tree root, for the agent hook settings.
+fn worktree_root() -> Result<PathBuf, Diagnostic> {
+    let repo = crate::repo::Repo::discover(&current_dir()).map_err(|e| e.to_diagnostic())?;
+    repo.workdir().map(Path::to_path_buf).ok_or_else(|| {
+        Diagnostic::new(
+            Code::hook_bare_repository,
+            "a bare repository has no working tree, so no agent works in it",
+        )
+    })
+}
+
+/// `install --agent HARNESS`.
+pub fn install_agent(harness: crate::agent::Harness) -> ExitStatus {
+    let root = match worktree_root() {
+        Ok(root) => root,
+        Err(d) => return refuse(&[d]),
+    };
+    let binary = match binary::locate() {
+        Some(path) => path,
+        None => {
+            return refuse(&[Diagnostic::new(
+                Code::hook_binary_unavailable,
+                "cannot find the absolute path of the running mastermind-hooks",
+            )]);
+        }
+    };
+    match crate::install::agent::install(harness, &root, &binary) {
+        Ok(text) => finish(&text, ExitStatus::Pass),
+        Err(ds) => refuse(&ds),
+    }
+}
+
+/// `uninstall --agent HARNESS`.
+pub fn uninstall_agent(harness: crate::agent::Harness) -> ExitStatus {
+    let root = match worktree_root() {
+        Ok(root) => root,
+        Err(d) => return refuse(&[d]),
+    };
+    match crate::install::agent::uninstall(harness, &root) {
+        Ok(text) => finish(&text, ExitStatus::Pass),
+        Err(ds) => refuse(&ds),
+    }
+}
+
+/// `status --agent HARNESS`.
+pub fn agent_status(harness: crate::agent::Harness, format: StatusFormat) -> ExitStatus {
+    let root = match worktree_root() {
+        Ok(root) => root,
+        Err(d) => return refuse(&[d]),
+    };
+    let report = crate::install::agent::status(harness, &root, binary::locate().as_deref());
+    let text = match format {
+        StatusFormat::Human => crate::install::agent::render_status(&report),
+        StatusFormat::Json => {
+            let mut text = serde_json::to_string_pretty(&report).unwrap_or_else(|e| {
+                format!("{{\"version\":1,\"ok\":false,\"error\":\"cannot serialize: {e}\"}}")
+            });
+            text.push('\n');
+            text
+        }
+    };
+    finish(&text, report.exit_status())
+}

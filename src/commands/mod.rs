@@ -1,6 +1,7 @@
 //! One module per subcommand; each returns the process exit status.
 
 pub mod acceptance;
+pub mod agent_hook;
 pub mod check;
 pub mod ci_env;
 pub mod codes;

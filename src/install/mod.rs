@@ -8,7 +8,8 @@
 //! * [`files`]: what is on disk at a hook's path and its `.legacy` path;
 //! * [`plan`]: pure decisions (install, uninstall) from those observations;
 //! * [`apply`]: the filesystem effects of a plan (atomic, no-clobber);
-//! * [`status`]: pure evaluation of what git will run.
+//! * [`status`]: pure evaluation of what git will run;
+//! * [`agent`]: the agent-harness hook entries (`install --agent`).
 //!
 //! **Why ask git, not gix, where the hooks directory is.** Hooks are run by
 //! git, so git's own answer (`git rev-parse --path-format=absolute --git-path
@@ -25,6 +26,7 @@
 //! (or with git older than 2.31, which lacks `--path-format`), the commands
 //! stop with `hook_git_unavailable`: a machine without git runs no hooks.
 
+pub mod agent;
 pub mod apply;
 pub mod binary;
 pub mod files;

@@ -4,6 +4,7 @@
 //! Every module is pure: bytes in, values and diagnostics out.
 
 pub mod banned;
+pub mod dispatch;
 pub mod finding;
 pub mod finding_blocks;
 pub mod ledger;

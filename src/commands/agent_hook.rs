@@ -1,0 +1,394 @@
+//! `mastermind-hooks agent-hook stop|subagent --harness H`: the agent
+//! harness hooks. Each reads the harness's hook payload on stdin, decides,
+//! and prints the harness's own decision JSON on stdout with exit status 0
+//! (nothing at all for a silent allow). Exit status 2 is left for a failure
+//! to write the answer, which the harness shows as a hook error.
+//!
+//! * `stop` runs the gate exactly as `check --worktree` does
+//!   ([`check::gate_report`]) on a worker thread with a deadline below the
+//!   harness's hook timeout. A failing task, or a gate that cannot check
+//!   (including a crash or the deadline), blocks the stop with a reason the
+//!   agent can act on, under the loop guard ([`crate::agent::loop_guard`]):
+//!   after `max_consecutive_blocks` blocked stops in a row the stop goes
+//!   through with a note for the user.
+//! * `subagent` judges a subagent's final message by the seed-004 routing
+//!   of its dispatch description ([`check_dispatched`]), and blocks or warns
+//!   per `agent_hooks.subagent`. At `SubagentStop` a block sends the
+//!   subagent itself back to rewrite its return (under the same loop
+//!   guard); at Claude Code's `PostToolUse` it goes to the orchestrator.
+//!
+//! The `agent_hooks` configuration is read from HEAD's
+//! `.mastermind/hooks.yaml`, so an agent cannot relax its own guard by
+//! editing the working tree.
+
+use crate::agent::decision::{self, Audience, GateVerdict};
+use crate::agent::loop_guard::{self, Step, Store};
+use crate::agent::{
+    self, Decision, Dispatch, Event, Harness, MAX_PAYLOAD_BYTES, SubagentPayload, transcript,
+};
+use crate::codes::Code;
+use crate::commands::check::{self, Mode};
+use crate::commands::emit;
+use crate::config::{AgentHooks, CONFIG_PATH, Config, MAX_CONFIG_BYTES};
+use crate::contract::subagent::dispatch::check_dispatched;
+use crate::diagnostic::{Diagnostic, ExitStatus};
+use crate::repo::Repo;
+use crate::report::Report;
+use std::io::Read;
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// Read the payload: at most one byte past the limit.
+fn read_stdin() -> Result<Vec<u8>, Diagnostic> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(MAX_PAYLOAD_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| {
+            Diagnostic::new(
+                Code::agent_hook_payload_unrecognised,
+                format!("cannot read the hook payload from stdin: {e}"),
+            )
+        })?;
+    Ok(bytes)
+}
+
+fn answer(harness: Harness, event: Event, decision: &Decision) -> ExitStatus {
+    match agent::encode(harness, event, decision) {
+        None => ExitStatus::Pass,
+        Some(json) => match emit(&format!("{json}\n")) {
+            Ok(()) => ExitStatus::Pass,
+            Err(e) => {
+                eprintln!(
+                    "error[internal_error]: mastermind-hooks could not write its hook answer: {e}"
+                );
+                ExitStatus::CannotCheck
+            }
+        },
+    }
+}
+
+fn open_repo() -> Result<Repo, Diagnostic> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
+    Repo::discover(&cwd).map_err(|e| e.to_diagnostic())
+}
+
+/// The `agent_hooks` section of HEAD's configuration (defaults without a
+/// commit or a file).
+fn agent_config(repo: &Repo) -> Result<AgentHooks, Vec<Diagnostic>> {
+    let fail = |e: String| {
+        vec![
+            Diagnostic::new(Code::config_invalid, format!("{CONFIG_PATH} in HEAD: {e}"))
+                .with_path(CONFIG_PATH),
+        ]
+    };
+    let Ok(mut head) = repo.gix().head() else {
+        return Ok(AgentHooks::default());
+    };
+    let Some(commit) = head.peel_to_commit().ok() else {
+        return Ok(AgentHooks::default());
+    };
+    let tree = commit.tree().map_err(|e| fail(e.to_string()))?;
+    let Some(entry) = tree
+        .lookup_entry_by_path(CONFIG_PATH)
+        .map_err(|e| fail(e.to_string()))?
+    else {
+        return Ok(AgentHooks::default());
+    };
+    if !entry.mode().is_blob() {
+        return Err(fail("not a regular file".into()));
+    }
+    let object = entry.object().map_err(|e| fail(e.to_string()))?;
+    if object.data.len() > MAX_CONFIG_BYTES {
+        return Err(fail(format!("larger than {MAX_CONFIG_BYTES} bytes")));
+    }
+    Config::parse(&object.data, &format!("{CONFIG_PATH} in HEAD")).map(|c| c.agent_hooks)
+}
+
+/// The loop-guard store of the repository, when there is one.
+fn store_of(repo: Option<&Repo>) -> Option<Store> {
+    repo.map(|r| Store::in_git_dir(r.git_dir()))
+}
+
+/// Apply the loop guard to a failing (or passing) stop. When the count
+/// cannot be read or written, the harness's own flag bounds the chain at
+/// one block, and the state is rewritten so a damaged file heals.
+fn guarded(
+    store: Option<&Store>,
+    key: &str,
+    stop_hook_active: bool,
+    failing: bool,
+    max: u32,
+) -> (Step, Option<String>) {
+    let loaded = match store {
+        Some(s) => s.load(key),
+        None => Err("no git directory to keep the loop guard's count in".to_string()),
+    };
+    let stateless = || match (failing, stop_hook_active) {
+        (false, _) => Step::Pass,
+        (true, true) => Step::Release(1),
+        (true, false) => Step::Block(1),
+    };
+    let (step, problem) = match loaded {
+        Ok(previous) => (
+            loop_guard::step(previous, stop_hook_active, failing, max),
+            None,
+        ),
+        Err(e) => (stateless(), Some(e)),
+    };
+    match store.map(|s| s.save(key, step.stored())) {
+        Some(Err(e)) if matches!(step, Step::Block(_)) => (stateless(), Some(e)),
+        _ => (step, problem),
+    }
+}
+
+#[cfg(debug_assertions)]
+fn debug_fault() {
+    // Debug builds only: lets the tests prove that a crash or a hang of the
+    // gate is reported as "could not check".
+    match std::env::var("MASTERMIND_HOOKS_DEBUG_AGENT_HOOK").as_deref() {
+        Ok("panic") => panic!("panic requested by MASTERMIND_HOOKS_DEBUG_AGENT_HOOK"),
+        Ok("hang") => std::thread::sleep(Duration::from_secs(3600)),
+        _ => {}
+    }
+}
+
+#[cfg(not(debug_assertions))]
+fn debug_fault() {}
+
+/// Run the gate as `check --worktree` does, within `deadline`.
+fn gate_within(deadline: Duration) -> Report {
+    let (tx, rx) = mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("gate".into())
+        .spawn(move || {
+            let result = std::panic::catch_unwind(|| {
+                debug_fault();
+                check::gate_report(&Mode::Worktree { since: None })
+            });
+            let _ = tx.send(result);
+        });
+    let fault = |code: Code, message: String| {
+        Report::assemble(Vec::new(), Vec::new(), vec![Diagnostic::new(code, message)])
+    };
+    if let Err(e) = spawned {
+        return fault(Code::internal_error, format!("cannot start the gate: {e}"));
+    }
+    match rx.recv_timeout(deadline) {
+        Ok(Ok(report)) => report,
+        Ok(Err(_)) | Err(mpsc::RecvTimeoutError::Disconnected) => fault(
+            Code::internal_error,
+            "the gate crashed (an internal error in mastermind-hooks); nothing was judged".into(),
+        ),
+        Err(mpsc::RecvTimeoutError::Timeout) => fault(
+            Code::agent_hook_deadline_exceeded,
+            format!(
+                "the gate did not finish within {} s, so nothing was judged",
+                deadline.as_secs()
+            ),
+        ),
+    }
+}
+
+/// Best effort on a payload that failed to decode: the session and loop
+/// flag, so even an unrecognised payload cannot trap the agent. A missing
+/// flag counts as set, so the stored count carries on.
+fn salvage(bytes: &[u8]) -> (String, bool, Option<String>) {
+    let value: serde_json::Value = serde_json::from_slice(bytes).unwrap_or_default();
+    let text = |k: &str| value.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    (
+        text("session_id").unwrap_or_else(|| "(no session)".into()),
+        value
+            .get("stop_hook_active")
+            .and_then(|v| v.as_bool())
+            .unwrap_or(true),
+        text("agent_id"),
+    )
+}
+
+/// The decision for a stop, given the gate's verdict (and the reason to
+/// give for it) and the guard.
+fn stop_decision(
+    verdict: &GateVerdict,
+    reason: String,
+    step: Step,
+    guard_problem: Option<String>,
+) -> Decision {
+    match step {
+        Step::Pass => Decision::Allow,
+        Step::Block(_) => Decision::Block { reason, note: None },
+        Step::Release(n) => {
+            let mut note = decision::release_note(verdict, n);
+            if let Some(problem) = guard_problem {
+                note.push_str(&format!(" (loop-guard state unusable: {problem})"));
+            }
+            Decision::Note(note)
+        }
+    }
+}
+
+/// `agent-hook stop`.
+pub fn stop(harness: Harness, deadline_secs: u32) -> ExitStatus {
+    let deadline = Duration::from_secs(u64::from(deadline_secs.max(1)));
+    let repo = open_repo().ok();
+    let store = store_of(repo.as_ref());
+    let (config, config_problem) = match repo.as_ref().map(agent_config) {
+        Some(Ok(c)) => (c, None),
+        Some(Err(ds)) => (AgentHooks::default(), Some(ds)),
+        None => (AgentHooks::default(), None),
+    };
+    // The session, the harness's loop flag, the verdict and its reason.
+    let (session, active, verdict, reason) = match read_stdin() {
+        Err(d) => {
+            let reason =
+                decision::cannot_check("read the harness's Stop payload", std::slice::from_ref(&d));
+            (
+                "(no session)".to_string(),
+                true,
+                GateVerdict::CannotCheck(vec![d]),
+                reason,
+            )
+        }
+        Ok(bytes) => match agent::decode_stop(harness, &bytes) {
+            Err(d) => {
+                let (session, active, _) = salvage(&bytes);
+                let reason = decision::cannot_check(
+                    "read the harness's Stop payload",
+                    std::slice::from_ref(&d),
+                );
+                (session, active, GateVerdict::CannotCheck(vec![d]), reason)
+            }
+            Ok(payload) => {
+                let verdict = match config_problem {
+                    Some(ds) => GateVerdict::CannotCheck(ds),
+                    None => GateVerdict::of(&gate_within(deadline)),
+                };
+                let reason = decision::stop_reason(&verdict);
+                (
+                    payload.session_id,
+                    payload.stop_hook_active,
+                    verdict,
+                    reason,
+                )
+            }
+        },
+    };
+    let (step, problem) = guarded(
+        store.as_ref(),
+        &format!("stop:{session}"),
+        active,
+        !verdict.passes(),
+        config.max_consecutive_blocks,
+    );
+    answer(
+        harness,
+        Event::Stop,
+        &stop_decision(&verdict, reason, step, problem),
+    )
+}
+
+/// The decision for a finished subagent, before the loop guard.
+fn finished_decision(message: Option<&str>, dispatch: &Dispatch, policy: &AgentHooks) -> Decision {
+    let description = match dispatch {
+        Dispatch::Description(d) | Dispatch::AgentType(d) => d.clone(),
+        Dispatch::Transcripts { session, agent } => {
+            match transcript::recover(session.as_deref(), agent.as_deref()) {
+                Ok(d) => d,
+                Err(why) => {
+                    return Decision::Note(format!(
+                        "[subagent_dispatch_unrouted] mastermind-hooks could not judge a subagent's return at SubagentStop: {why}. \
+                         The PostToolUse hook on the Agent tool judges it when the orchestrator receives it."
+                    ));
+                }
+            }
+        }
+    };
+    let outcome = check_dispatched(message.unwrap_or_default().as_bytes(), &description);
+    decision::subagent(&outcome, &description, policy, Audience::Subagent)
+}
+
+/// `agent-hook subagent`.
+pub fn subagent(harness: Harness) -> ExitStatus {
+    let repo = open_repo().ok();
+    let store = store_of(repo.as_ref());
+    let (config, config_problem) = match repo.as_ref().map(agent_config) {
+        Some(Ok(c)) => (c, None),
+        Some(Err(ds)) => (AgentHooks::default(), Some(ds)),
+        None => (AgentHooks::default(), None),
+    };
+    let bytes = read_stdin().unwrap_or_default();
+    let payload = match agent::decode_subagent(harness, &bytes) {
+        Ok(payload) => payload,
+        Err(d) => {
+            let (session, active, agent_id) = salvage(&bytes);
+            let event = if agent_id.is_some() {
+                Event::SubagentStop
+            } else {
+                Event::PostToolUse
+            };
+            let reason = decision::cannot_check("read the harness's subagent hook payload", &[d]);
+            if event == Event::PostToolUse {
+                let block = Decision::Block { reason, note: None };
+                return answer(harness, event, &block);
+            }
+            let key = format!("subagent:{session}:{}", agent_id.unwrap_or_default());
+            let (step, _) = guarded(
+                store.as_ref(),
+                &key,
+                active,
+                true,
+                config.max_consecutive_blocks,
+            );
+            let decision = match step {
+                Step::Release(_) => Decision::Note(format!(
+                    "[agent_hook_loop_guard_released] mastermind-hooks let a subagent finish although: {reason}"
+                )),
+                _ => Decision::Block { reason, note: None },
+            };
+            return answer(harness, event, &decision);
+        }
+    };
+    let event = payload.event();
+    if let Some(ds) = config_problem {
+        let text = decision::cannot_check("read the agent_hooks configuration", &ds);
+        return answer(harness, event, &Decision::Warn(text));
+    }
+    match payload {
+        SubagentPayload::OtherTool { .. } | SubagentPayload::BackgroundLaunch { .. } => {
+            answer(harness, event, &Decision::Allow)
+        }
+        SubagentPayload::ToolReturn { description, text } => {
+            let outcome = check_dispatched(text.as_bytes(), &description);
+            let decision =
+                decision::subagent(&outcome, &description, &config, Audience::Orchestrator);
+            answer(harness, event, &decision)
+        }
+        SubagentPayload::Finished {
+            session_id,
+            agent_id,
+            stop_hook_active,
+            message,
+            dispatch,
+        } => {
+            let decision = finished_decision(message.as_deref(), &dispatch, &config);
+            let blocking = matches!(decision, Decision::Block { .. });
+            let key = format!("subagent:{session_id}:{agent_id}");
+            let (step, _) = guarded(
+                store.as_ref(),
+                &key,
+                stop_hook_active,
+                blocking,
+                config.max_consecutive_blocks,
+            );
+            let decision = match (step, decision) {
+                (Step::Release(n), Decision::Block { reason, .. }) => Decision::Note(format!(
+                    "[agent_hook_loop_guard_released] mastermind-hooks let a subagent finish after {n} blocked attempt{} to fix its return, which still breaks its contract:\n{reason}",
+                    if n == 1 { "" } else { "s" }
+                )),
+                (_, decision) => decision,
+            };
+            answer(harness, event, &decision)
+        }
+    }
+}

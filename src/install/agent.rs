@@ -1,0 +1,376 @@
+//! `install --agent`, `uninstall --agent` and `status --agent`: the agent
+//! hook entries in a harness's project settings (Claude Code's
+//! `.claude/settings.json`, Codex's `.codex/hooks.json`, both under the
+//! working tree root).
+//!
+//! The settings file is read without following a symlink and never blocks
+//! on a FIFO; it is edited as an ordered document ([`crate::agent::json`])
+//! so every key, hook and matcher group of others stays where it was
+//! ([`crate::agent::settings`] decides the edit purely), and written back
+//! through a temporary file in the same directory renamed over it. A file
+//! that cannot be parsed or has an unexpected shape is refused and left
+//! untouched. Installing twice changes nothing; uninstall removes exactly
+//! our entries (and the file, when nothing else is left in it).
+
+use crate::agent::Harness;
+use crate::agent::json::Json;
+use crate::agent::settings::{self, Change, Entry, EntryState};
+use crate::codes::Code;
+use crate::diagnostic::{Diagnostic, ExitStatus};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Bytes a settings file may have.
+const MAX_SETTINGS_BYTES: usize = 1024 * 1024;
+
+fn unusable(path: &Path, message: impl std::fmt::Display) -> Diagnostic {
+    Diagnostic::new(
+        Code::agent_settings_unusable,
+        format!("{}: {message}", path.display()),
+    )
+    .with_path(path.display().to_string())
+}
+
+/// The settings file of `harness` under the working tree `root`.
+pub fn settings_path(harness: Harness, root: &Path) -> PathBuf {
+    root.join(harness.settings_path())
+}
+
+/// Read the settings: `None` when the file does not exist.
+fn read(path: &Path) -> Result<Option<Json>, Diagnostic> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(unusable(path, e)),
+        Ok(meta) if meta.file_type().is_symlink() => {
+            return Err(unusable(
+                path,
+                "is a symlink; mastermind-hooks does not edit files through links (edit the target, or replace the link by a file)",
+            ));
+        }
+        Ok(_) => {}
+    }
+    let bytes = crate::input::read_bounded_no_follow(path, MAX_SETTINGS_BYTES)
+        .map_err(|d| unusable(path, d.message))?;
+    if bytes.len() > MAX_SETTINGS_BYTES {
+        return Err(unusable(
+            path,
+            format!("is larger than {MAX_SETTINGS_BYTES} bytes"),
+        ));
+    }
+    let doc = Json::parse(&bytes).map_err(|e| unusable(path, format!("is not valid JSON: {e}")))?;
+    settings::validate(&doc).map_err(|e| unusable(path, e))?;
+    Ok(Some(doc))
+}
+
+/// Write `doc` to `path` atomically, keeping the file's mode.
+fn write(path: &Path, doc: &Json) -> Result<(), Diagnostic> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    match std::fs::symlink_metadata(dir) {
+        Ok(meta) if meta.file_type().is_symlink() || !meta.is_dir() => {
+            return Err(unusable(
+                dir,
+                "is not a directory (symlinks are not followed)",
+            ));
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(dir).map_err(|e| unusable(dir, e))?;
+        }
+        Err(e) => return Err(unusable(dir, e)),
+    }
+    let mode = std::fs::metadata(path).ok().map(|m| m.permissions());
+    let fail = |e: std::io::Error| unusable(path, format!("cannot write: {e}"));
+    let mut temp = tempfile::Builder::new()
+        .prefix(".mastermind-hooks-")
+        .tempfile_in(dir)
+        .map_err(fail)?;
+    temp.write_all(doc.to_pretty().as_bytes()).map_err(fail)?;
+    temp.as_file().sync_all().map_err(fail)?;
+    let permissions = match mode {
+        Some(p) => p,
+        None => {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::Permissions::from_mode(0o644)
+            }
+            #[cfg(not(unix))]
+            {
+                temp.as_file().metadata().map_err(fail)?.permissions()
+            }
+        }
+    };
+    std::fs::set_permissions(temp.path(), permissions).map_err(fail)?;
+    temp.persist(path).map_err(|e| fail(e.error))?;
+    Ok(())
+}
+
+fn describe_entry(entry: &Entry) -> String {
+    match entry.matcher {
+        Some(m) => format!("{} (matcher {m})", entry.event.name()),
+        None => entry.event.name().to_string(),
+    }
+}
+
+/// Notes about the harness that matter after an install.
+fn harness_notes(harness: Harness, root: &Path, out: &mut String) {
+    match harness {
+        Harness::ClaudeCode => {
+            let _ = writeln!(
+                out,
+                "note: Claude Code picks up project hooks from {}; `/hooks` in a session lists them",
+                harness.settings_path()
+            );
+        }
+        Harness::Codex => {
+            let _ = writeln!(
+                out,
+                "note: Codex runs project hooks only when the project's .codex/ layer is trusted, and only after you review and trust them (`/hooks` in the Codex CLI)"
+            );
+            let config = root.join(".codex/config.toml");
+            if let Ok(bytes) = crate::input::read_bounded_no_follow(&config, MAX_SETTINGS_BYTES) {
+                let text = String::from_utf8_lossy(&bytes);
+                if text.lines().any(|l| {
+                    l.trim_start().starts_with("[hooks") || l.trim_start().starts_with("[[hooks")
+                }) {
+                    let _ = writeln!(
+                        out,
+                        "note: .codex/config.toml also has inline [hooks]; Codex merges both and warns at startup (prefer one representation per layer)"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The outcome of an install or uninstall: text for stdout, or refusals.
+pub type Outcome = Result<String, Vec<Diagnostic>>;
+
+/// Merge our entries into the settings of `harness` under `root`.
+pub fn install(harness: Harness, root: &Path, binary: &Path) -> Outcome {
+    let path = settings_path(harness, root);
+    let binary = binary.to_str().ok_or_else(|| {
+        vec![Diagnostic::new(
+            Code::hook_binary_unavailable,
+            format!(
+                "the binary's path {} is not UTF-8; a settings file cannot name it",
+                binary.display()
+            ),
+        )]
+    })?;
+    let existed = read(&path).map_err(|d| vec![d])?;
+    let mut doc = existed.clone().unwrap_or_else(Json::object);
+    let entries = settings::entries(harness, binary);
+    let changes = settings::install(&mut doc, &entries).map_err(|e| vec![unusable(&path, e)])?;
+    let mut out = format!("agent hooks: {} ({})\n", path.display(), harness.title());
+    for (entry, change) in entries.iter().zip(&changes) {
+        let what = match change {
+            Change::Unchanged => "installed and current".to_string(),
+            Change::Added => format!("added `{}`", entry.command),
+            Change::Updated(old) => format!("updated `{old}` to `{}`", entry.command),
+        };
+        let _ = writeln!(out, "{}: {what}", describe_entry(entry));
+    }
+    if changes.iter().all(|c| *c == Change::Unchanged) {
+        let _ = writeln!(
+            out,
+            "nothing to do: the agent hooks are installed and current"
+        );
+        return Ok(out);
+    }
+    write(&path, &doc).map_err(|d| vec![d])?;
+    harness_notes(harness, root, &mut out);
+    let _ = writeln!(
+        out,
+        "done: {} runs `agent-hook stop` before the agent ends its turn and `agent-hook subagent` on subagent returns; `mastermind-hooks uninstall --agent {}` undoes this",
+        harness.title(),
+        harness.name()
+    );
+    Ok(out)
+}
+
+/// Remove our entries from the settings of `harness` under `root`.
+pub fn uninstall(harness: Harness, root: &Path) -> Outcome {
+    let path = settings_path(harness, root);
+    let mut out = format!("agent hooks: {} ({})\n", path.display(), harness.title());
+    let Some(mut doc) = read(&path).map_err(|d| vec![d])? else {
+        let _ = writeln!(out, "nothing to do: the file does not exist");
+        return Ok(out);
+    };
+    let removed = settings::uninstall(&mut doc).map_err(|e| vec![unusable(&path, e)])?;
+    if removed == 0 {
+        let _ = writeln!(
+            out,
+            "nothing to do: no mastermind-hooks agent hook was installed"
+        );
+        return Ok(out);
+    }
+    if doc == Json::object() {
+        std::fs::remove_file(&path)
+            .map_err(|e| vec![unusable(&path, format!("cannot remove: {e}"))])?;
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::remove_dir(dir); // only when empty
+        }
+        let _ = writeln!(
+            out,
+            "removed {removed} entr{} and the file, which held nothing else",
+            if removed == 1 { "y" } else { "ies" }
+        );
+    } else {
+        write(&path, &doc).map_err(|d| vec![d])?;
+        let _ = writeln!(
+            out,
+            "removed {removed} entr{}; the rest of the file is unchanged",
+            if removed == 1 { "y" } else { "ies" }
+        );
+    }
+    let _ = writeln!(
+        out,
+        "done: {} no longer runs the gate's agent hooks",
+        harness.title()
+    );
+    Ok(out)
+}
+
+/// One entry in `status --agent`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EntryStatus {
+    pub event: &'static str,
+    pub matcher: Option<&'static str>,
+    /// `current`, `missing` or `outdated`.
+    pub state: &'static str,
+    /// The command the settings hold (when an entry of ours exists).
+    pub command: Option<String>,
+}
+
+/// `status --agent`: what the harness will run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AgentStatus {
+    pub version: u32,
+    pub ok: bool,
+    pub harness: &'static str,
+    pub settings: String,
+    pub entries: Vec<EntryStatus>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl AgentStatus {
+    pub fn exit_status(&self) -> ExitStatus {
+        ExitStatus::of(&self.diagnostics)
+    }
+}
+
+/// Inspect the settings of `harness` under `root`; `binary` is the running
+/// binary (entries that run another one are outdated).
+pub fn status(harness: Harness, root: &Path, binary: Option<&Path>) -> AgentStatus {
+    let path = settings_path(harness, root);
+    let mut report = AgentStatus {
+        version: 1,
+        ok: false,
+        harness: harness.name(),
+        settings: path.display().to_string(),
+        entries: Vec::new(),
+        diagnostics: Vec::new(),
+    };
+    let doc = match read(&path) {
+        Ok(doc) => doc.unwrap_or_else(Json::object),
+        Err(d) => {
+            report.diagnostics.push(d);
+            return report;
+        }
+    };
+    let binary = binary.and_then(Path::to_str).unwrap_or("mastermind-hooks");
+    for entry in settings::entries(harness, binary) {
+        let state = match settings::inspect(&doc, &entry) {
+            Ok(state) => state,
+            Err(e) => {
+                report.diagnostics.push(unusable(&path, e));
+                continue;
+            }
+        };
+        let (name, command) = match &state {
+            EntryState::Current => ("current", Some(entry.command.clone())),
+            EntryState::Missing => {
+                report.diagnostics.push(
+                    Diagnostic::new(
+                        Code::agent_hook_not_installed,
+                        format!(
+                            "{} runs no `mastermind-hooks agent-hook {}` on {}",
+                            harness.title(),
+                            entry.subcommand.name(),
+                            describe_entry(&entry)
+                        ),
+                    )
+                    .with_path(path.display().to_string())
+                    .with_hint(format!(
+                        "Run `mastermind-hooks install --agent {}`.",
+                        harness.name()
+                    )),
+                );
+                ("missing", None)
+            }
+            EntryState::Outdated(old) => {
+                report.diagnostics.push(
+                    Diagnostic::new(
+                        Code::agent_hook_outdated,
+                        format!(
+                            "{} on {} runs `{old}`, not `{}`",
+                            harness.title(),
+                            describe_entry(&entry),
+                            entry.command
+                        ),
+                    )
+                    .with_path(path.display().to_string())
+                    .with_hint(format!(
+                        "Run `mastermind-hooks install --agent {}` to rewrite it.",
+                        harness.name()
+                    )),
+                );
+                ("outdated", Some(old.clone()))
+            }
+        };
+        report.entries.push(EntryStatus {
+            event: entry.event.name(),
+            matcher: entry.matcher,
+            state: name,
+            command,
+        });
+    }
+    report.ok = report.exit_status() == ExitStatus::Pass;
+    report
+}
+
+/// The human rendering of `status --agent`.
+pub fn render_status(report: &AgentStatus) -> String {
+    let mut out = format!("agent hooks: {} ({})\n", report.settings, report.harness);
+    for e in &report.entries {
+        let event = match e.matcher {
+            Some(m) => format!("{} (matcher {m})", e.event),
+            None => e.event.to_string(),
+        };
+        let line = match (e.state, &e.command) {
+            ("current", Some(c)) => format!("runs `{c}`"),
+            ("outdated", Some(c)) => format!(
+                "runs `{c}` (outdated: `install --agent {}` rewrites it)",
+                report.harness
+            ),
+            _ => "runs no mastermind-hooks agent hook".to_string(),
+        };
+        let _ = writeln!(out, "{event}: {line}");
+    }
+    for d in &report.diagnostics {
+        crate::render::human::diagnostic(&mut out, d);
+    }
+    let _ = writeln!(
+        out,
+        "{}",
+        if report.ok {
+            "ok: the agent hooks are installed and current"
+        } else {
+            "problems found: see above"
+        }
+    );
+    out
+}

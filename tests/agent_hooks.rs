@@ -1,0 +1,712 @@
+//! Agent-harness hooks (`agent-hook stop|subagent`, `install --agent`) on
+//! real temporary repositories, fed payloads shaped exactly as Claude Code
+//! and Codex document them (`tests/data/agent/`).
+
+mod common;
+
+use common::{TestRepo, status, text};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::process::Output;
+
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/agent");
+
+fn fixture(path: &str) -> Value {
+    let text = std::fs::read_to_string(format!("{DATA}/{path}")).expect("fixture");
+    serde_json::from_str(&text).expect("fixture JSON")
+}
+
+fn stop_payload(harness: &str, active: bool) -> String {
+    let mut payload = fixture(&format!("{harness}/stop.json"));
+    payload["stop_hook_active"] = json!(active);
+    payload.to_string()
+}
+
+/// The decision JSON on stdout (`None` for a silent allow); the command
+/// always exits 0 with its answer.
+fn decision(output: &Output) -> Option<Value> {
+    assert_eq!(status(output), 0, "agent-hook exits 0: {}", text(output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    (!stdout.trim().is_empty()).then(|| serde_json::from_str(&stdout).expect("decision JSON"))
+}
+
+fn stop(repo: &TestRepo, harness: &str, active: bool) -> Option<Value> {
+    decision(&repo.run(
+        &["agent-hook", "stop", "--harness", harness],
+        Some(&stop_payload(harness, active)),
+    ))
+}
+
+/// A repository with a committed base and an uncommitted task that changes
+/// `src/a.rs` as declared.
+fn task_repo() -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write("src/a.rs", "fn a() {}\n");
+    repo.commit_all("base");
+    repo.write_task("001-change-a", &["src/a.rs"], &["src/a.rs"]);
+    repo.write("src/a.rs", "fn a() { /* changed */ }\n");
+    repo
+}
+
+#[test]
+fn a_failing_task_blocks_the_stop_with_a_reason_the_agent_can_act_on() {
+    for harness in ["claude-code", "codex"] {
+        let repo = task_repo();
+        repo.write("src/extra.rs", "// not declared\n");
+        let answer = stop(&repo, harness, false).expect("a block");
+        assert_eq!(answer["decision"], "block", "{harness}");
+        let reason = answer["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("task .mastermind/tasks/001-change-a:"),
+            "{reason}"
+        );
+        assert!(
+            reason.contains("- [unexpected_file] src/extra.rs:"),
+            "names the rule and the file: {reason}"
+        );
+        assert!(
+            reason.contains(
+                "fix: Declare the path in the spec's front matter, or revert the change."
+            ),
+            "{reason}"
+        );
+        assert!(
+            reason.contains("[executor_report_missing_changed_file]"),
+            "{reason}"
+        );
+        assert!(answer.get("systemMessage").is_none());
+    }
+}
+
+#[test]
+fn a_passing_task_or_no_task_stays_silent() {
+    for harness in ["claude-code", "codex"] {
+        let repo = task_repo();
+        assert_eq!(stop(&repo, harness, false), None, "{harness}: passing task");
+        let clean = TestRepo::new();
+        clean.write("README.md", "x\n");
+        clean.commit_all("base");
+        clean.write("notes.txt", "scratch\n");
+        assert_eq!(
+            stop(&clean, harness, false),
+            None,
+            "{harness}: no task changed"
+        );
+    }
+}
+
+#[test]
+fn the_loop_guard_lets_the_stop_through_after_three_blocks_with_a_note() {
+    let repo = task_repo();
+    repo.write("src/extra.rs", "// not declared\n");
+    let before = repo.git(&["status", "--porcelain", "--untracked-files=all"]);
+    for active in [false, true, true] {
+        assert_eq!(
+            stop(&repo, "claude-code", active).unwrap()["decision"],
+            "block"
+        );
+    }
+    let released = stop(&repo, "claude-code", true).expect("a note");
+    assert!(released.get("decision").is_none(), "{released}");
+    let note = released["systemMessage"].as_str().unwrap();
+    assert!(note.contains("[agent_hook_loop_guard_released]"), "{note}");
+    assert!(note.contains("after 3 blocked stops in a row"), "{note}");
+    assert!(note.contains("unexpected_file"), "{note}");
+    // A new turn (stop_hook_active false) starts a new chain.
+    assert_eq!(
+        stop(&repo, "claude-code", false).unwrap()["decision"],
+        "block"
+    );
+    // The guard's state lives under the git directory, never in the tree.
+    assert_eq!(
+        repo.git(&["status", "--porcelain", "--untracked-files=all"]),
+        before
+    );
+    let state = repo.path().join(".git/mastermind-hooks/agent-hooks");
+    let files: Vec<_> = std::fs::read_dir(&state)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1);
+    // A damaged state file cannot trap the agent either: the harness's flag
+    // bounds the chain, and the file heals.
+    std::fs::write(&files[0], "garbage").unwrap();
+    let released = stop(&repo, "claude-code", true).unwrap();
+    assert!(
+        released["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("loop-guard state unusable"),
+        "{released}"
+    );
+    assert_eq!(
+        stop(&repo, "claude-code", false).unwrap()["decision"],
+        "block"
+    );
+    assert_eq!(
+        stop(&repo, "claude-code", true).unwrap()["decision"],
+        "block"
+    );
+    // Sessions are counted apart.
+    let mut other = fixture("claude-code/stop.json");
+    other["session_id"] = json!("another-session");
+    other["stop_hook_active"] = json!(true);
+    let answer = decision(&repo.run(&["agent-hook", "stop"], Some(&other.to_string()))).unwrap();
+    assert_eq!(answer["decision"], "block");
+}
+
+#[test]
+fn max_consecutive_blocks_comes_from_head_not_the_working_tree() {
+    let repo = TestRepo::new();
+    repo.write("src/a.rs", "fn a() {}\n");
+    repo.write(
+        ".mastermind/hooks.yaml",
+        "agent_hooks:\n  max_consecutive_blocks: 1\n",
+    );
+    repo.commit_all("base");
+    repo.write_task("001-change-a", &["src/a.rs"], &["src/a.rs"]);
+    repo.write("src/a.rs", "changed\n");
+    repo.write("src/extra.rs", "x\n");
+    // The agent tries to loosen its guard in the working tree: ignored.
+    repo.write(
+        ".mastermind/hooks.yaml",
+        "agent_hooks:\n  max_consecutive_blocks: 50\n",
+    );
+    assert_eq!(stop(&repo, "codex", false).unwrap()["decision"], "block");
+    let released = stop(&repo, "codex", true).unwrap();
+    assert!(
+        released["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("after 1 blocked stop in a row"),
+        "{released}"
+    );
+}
+
+#[test]
+fn a_gate_that_cannot_check_blocks_under_the_same_guard() {
+    let repo = TestRepo::new();
+    repo.write("src/a.rs", "fn a() {}\n");
+    // An invalid configuration on the base (HEAD, where check --worktree
+    // reads it): nothing but a repair of it can be checked.
+    repo.write(".mastermind/hooks.yaml", "surprise: 1\n");
+    repo.commit_all("base with a broken configuration");
+    repo.write_task("001-change-a", &["src/a.rs"], &["src/a.rs"]);
+    repo.write("src/a.rs", "fn a() { /* changed */ }\n");
+    let answer = stop(&repo, "claude-code", false).unwrap();
+    let reason = answer["reason"].as_str().unwrap();
+    assert!(reason.contains("could not check"), "{reason}");
+    assert!(reason.contains("[config_invalid]"), "{reason}");
+    for active in [true, true] {
+        assert_eq!(
+            stop(&repo, "claude-code", active).unwrap()["decision"],
+            "block"
+        );
+    }
+    assert!(
+        stop(&repo, "claude-code", true).unwrap()["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("could not be checked")
+    );
+}
+
+#[cfg(debug_assertions)]
+#[test]
+fn a_crash_or_a_hang_of_the_gate_is_could_not_check() {
+    let repo = task_repo();
+    // The panic case gets a deadline it cannot hit even on a loaded
+    // machine; the hang case a short one.
+    for (fault, code, timeout) in [
+        ("panic", "internal_error", "60"),
+        ("hang", "agent_hook_deadline_exceeded", "1"),
+    ] {
+        let mut cmd = repo.command(common::BIN);
+        cmd.args(["agent-hook", "stop", "--timeout", timeout])
+            .env("MASTERMIND_HOOKS_DEBUG_AGENT_HOOK", fault);
+        let output = common::run_with_stdin(cmd, Some(&stop_payload("claude-code", false)));
+        let answer = decision(&output).unwrap();
+        assert_eq!(answer["decision"], "block", "{fault}");
+        assert!(
+            answer["reason"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("[{code}]")),
+            "{fault}: {answer}"
+        );
+    }
+}
+
+#[test]
+fn an_unrecognised_payload_is_never_a_silent_pass() {
+    let repo = task_repo();
+    // A Claude Code payload handed to --harness codex (no turn_id), a
+    // payload for another event, garbage, nothing.
+    for (harness, input) in [
+        ("codex", stop_payload("claude-code", false)),
+        (
+            "claude-code",
+            r#"{"hook_event_name": "PreToolUse", "session_id": "s"}"#.to_string(),
+        ),
+        ("claude-code", "not json".to_string()),
+        ("claude-code", String::new()),
+    ] {
+        let answer =
+            decision(&repo.run(&["agent-hook", "stop", "--harness", harness], Some(&input)))
+                .expect("not silent");
+        let reason = answer["reason"].as_str().unwrap_or_default();
+        assert!(
+            reason.contains("[agent_hook_payload_unrecognised]"),
+            "{harness} {input:?}: {answer}"
+        );
+    }
+    // Without a loop flag in the payload the guard still ends the chain:
+    // within max + 1 stops one goes through with a note.
+    let answers: Vec<Value> = (0..4)
+        .filter_map(|_| decision(&repo.run(&["agent-hook", "stop"], Some("{}"))))
+        .collect();
+    assert!(
+        answers
+            .iter()
+            .any(|a| a["systemMessage"].is_string() && a.get("decision").is_none()),
+        "{answers:?}"
+    );
+}
+
+fn with_return(path: &str, text: &str) -> Value {
+    let mut payload = fixture(path);
+    if payload["hook_event_name"] == "PostToolUse" {
+        payload["tool_response"]["content"][0]["text"] = json!(text);
+    } else {
+        payload["last_assistant_message"] = json!(text);
+    }
+    payload
+}
+
+fn subagent(repo: &TestRepo, harness: &str, payload: &Value) -> Option<Value> {
+    decision(&repo.run(
+        &["agent-hook", "subagent", "--harness", harness],
+        Some(&payload.to_string()),
+    ))
+}
+
+const VALID_PROBE: &str = r#"{"handover": {"role": "probe-j-cart", "cycle": 1, "status": "findings-emitted", "next-action": "orchestrator appends the findings to the ledger"}, "journey": "j-cart", "findings-emitted": 1, "finding-ids": ["j-cart-4-01"]}"#;
+const BROKEN_PROBE: &str = r#"{"handover": {"role": "probe-j-cart", "cycle": 1, "status": "findings-emitted", "next-action": "append"}, "journey": "j-cart", "findings-emitted": 2}"#;
+
+#[test]
+fn a_malformed_subagent_return_is_blocked_with_the_rule_named() {
+    let repo = task_repo();
+    let answer = subagent(
+        &repo,
+        "claude-code",
+        &with_return("claude-code/post-tool-use-agent.json", BROKEN_PROBE),
+    )
+    .expect("a block");
+    assert_eq!(answer["decision"], "block");
+    let reason = answer["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("`probe-j-cart: adversarial pass`"),
+        "{reason}"
+    );
+    assert!(reason.contains("the probe return schema"), "{reason}");
+    assert!(
+        reason.contains("[subagent_return_schema_violation]"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("`finding-ids`"),
+        "quotes the broken rule: {reason}"
+    );
+    assert!(reason.contains("re-dispatch"), "{reason}");
+    // Prose instead of the JSON object.
+    let prose = subagent(
+        &repo,
+        "claude-code",
+        &with_return(
+            "claude-code/post-tool-use-agent.json",
+            "All done, I probed the cart.",
+        ),
+    )
+    .unwrap();
+    assert!(
+        prose["reason"]
+            .as_str()
+            .unwrap()
+            .contains("[subagent_return_not_mapping]")
+    );
+}
+
+#[test]
+fn valid_silent_unknown_and_background_returns_pass() {
+    let repo = task_repo();
+    let post = "claude-code/post-tool-use-agent.json";
+    assert_eq!(
+        subagent(&repo, "claude-code", &with_return(post, VALID_PROBE)),
+        None
+    );
+    for description in ["j-cart: explore freely", "sj-login"] {
+        let mut payload = with_return(post, "free prose, no schema");
+        payload["tool_input"]["description"] = json!(description);
+        assert_eq!(
+            subagent(&repo, "claude-code", &payload),
+            None,
+            "{description}"
+        );
+    }
+    let mut explore = with_return(post, "Found 12 endpoints.");
+    explore["tool_input"]["description"] = json!("Find the API endpoints");
+    assert_eq!(
+        subagent(&repo, "claude-code", &explore),
+        None,
+        "unknown: allow by default"
+    );
+    let background = fixture("claude-code/post-tool-use-agent-background.json");
+    assert_eq!(subagent(&repo, "claude-code", &background), None);
+    let mut bash = fixture(post);
+    bash["tool_name"] = json!("Bash");
+    assert_eq!(subagent(&repo, "claude-code", &bash), None);
+}
+
+#[test]
+fn warn_or_block_per_prefix_and_unknown_from_configuration() {
+    let repo = TestRepo::new();
+    repo.write(
+        ".mastermind/hooks.yaml",
+        "agent_hooks:\n  subagent:\n    unknown: block\n    prefixes:\n      'probe-': warn\n",
+    );
+    repo.commit_all("base");
+    let post = "claude-code/post-tool-use-agent.json";
+    let warned = subagent(&repo, "claude-code", &with_return(post, BROKEN_PROBE)).unwrap();
+    assert!(warned.get("decision").is_none(), "{warned}");
+    assert!(
+        warned["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("finding-ids")
+    );
+    assert_eq!(
+        warned["hookSpecificOutput"]["hookEventName"], "PostToolUse",
+        "{warned}"
+    );
+    assert!(warned["hookSpecificOutput"]["additionalContext"].is_string());
+    let mut explore = with_return(post, "Found 12 endpoints.");
+    explore["tool_input"]["description"] = json!("Find the API endpoints");
+    let blocked = subagent(&repo, "claude-code", &explore).unwrap();
+    assert_eq!(blocked["decision"], "block");
+    assert!(
+        blocked["reason"]
+            .as_str()
+            .unwrap()
+            .contains("[subagent_dispatch_unrouted]")
+    );
+}
+
+/// A SubagentStop payload pointing at the transcripts in `dir`.
+fn subagent_stop(dir: &Path, text: &str) -> Value {
+    let session = dir.join("session.jsonl");
+    let agent = dir.join("agent.jsonl");
+    std::fs::copy(
+        format!("{DATA}/claude-code/session-transcript.jsonl"),
+        &session,
+    )
+    .unwrap();
+    std::fs::copy(
+        format!("{DATA}/claude-code/agent-transcript-probe.jsonl"),
+        &agent,
+    )
+    .unwrap();
+    let mut payload = with_return("claude-code/subagent-stop.json", text);
+    payload["transcript_path"] = json!(session.display().to_string());
+    payload["agent_transcript_path"] = json!(agent.display().to_string());
+    payload
+}
+
+#[test]
+fn claude_code_subagent_stop_recovers_the_description_from_the_transcripts() {
+    let repo = task_repo();
+    let dir = tempfile::tempdir().unwrap();
+    let broken = subagent(
+        &repo,
+        "claude-code",
+        &subagent_stop(dir.path(), BROKEN_PROBE),
+    )
+    .unwrap();
+    assert_eq!(broken["decision"], "block");
+    let reason = broken["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("`probe-j-cart: adversarial pass`"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("Rewrite your final message"),
+        "to the subagent: {reason}"
+    );
+    assert_eq!(
+        subagent(
+            &repo,
+            "claude-code",
+            &subagent_stop(dir.path(), VALID_PROBE)
+        ),
+        None
+    );
+    // Same loop guard: the subagent is sent back at most three times.
+    let mut payload = subagent_stop(dir.path(), BROKEN_PROBE);
+    payload["stop_hook_active"] = json!(true);
+    for _ in 0..3 {
+        assert_eq!(
+            subagent(&repo, "claude-code", &payload).unwrap()["decision"],
+            "block"
+        );
+    }
+    let released = subagent(&repo, "claude-code", &payload).unwrap();
+    assert!(
+        released["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("[agent_hook_loop_guard_released]")
+    );
+    // Unrecoverable: not silent, and pointed at the PostToolUse check.
+    let mut lost = subagent_stop(dir.path(), BROKEN_PROBE);
+    lost["agent_transcript_path"] = json!(dir.path().join("missing.jsonl").display().to_string());
+    let note = subagent(&repo, "claude-code", &lost).unwrap();
+    assert!(note.get("decision").is_none());
+    assert!(
+        note["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("[subagent_dispatch_unrouted]")
+    );
+}
+
+#[test]
+fn codex_subagent_stop_routes_by_agent_type() {
+    let repo = task_repo();
+    let broken = subagent(
+        &repo,
+        "codex",
+        &with_return("codex/subagent-stop.json", BROKEN_PROBE),
+    )
+    .unwrap();
+    assert_eq!(broken["decision"], "block");
+    assert!(
+        broken["reason"]
+            .as_str()
+            .unwrap()
+            .contains("`probe-j-cart`")
+    );
+    assert_eq!(
+        subagent(
+            &repo,
+            "codex",
+            &with_return("codex/subagent-stop.json", VALID_PROBE)
+        ),
+        None
+    );
+    let mut default = with_return("codex/subagent-stop.json", "anything");
+    default["agent_type"] = json!("default");
+    assert_eq!(subagent(&repo, "codex", &default), None);
+    // Codex has no subagent PostToolUse: a Claude Code tool payload is refused.
+    let refused = subagent(
+        &repo,
+        "codex",
+        &with_return("claude-code/post-tool-use-agent.json", VALID_PROBE),
+    )
+    .unwrap();
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap()
+            .contains("[agent_hook_payload_unrecognised]")
+    );
+}
+
+fn read(repo: &TestRepo, path: &str) -> String {
+    std::fs::read_to_string(repo.path().join(path)).unwrap_or_default()
+}
+
+#[test]
+fn install_merges_is_idempotent_and_uninstall_restores() {
+    let repo = TestRepo::new();
+    let original = "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(cargo test)\"\n    ]\n  },\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"notify-send done\"\n          }\n        ]\n      }\n    ]\n  }\n}\n";
+    repo.write(".claude/settings.json", original);
+    let output = repo.run(&["install", "--agent", "claude-code"], None);
+    assert_eq!(status(&output), 0, "{}", text(&output));
+    let installed = read(&repo, ".claude/settings.json");
+    let doc: Value = serde_json::from_str(&installed).unwrap();
+    assert_eq!(doc["permissions"]["allow"][0], "Bash(cargo test)");
+    let stop = doc["hooks"]["Stop"].as_array().unwrap();
+    assert_eq!(
+        stop[0]["hooks"][0]["command"], "notify-send done",
+        "others kept first"
+    );
+    let ours = stop[1]["hooks"][0]["command"].as_str().unwrap();
+    assert!(
+        ours.ends_with("mastermind-hooks agent-hook stop --harness claude-code"),
+        "{ours}"
+    );
+    assert_eq!(stop[1]["hooks"][0]["timeout"], 60);
+    assert_eq!(doc["hooks"]["PostToolUse"][0]["matcher"], "Agent|Task");
+    assert!(
+        doc["hooks"]["SubagentStop"][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .ends_with("agent-hook subagent --harness claude-code")
+    );
+    let again = repo.run(&["install", "--agent", "claude-code"], None);
+    assert!(text(&again).contains("nothing to do"), "{}", text(&again));
+    assert_eq!(
+        read(&repo, ".claude/settings.json"),
+        installed,
+        "idempotent"
+    );
+    let shown = repo.run(&["status", "--agent", "claude-code"], None);
+    assert_eq!(status(&shown), 0, "{}", text(&shown));
+    assert!(text(&shown).contains("ok: the agent hooks are installed and current"));
+    let out = repo.run(&["uninstall", "--agent", "claude-code"], None);
+    assert_eq!(status(&out), 0, "{}", text(&out));
+    assert_eq!(
+        read(&repo, ".claude/settings.json"),
+        original,
+        "restored byte for byte"
+    );
+    let missing = repo.run(
+        &["status", "--agent", "claude-code", "--format", "json"],
+        None,
+    );
+    assert_eq!(status(&missing), 1);
+    let report = common::json(&missing);
+    assert_eq!(report["entries"][0]["state"], "missing");
+    assert_eq!(common::codes(&report)[0], "agent_hook_not_installed");
+}
+
+#[test]
+fn codex_install_creates_and_uninstall_removes_the_file() {
+    let repo = TestRepo::new();
+    let output = repo.run(&["install", "--agent", "codex"], None);
+    assert_eq!(status(&output), 0, "{}", text(&output));
+    assert!(
+        text(&output).contains("review and trust"),
+        "{}",
+        text(&output)
+    );
+    let doc: Value = serde_json::from_str(&read(&repo, ".codex/hooks.json")).unwrap();
+    assert_eq!(
+        doc.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["hooks"]
+    );
+    assert!(doc["hooks"].get("PostToolUse").is_none());
+    assert!(
+        doc["hooks"]["SubagentStop"][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .ends_with("agent-hook subagent --harness codex")
+    );
+    let out = repo.run(&["uninstall", "--agent", "codex"], None);
+    assert_eq!(status(&out), 0, "{}", text(&out));
+    assert!(!repo.path().join(".codex").exists(), "nothing left behind");
+}
+
+#[test]
+fn install_refuses_settings_it_cannot_edit_and_changes_nothing() {
+    let repo = TestRepo::new();
+    for bad in [
+        "{ not json",
+        "[]",
+        "{\"hooks\": []}",
+        "{\"a\": 1, \"a\": 2}",
+    ] {
+        repo.write(".claude/settings.json", bad);
+        let output = repo.run(&["install", "--agent", "claude-code"], None);
+        assert_eq!(status(&output), 2, "{bad}");
+        assert!(
+            text(&output).contains("agent_settings_unusable"),
+            "{}",
+            text(&output)
+        );
+        assert_eq!(read(&repo, ".claude/settings.json"), bad);
+    }
+    #[cfg(unix)]
+    {
+        repo.write("elsewhere.json", "{}");
+        std::fs::remove_file(repo.path().join(".claude/settings.json")).unwrap();
+        std::os::unix::fs::symlink(
+            "../elsewhere.json",
+            repo.path().join(".claude/settings.json"),
+        )
+        .unwrap();
+        let output = repo.run(&["install", "--agent", "claude-code"], None);
+        assert_eq!(status(&output), 2);
+        assert!(text(&output).contains("symlink"), "{}", text(&output));
+        assert_eq!(read(&repo, "elsewhere.json"), "{}");
+    }
+}
+
+fn python() -> &'static str {
+    let found = std::process::Command::new("python3")
+        .arg("--version")
+        .output();
+    assert!(
+        found.is_ok_and(|o| o.status.success()),
+        "the end-to-end test drives a fake harness written in Python: install python3"
+    );
+    "python3"
+}
+
+/// Install the hooks, commit them, then let a fake harness play a session
+/// in which the agent leaves an undeclared file behind.
+fn session(harness: &str, mode: &str) -> String {
+    let repo = TestRepo::new();
+    repo.write("src/a.rs", "fn a() {}\n");
+    let output = repo.run(&["install", "--agent", harness], None);
+    assert_eq!(status(&output), 0, "{}", text(&output));
+    repo.commit_all("base, with the agent hooks");
+    repo.write_task("001-change-a", &["src/a.rs"], &["src/a.rs"]);
+    repo.write("src/a.rs", "fn a() { /* changed */ }\n");
+    repo.write("src/extra.rs", "// left behind\n");
+    let settings = match harness {
+        "codex" => ".codex/hooks.json",
+        _ => ".claude/settings.json",
+    };
+    let mut cmd = repo.command(python());
+    cmd.args([
+        &format!("{DATA}/fake_harness.py"),
+        settings,
+        &format!("{DATA}/{harness}/stop.json"),
+        mode,
+    ]);
+    let output = common::run_with_stdin(cmd, None);
+    assert_eq!(status(&output), 0, "{}", text(&output));
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn end_to_end_the_agent_fixes_what_the_reason_names_and_stops() {
+    for harness in ["claude-code", "codex"] {
+        let log = session(harness, "fixer");
+        assert_eq!(
+            log,
+            "stop 1: blocked: unexpected_file src/extra.rs, executor_report_missing_changed_file .mastermind/tasks/001-change-a/executor-report.md\n\
+             agent: reverted src/extra.rs\n\
+             stop 2: allowed\n",
+            "{harness}"
+        );
+    }
+}
+
+#[test]
+fn end_to_end_a_stubborn_agent_is_let_go_after_three_blocks() {
+    let log = session("claude-code", "stubborn");
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines.len(), 5, "{log}");
+    assert!(
+        lines[..3]
+            .iter()
+            .all(|l| l.contains("blocked: unexpected_file src/extra.rs")),
+        "{log}"
+    );
+    assert!(
+        lines[3].starts_with("stop 4: note to user: [agent_hook_loop_guard_released]"),
+        "{log}"
+    );
+    assert_eq!(lines[4], "stop 4: allowed");
+}
