@@ -6,6 +6,7 @@
 //! * [`schema`]: the embedded JSON Schemas, compiled once;
 //! * [`codes`] and [`diagnostic`]: the one diagnostic model and its codes;
 //! * [`input`], [`commands`], [`render`], [`cli`]: disk, commands, output;
+//! * [`safe_fs`]: opening files without following links or blocking;
 //! * [`install`]: the git hook shims (`install`, `uninstall`, `status`);
 //! * [`process_env`]: git variables child processes must not inherit.
 
@@ -36,4 +37,5 @@ pub mod render;
 pub mod repo;
 pub mod report;
 pub mod runner;
+pub mod safe_fs;
 pub mod schema;
