@@ -150,15 +150,30 @@ pub enum Command {
 
 #[derive(Debug, Subcommand)]
 pub enum VerificationCommand {
-    /// Run one observed check (`verify[].run`) and write its tree receipt
-    /// `<task>/verification/<id>.tree.json`. Exit 0 only for a pass.
+    /// Run observed checks (`verify[].run`) and write their tree receipts
+    /// `<task>/verification/<id>.tree.json`. The check's output streams to
+    /// stderr. Exit 0 only when every check passed.
+    #[command(group(clap::ArgGroup::new("which").required(true).args(["id", "all"])))]
     Run {
         /// The task's spec.md.
         spec: String,
         /// The check's `run.id`.
         #[arg(long, value_name = "ID")]
-        id: String,
-        /// Print the receipt as JSON.
+        id: Option<String>,
+        /// Run every observed check of the spec, in declaration order.
+        #[arg(long)]
+        all: bool,
+        /// Run in a temporary checkout of exactly the index (or --rev), so
+        /// ignored, untracked and local-only files cannot take part.
+        #[arg(long)]
+        isolated: bool,
+        /// --isolated: check out this commit instead of the index.
+        #[arg(long, value_name = "REV", requires = "isolated")]
+        rev: Option<String>,
+        /// Do not show the check's output (it is hashed all the same).
+        #[arg(long, short)]
+        quiet: bool,
+        /// Print the receipt as JSON (an array with --all).
         #[arg(long)]
         json: bool,
     },
@@ -231,8 +246,24 @@ pub fn run(cli: Cli) -> ExitStatus {
             commands::check::run(&mode, &output)
         }
         Command::Verification {
-            command: VerificationCommand::Run { spec, id, json },
-        } => commands::verification::run(&spec, &id, json),
+            command:
+                VerificationCommand::Run {
+                    spec,
+                    id,
+                    all: _,
+                    isolated,
+                    rev,
+                    quiet,
+                    json,
+                },
+        } => commands::verification::run(&commands::verification::Args {
+            spec,
+            id,
+            isolated,
+            rev,
+            quiet,
+            json,
+        }),
         Command::Acceptance {
             command: AcceptanceCommand::Status { spec, json },
         } => commands::acceptance::run(&spec, json),

@@ -14,6 +14,7 @@ use rustix::fs::{AtFlags, Mode, OFlags};
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::OwnedFd;
+use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
@@ -119,7 +120,7 @@ fn regular(fd: OwnedFd) -> Result<File, Error> {
 
 /// Classify a failed `O_NOFOLLOW` open: a link, a non-directory, or the
 /// error itself.
-fn classify(dir: &OwnedFd, name: &str, error: rustix::io::Errno, want_dir: bool) -> Error {
+fn classify(dir: &OwnedFd, name: &OsStr, error: rustix::io::Errno, want_dir: bool) -> Error {
     let maybe_link = [
         rustix::io::Errno::LOOP,
         rustix::io::Errno::NOTDIR,
@@ -202,8 +203,9 @@ pub fn open_append(path: &Path) -> Result<File, Error> {
 }
 
 /// True when `name` is one plain path component.
-fn plain(name: &str) -> bool {
-    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\0'])
+fn plain(name: &OsStr) -> bool {
+    let bytes = name.as_bytes();
+    !bytes.is_empty() && bytes != b"." && bytes != b".." && !bytes.contains(&b'/') && !bytes.contains(&0)
 }
 
 /// An open directory, reached without following links (except for the
@@ -252,13 +254,14 @@ impl Dir {
     }
 
     /// A directory entry's path, for messages.
-    pub fn join(&self, name: &str) -> PathBuf {
-        self.path.join(name)
+    pub fn join<N: AsRef<OsStr>>(&self, name: N) -> PathBuf {
+        self.path.join(name.as_ref())
     }
 
     /// Open the subdirectory `name` (creating it with mode 0755 first when
     /// `create`), never through a symbolic link.
-    pub fn child_dir(&self, name: &str, create: bool) -> Result<Dir, Error> {
+    pub fn child_dir<N: AsRef<OsStr>>(&self, name: N, create: bool) -> Result<Dir, Error> {
+        let name = name.as_ref();
         if !plain(name) {
             return Err(Error::InvalidName);
         }
@@ -279,7 +282,8 @@ impl Dir {
     }
 
     /// Open the regular file `name` for reading, never through a link.
-    pub fn open_file(&self, name: &str) -> Result<File, Error> {
+    pub fn open_file<N: AsRef<OsStr>>(&self, name: N) -> Result<File, Error> {
+        let name = name.as_ref();
         if !plain(name) {
             return Err(Error::InvalidName);
         }
@@ -291,13 +295,14 @@ impl Dir {
     }
 
     /// Read at most `limit + 1` bytes of the regular file `name`.
-    pub fn read_bounded(&self, name: &str, limit: usize) -> Result<Vec<u8>, Error> {
+    pub fn read_bounded<N: AsRef<OsStr>>(&self, name: N, limit: usize) -> Result<Vec<u8>, Error> {
         read_to_limit(self.open_file(name)?, limit)
     }
 
     /// Open (creating with mode 0600 when absent) the regular file `name`
     /// for use as a lock: never through a link, never blocking on a FIFO.
-    pub fn open_lock(&self, name: &str) -> Result<File, Error> {
+    pub fn open_lock<N: AsRef<OsStr>>(&self, name: N) -> Result<File, Error> {
+        let name = name.as_ref();
         if !plain(name) {
             return Err(Error::InvalidName);
         }
@@ -311,7 +316,8 @@ impl Dir {
 
     /// Create the new regular file `name` (it must not exist) with `mode`
     /// and write `bytes` to it.
-    pub fn create_file(&self, name: &str, bytes: &[u8], mode: u32) -> Result<File, Error> {
+    pub fn create_file<N: AsRef<OsStr>>(&self, name: N, bytes: &[u8], mode: u32) -> Result<File, Error> {
+        let name = name.as_ref();
         if !plain(name) {
             return Err(Error::InvalidName);
         }
@@ -325,17 +331,19 @@ impl Dir {
 
     /// Create the symbolic link `name` pointing at `target` (never followed
     /// by this module).
-    pub fn create_symlink(&self, name: &str, target: &[u8]) -> Result<(), Error> {
+    pub fn create_symlink<N: AsRef<OsStr>>(&self, name: N, target: &[u8]) -> Result<(), Error> {
+        let name = name.as_ref();
         if !plain(name) || target.contains(&0) {
             return Err(Error::InvalidName);
         }
-        let target = std::ffi::OsStr::from_bytes(target);
+        let target = OsStr::from_bytes(target);
         rustix::fs::symlinkat(target, &self.fd, name)?;
         Ok(())
     }
 
     /// Remove the file (not directory) `name`; absent is fine.
-    pub fn remove_file(&self, name: &str) -> Result<(), Error> {
+    pub fn remove_file<N: AsRef<OsStr>>(&self, name: N) -> Result<(), Error> {
+        let name = name.as_ref();
         if !plain(name) {
             return Err(Error::InvalidName);
         }
@@ -349,22 +357,26 @@ impl Dir {
     /// file beside it, flushed to disk, renamed over the target (a link
     /// there is replaced, never followed), the directory flushed. On error
     /// the temporary file is removed and the target is unchanged.
-    pub fn write_atomic(&self, name: &str, bytes: &[u8]) -> Result<(), Error> {
+    pub fn write_atomic<N: AsRef<OsStr>>(&self, name: N, bytes: &[u8]) -> Result<(), Error> {
+        let name = name.as_ref();
         if !plain(name) {
             return Err(Error::InvalidName);
         }
         let mut suffix = [0u8; 8];
         getrandom::fill(&mut suffix).map_err(|e| Error::Io(std::io::Error::other(e.to_string())))?;
-        let temp = format!(".{name}.tmp.{}", hex::encode(suffix));
+        let mut temp = std::ffi::OsString::from(".");
+        temp.push(name);
+        temp.push(format!(".tmp.{}", hex::encode(suffix)));
+        let temp = temp.as_os_str();
         let result = (|| {
-            let file = self.create_file(&temp, bytes, 0o600)?;
+            let file = self.create_file(temp, bytes, 0o600)?;
             file.sync_all()?;
-            rustix::fs::renameat(&self.fd, temp.as_str(), &self.fd, name)?;
+            rustix::fs::renameat(&self.fd, temp, &self.fd, name)?;
             let _ = rustix::fs::fsync(&self.fd);
             Ok(())
         })();
         if result.is_err() {
-            let _ = rustix::fs::unlinkat(&self.fd, temp.as_str(), AtFlags::empty());
+            let _ = rustix::fs::unlinkat(&self.fd, temp, AtFlags::empty());
         }
         result
     }
