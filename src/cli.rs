@@ -62,6 +62,15 @@ pub enum Command {
         /// --ci: the change's commit (default HEAD).
         #[arg(long, value_name = "REV", requires = "ci")]
         head: Option<String>,
+        /// --ci: also re-execute every observed check of every checked task in
+        /// an isolated checkout of the tree that lands; fails unless each passes
+        /// there and its receipt records that pass.
+        #[arg(long, conflicts_with_all = ["staged", "push", "worktree"])]
+        rerun: bool,
+        /// --rerun: the time all re-runs together may take (each check also
+        /// keeps its declared timeout).
+        #[arg(long, value_name = "SECONDS", requires = "rerun", value_parser = clap::value_parser!(u64).range(1..))]
+        rerun_timeout: Option<u64>,
         /// --worktree: compare with this commit instead of HEAD.
         #[arg(long, value_name = "REV", requires = "worktree")]
         since: Option<String>,
@@ -222,6 +231,8 @@ pub fn run(cli: Cli) -> ExitStatus {
             base,
             head,
             since,
+            rerun,
+            rerun_timeout,
             output,
             remote,
             url: _,
@@ -231,7 +242,13 @@ pub fn run(cli: Cli) -> ExitStatus {
             } else if push {
                 Mode::Push { remote }
             } else if ci {
-                Mode::Ci { base, head }
+                Mode::Ci {
+                    base,
+                    head,
+                    rerun: rerun.then(|| commands::check::Rerun {
+                        timeout: rerun_timeout.map(std::time::Duration::from_secs),
+                    }),
+                }
             } else {
                 debug_assert!(worktree);
                 Mode::Worktree { since }

@@ -608,7 +608,14 @@ impl Context<'_> {
             ),
             Place::Worktree { .. } => (execute::Environment::Local, None),
         };
-        let echo = self.stream.then(|| echo::Echo::start(echo::Style::Raw));
+        let echo = self.stream.then(|| {
+            eprintln!(
+                "==> verification `{}`: {}",
+                run.id,
+                echo::escape(receipt.command.as_bytes())
+            );
+            echo::Echo::start(echo::Style::Raw)
+        });
         let supervised = execute::start(
             &prepared,
             &run,
