@@ -21,6 +21,15 @@ fn failed(path: &Path, error: safe_fs::Error) -> Diagnostic {
                 path.display()
             ),
         ),
+        // The operating system's wording, as for any other read error.
+        safe_fs::Error::NotFound => Diagnostic::new(
+            Code::input_unreadable,
+            format!(
+                "cannot read {}: {}",
+                path.display(),
+                std::io::Error::from_raw_os_error(libc::ENOENT)
+            ),
+        ),
         other => Diagnostic::new(
             Code::input_unreadable,
             format!("cannot read {}: {other}", path.display()),

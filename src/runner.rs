@@ -212,7 +212,10 @@ pub fn select(
     select: &Select,
     spec: &str,
 ) -> Result<Vec<(String, RunDeclaration)>, Diagnostic> {
-    let ids: Vec<String> = declared.iter().map(|(_, r)| format!("`{}`", r.id)).collect();
+    let ids: Vec<String> = declared
+        .iter()
+        .map(|(_, r)| format!("`{}`", r.id))
+        .collect();
     if declared.is_empty() {
         return Err(refuse(
             Code::observed_verification_not_declared,
@@ -268,8 +271,7 @@ fn executable_record(resolved: &executable::Resolved) -> Executable {
 enum Place {
     Worktree {
         /// The snapshot the next check starts from, when known.
-        last: Option<Snapshot>,
-        cache: Option<Sha256Cache>,
+        last: Option<Box<Snapshot>>,
     },
     Isolated {
         checkout: Checkout,
@@ -287,6 +289,8 @@ struct Context<'a> {
     spec_sha: String,
     records: Records,
     place: Place,
+    /// The sha256 cache, which learns every file a snapshot reads.
+    cache: Option<Sha256Cache>,
     interrupt: &'a AtomicBool,
     stream: bool,
 }
@@ -356,11 +360,8 @@ pub fn run(
         .with_path(task_rel.clone())
     })?;
     let spec_unreadable = |e: crate::safe_fs::Error| {
-        refuse(
-            Code::verification_spec_invalid,
-            format!("{spec_rel} {e}"),
-        )
-        .with_path(spec_rel.clone())
+        refuse(Code::verification_spec_invalid, format!("{spec_rel} {e}"))
+            .with_path(spec_rel.clone())
     };
     let (spec_bytes, view) = match &request.source {
         Source::Worktree => {
@@ -386,7 +387,11 @@ pub fn run(
             format!("{spec_rel} is larger than {MAX_SPEC_BYTES} bytes"),
         ));
     }
-    let selected = select(declarations(&spec_bytes, &spec_rel)?, &request.select, &spec_rel)?;
+    let selected = select(
+        declarations(&spec_bytes, &spec_rel)?,
+        &request.select,
+        &spec_rel,
+    )?;
     let again = hint::run_command(
         &spec_rel,
         match &request.select {
@@ -400,30 +405,28 @@ pub fn run(
         None => View::from_index(&repo).map_err(|e| e.to_diagnostic())?,
     };
     snapshot::check_submodules(&repo, &gitlinks)?;
-    let place = match view {
-        None => Place::Worktree {
-            last: None,
-            cache: Sha256Cache::open(&repo),
-        },
-        Some(view) => {
-            let mut cache = Sha256Cache::open(&repo);
-            let digest = crate::digest::view::of_view(&repo, &view, cache.as_mut())
-                .map_err(|e| e.to_diagnostic())?
-                .digest;
-            if let Some(cache) = cache.as_mut() {
-                cache.save();
+    let mut cache = Sha256Cache::open(&repo);
+    let place =
+        match view {
+            None => Place::Worktree { last: None },
+            Some(view) => {
+                let digest = crate::digest::view::of_view(&repo, &view, cache.as_mut())
+                    .map_err(|e| e.to_diagnostic())?
+                    .digest;
+                if let Some(cache) = cache.as_mut() {
+                    cache.save();
+                }
+                let checkout = Checkout::materialize(&repo, &view, Some(&root), interrupt)
+                    .map_err(|failure| match failure {
+                        checkout::Failure::Interrupted => refuse(
+                            Code::verification_io_failed,
+                            "interrupted while writing the isolated checkout; nothing ran",
+                        ),
+                        checkout::Failure::Refused(d) => d,
+                    })?;
+                Place::Isolated { checkout, digest }
             }
-            let checkout = Checkout::materialize(&repo, &view, Some(&root), interrupt)
-                .map_err(|failure| match failure {
-                    checkout::Failure::Interrupted => refuse(
-                        Code::verification_io_failed,
-                        "interrupted while writing the isolated checkout; nothing ran",
-                    ),
-                    checkout::Failure::Refused(d) => d,
-                })?;
-            Place::Isolated { checkout, digest }
-        }
-    };
+        };
     let records = Records::open(&task, &task_rel, &again)?;
     let mut context = Context {
         repo: &repo,
@@ -433,6 +436,7 @@ pub fn run(
         spec_name,
         records,
         place,
+        cache,
         interrupt,
         stream: request.stream,
     };
@@ -452,7 +456,11 @@ pub fn run(
 }
 
 impl Context<'_> {
-    fn new_receipt(&self, command: String, run: &RunDeclaration) -> Result<TreeReceipt, Diagnostic> {
+    fn new_receipt(
+        &self,
+        command: String,
+        run: &RunDeclaration,
+    ) -> Result<TreeReceipt, Diagnostic> {
         Ok(TreeReceipt {
             schema_version: 1,
             run_id: random_run_id()?,
@@ -487,14 +495,14 @@ impl Context<'_> {
     fn before(&mut self) -> Result<String, String> {
         match &mut self.place {
             Place::Isolated { digest, .. } => Ok(digest.clone()),
-            Place::Worktree { last, cache } => {
+            Place::Worktree { last } => {
                 if let Some(snapshot) = last {
                     return Ok(snapshot.digest.clone());
                 }
-                let taken = snapshot::worktree(self.repo, cache.as_mut())
+                let taken = snapshot::worktree(self.repo, self.cache.as_mut())
                     .map_err(|e| format!("snapshot_unavailable: {}", e.message))?;
                 let digest = taken.digest.clone();
-                *last = Some(taken);
+                *last = Some(Box::new(taken));
                 Ok(digest)
             }
         }
@@ -509,20 +517,20 @@ impl Context<'_> {
                 let after = changes.is_empty().then(|| digest.clone());
                 Ok((after, changes))
             }
-            Place::Worktree { last, cache } => {
-                let taken = snapshot::worktree(self.repo, cache.as_mut());
-                if let Some(cache) = cache.as_mut() {
+            Place::Worktree { last } => {
+                let taken = snapshot::worktree(self.repo, self.cache.as_mut());
+                if let Some(cache) = self.cache.as_mut() {
                     cache.save();
                 }
                 let taken = taken.map_err(|e| format!("snapshot_unavailable: {}", e.message))?;
-                let changes = match last.as_ref() {
+                let changes = match last.as_deref() {
                     Some(before) if before.digest != taken.digest => {
                         snapshot::changes(before, &taken)
                     }
                     _ => Changes::default(),
                 };
                 let digest = taken.digest.clone();
-                *last = Some(taken);
+                *last = Some(Box::new(taken));
                 Ok((Some(digest), changes))
             }
         }
@@ -559,10 +567,10 @@ impl Context<'_> {
         // Revoke any older result before preparing anything.
         self.records.write(&receipt)?;
         let finish = |records: &Records,
-                          mut receipt: TreeReceipt,
-                          status: Status,
-                          reason: Option<String>,
-                          notes: Vec<Diagnostic>| {
+                      mut receipt: TreeReceipt,
+                      status: Status,
+                      reason: Option<String>,
+                      notes: Vec<Diagnostic>| {
             receipt.status = status;
             receipt.reason = reason;
             records.write(&receipt)?;
@@ -578,14 +586,26 @@ impl Context<'_> {
         let prepared = match execute::prepare(&base, &run) {
             Ok(p) => p,
             Err(reason) => {
-                return finish(&self.records, receipt, Status::SpawnFailed, Some(reason), notes);
+                return finish(
+                    &self.records,
+                    receipt,
+                    Status::SpawnFailed,
+                    Some(reason),
+                    notes,
+                );
             }
         };
         receipt.executable = Some(executable_record(&prepared.resolved));
         let before = match self.before() {
             Ok(d) => d,
             Err(reason) => {
-                return finish(&self.records, receipt, Status::IoFailed, Some(reason), notes);
+                return finish(
+                    &self.records,
+                    receipt,
+                    Status::IoFailed,
+                    Some(reason),
+                    notes,
+                );
             }
         };
         receipt.tree_before = Some(before.clone());
@@ -659,7 +679,8 @@ impl Context<'_> {
             }
             Err(_) => receipt.tree_after = None,
         }
-        let tree_changed = matches!(&after, Ok((digest, _)) if digest.as_deref() != Some(before.as_str()));
+        let tree_changed =
+            matches!(&after, Ok((digest, _)) if digest.as_deref() != Some(before.as_str()));
         let inputs_changed = tree_changed || executable_changed || spec_changed;
 
         let (status, reason) = if supervised.interrupted {
@@ -717,7 +738,10 @@ impl Context<'_> {
             what.push(changes.describe());
         }
         if executable_changed {
-            what.push(format!("the executable `{}` changed", echo::escape(run.argv[0].as_bytes())));
+            what.push(format!(
+                "the executable `{}` changed",
+                echo::escape(run.argv[0].as_bytes())
+            ));
         }
         if spec_changed {
             what.push(format!("the spec {} changed", self.spec_rel));

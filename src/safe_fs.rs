@@ -11,10 +11,10 @@
 //! metadata is read through `std::fs::File` on the same descriptor.
 
 use rustix::fs::{AtFlags, Mode, OFlags};
+use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::OwnedFd;
-use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
@@ -140,8 +140,9 @@ fn classify(dir: &OwnedFd, name: &OsStr, error: rustix::io::Errno, want_dir: boo
                     rustix::fs::FileType::RegularFile => "a regular file",
                     rustix::fs::FileType::Fifo => "a FIFO",
                     rustix::fs::FileType::Socket => "a socket",
-                    rustix::fs::FileType::CharacterDevice
-                    | rustix::fs::FileType::BlockDevice => "a device",
+                    rustix::fs::FileType::CharacterDevice | rustix::fs::FileType::BlockDevice => {
+                        "a device"
+                    }
                     _ => "not a directory",
                 })
             } else {
@@ -176,7 +177,8 @@ pub fn open_read(path: &Path, follow: Follow) -> Result<File, Error> {
 pub fn read_to_limit(file: File, limit: usize) -> Result<Vec<u8>, Error> {
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
     let mut bytes = Vec::with_capacity(limit.min(size as usize).saturating_add(1));
-    file.take((limit as u64).saturating_add(1)).read_to_end(&mut bytes)?;
+    file.take((limit as u64).saturating_add(1))
+        .read_to_end(&mut bytes)?;
     Ok(bytes)
 }
 
@@ -205,7 +207,11 @@ pub fn open_append(path: &Path) -> Result<File, Error> {
 /// True when `name` is one plain path component.
 fn plain(name: &OsStr) -> bool {
     let bytes = name.as_bytes();
-    !bytes.is_empty() && bytes != b"." && bytes != b".." && !bytes.contains(&b'/') && !bytes.contains(&0)
+    !bytes.is_empty()
+        && bytes != b"."
+        && bytes != b".."
+        && !bytes.contains(&b'/')
+        && !bytes.contains(&0)
 }
 
 /// An open directory, reached without following links (except for the
@@ -316,7 +322,12 @@ impl Dir {
 
     /// Create the new regular file `name` (it must not exist) with `mode`
     /// and write `bytes` to it.
-    pub fn create_file<N: AsRef<OsStr>>(&self, name: N, bytes: &[u8], mode: u32) -> Result<File, Error> {
+    pub fn create_file<N: AsRef<OsStr>>(
+        &self,
+        name: N,
+        bytes: &[u8],
+        mode: u32,
+    ) -> Result<File, Error> {
         let name = name.as_ref();
         if !plain(name) {
             return Err(Error::InvalidName);
@@ -363,7 +374,8 @@ impl Dir {
             return Err(Error::InvalidName);
         }
         let mut suffix = [0u8; 8];
-        getrandom::fill(&mut suffix).map_err(|e| Error::Io(std::io::Error::other(e.to_string())))?;
+        getrandom::fill(&mut suffix)
+            .map_err(|e| Error::Io(std::io::Error::other(e.to_string())))?;
         let mut temp = std::ffi::OsString::from(".");
         temp.push(name);
         temp.push(format!(".tmp.{}", hex::encode(suffix)));
@@ -473,7 +485,10 @@ mod tests {
         // write_atomic replaces a link instead of writing through it.
         dir.write_atomic("dangling", b"data").unwrap();
         assert!(!target.exists());
-        assert_eq!(std::fs::read(root.path().join("dangling")).unwrap(), b"data");
+        assert_eq!(
+            std::fs::read(root.path().join("dangling")).unwrap(),
+            b"data"
+        );
         let leftovers = std::fs::read_dir(root.path())
             .unwrap()
             .filter(|e| {

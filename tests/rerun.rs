@@ -47,12 +47,22 @@ fn task_branch(argv: &[&str]) -> (TestRepo, String) {
 }
 
 fn run_check(repo: &TestRepo) -> Output {
-    repo.run(&["verification", "run", SPEC, "--id", "unit", "--quiet"], None)
+    repo.run(
+        &["verification", "run", SPEC, "--id", "unit", "--quiet"],
+        None,
+    )
 }
 
-fn ci(repo: &TestRepo, base: &str, extra: &[&str], env: &[(&str, &str)]) -> (i32, Vec<String>, Output) {
+fn ci(
+    repo: &TestRepo,
+    base: &str,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> (i32, Vec<String>, Output) {
     let head = repo.head();
-    let mut args = vec!["check", "--ci", "--base", base, "--head", &head, "--format", "json"];
+    let mut args = vec![
+        "check", "--ci", "--base", base, "--head", &head, "--format", "json",
+    ];
     args.extend_from_slice(extra);
     let out = repo.run_env(&args, env);
     let report = json(&out);
@@ -90,7 +100,12 @@ fn a_forged_passing_receipt_for_a_failing_command_is_caught_by_the_rerun() {
     repo.commit_all("untested change");
     forge_receipt_for_head(&repo);
     let (code, codes, out) = ci(&repo, &base, &[], &[]);
-    assert_eq!(code, 0, "the receipt alone convinces the gate: {codes:?} {}", text(&out));
+    assert_eq!(
+        code,
+        0,
+        "the receipt alone convinces the gate: {codes:?} {}",
+        text(&out)
+    );
     let (code, codes, out) = ci(&repo, &base, &["--rerun"], &[]);
     assert_eq!(code, 1, "{}", text(&out));
     assert!(has(&codes, "rerun_contradicts_receipt"), "{codes:?}");
@@ -115,7 +130,15 @@ fn an_honest_receipt_passes_the_rerun() {
     assert_eq!(code, 0, "{codes:?} {}", text(&out));
     assert_eq!(codes, ["rerun_passed"]);
     let human = repo.run(
-        &["check", "--ci", "--base", &base, "--head", &repo.head(), "--rerun"],
+        &[
+            "check",
+            "--ci",
+            "--base",
+            &base,
+            "--head",
+            &repo.head(),
+            "--rerun",
+        ],
         None,
     );
     assert_eq!(status(&human), 0, "{}", text(&human));
@@ -143,7 +166,11 @@ fn a_check_that_cannot_start_in_ci_is_unavailable_never_a_pass() {
     let (code, codes, out) = ci(&repo, &base, &["--rerun"], &[]);
     assert_eq!(code, 2, "{codes:?} {}", text(&out));
     assert!(has(&codes, "rerun_unavailable"), "{codes:?}");
-    assert!(text(&out).contains("install what the check needs"), "{}", text(&out));
+    assert!(
+        text(&out).contains("install what the check needs"),
+        "{}",
+        text(&out)
+    );
 }
 
 #[test]
@@ -156,10 +183,20 @@ fn the_rerun_timeout_bounds_the_whole_rerun() {
     assert_eq!(code, 2, "{codes:?} {}", text(&out));
     assert!(has(&codes, "receipt_missing"), "{codes:?}");
     assert!(has(&codes, "rerun_unavailable"), "{codes:?}");
-    assert!(text(&out).contains("--rerun-timeout budget"), "{}", text(&out));
+    assert!(
+        text(&out).contains("--rerun-timeout budget"),
+        "{}",
+        text(&out)
+    );
     // --rerun-timeout needs --rerun, which needs --ci.
-    assert_eq!(status(&repo.run(&["check", "--ci", "--rerun-timeout", "5"], None)), 2);
-    assert_eq!(status(&repo.run(&["check", "--staged", "--rerun"], None)), 2);
+    assert_eq!(
+        status(&repo.run(&["check", "--ci", "--rerun-timeout", "5"], None)),
+        2
+    );
+    assert_eq!(
+        status(&repo.run(&["check", "--staged", "--rerun"], None)),
+        2
+    );
 }
 
 #[test]
@@ -175,14 +212,22 @@ fn rerun_output_cannot_issue_workflow_commands_or_read_ci_credentials() {
         ("GITHUB_ENV", "/nonexistent/env-file"),
     ];
     let (code, codes, out) = ci(&repo, &base, &["--rerun"], &env);
-    assert_eq!(code, 0, "the secrets were removed: {codes:?} {}", text(&out));
+    assert_eq!(
+        code,
+        0,
+        "the secrets were removed: {codes:?} {}",
+        text(&out)
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     let stop = err
         .lines()
         .find_map(|l| l.strip_prefix("::stop-commands::"))
         .unwrap_or_else(|| panic!("no stop-commands: {err}"));
     assert!(err.contains(&format!("\n::{stop}::")), "{err}");
-    assert!(err.contains("[unit] | ::error file=src/lib.py::forged"), "{err}");
+    assert!(
+        err.contains("[unit] | ::error file=src/lib.py::forged"),
+        "{err}"
+    );
     assert!(err.contains("[unit] | \\x1b[31mred"), "{err}");
     assert!(!err.contains('\u{1b}'), "{err:?}");
     assert!(

@@ -143,7 +143,11 @@ fn all_runs_every_check_in_order_and_exits_with_the_worst() {
     assert_eq!(receipt(&repo, "a")["status"], "passed");
     assert_eq!(receipt(&repo, "b")["status"], "failed");
     assert_eq!(receipt(&repo, "c")["status"], "passed");
-    assert!(stdout(&out).contains("2 of 3 checks passed."), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("2 of 3 checks passed."),
+        "{}",
+        stdout(&out)
+    );
     // The failing one says how to run it again.
     assert!(err.contains(&run_line(Some("b"))), "{err}");
     // --json: an array of the receipts, in order.
@@ -197,7 +201,10 @@ fn input_changed_names_the_paths_and_suggests_ignoring_generated_files() {
     assert!(err.contains("changed: README.md"), "{err}");
     assert!(err.contains("vanished: notes.txt"), "{err}");
     assert!(err.contains(".gitignore"), "{err}");
-    assert!(err.contains(&format!("{} --isolated", run_line(Some("unit")))), "{err}");
+    assert!(
+        err.contains(&format!("{} --isolated", run_line(Some("unit")))),
+        "{err}"
+    );
 }
 
 #[test]
@@ -224,7 +231,11 @@ fn a_path_named_in_output_cannot_inject_lines_or_escapes() {
 fn isolated_runs_see_exactly_the_index_or_a_commit() {
     let repo = base_repo();
     // Passes only when helper.txt exists next to it.
-    let check: &[&str] = &["sh", "-c", "test -f helper.txt && grep -q 'return 2' src/lib.py"];
+    let check: &[&str] = &[
+        "sh",
+        "-c",
+        "test -f helper.txt && grep -q 'return 2' src/lib.py",
+    ];
     write_task(&repo, &[("unit", check)], &["src/lib.py", "helper.txt"]);
     repo.git(&["add", "-A"]);
     repo.write("helper.txt", "local only\n");
@@ -273,7 +284,11 @@ fn isolated_runs_see_exactly_the_index_or_a_commit() {
     // --rev: the base commit has neither the helper nor the spec.
     let out = verify(&repo, &["--id", "unit", "--isolated", "--rev", "HEAD"]);
     assert_eq!(status(&out), 2, "{}", text(&out));
-    assert!(stderr(&out).contains("is not in commit"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is not in commit"),
+        "{}",
+        stderr(&out)
+    );
     repo.write("src/lib.py", "def value():\n    return 2\n");
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "--no-verify", "-m", "task"]);
@@ -304,12 +319,19 @@ fn an_isolated_checkout_keeps_modes_and_links_and_ignores_new_files() {
         "-c",
         "./bin/tool && test -L lib-link && grep -q 'return 2' lib-link && mkdir -p gen && echo x > gen/out && test ! -e .git",
     ];
-    write_task(&repo, &[("unit", check)], &["src/lib.py", "bin/tool", "lib-link"]);
+    write_task(
+        &repo,
+        &[("unit", check)],
+        &["src/lib.py", "bin/tool", "lib-link"],
+    );
     repo.git(&["add", "-A"]);
     let out = verify(&repo, &["--id", "unit", "--isolated"]);
     assert_eq!(status(&out), 0, "{}", text(&out));
     assert!(stderr(&out).contains("tool-ran"));
-    assert!(!repo.path().join("gen").exists(), "nothing lands in the tree");
+    assert!(
+        !repo.path().join("gen").exists(),
+        "nothing lands in the tree"
+    );
     // A check that edits the files it runs on is input_changed.
     let edits: &[&str] = &["sh", "-c", "echo more >> README.md"];
     write_task(&repo, &[("unit", edits)], &["src/lib.py"]);
@@ -317,7 +339,11 @@ fn an_isolated_checkout_keeps_modes_and_links_and_ignores_new_files() {
     let out = verify(&repo, &["--id", "unit", "--isolated", "--quiet"]);
     assert_eq!(status(&out), 1, "{}", text(&out));
     assert_eq!(receipt(&repo, "unit")["status"], "input_changed");
-    assert!(stderr(&out).contains("changed: README.md"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("changed: README.md"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(
         std::fs::read_to_string(repo.path().join("README.md")).unwrap(),
         "# demo\n"
@@ -350,7 +376,12 @@ fn a_dirty_or_unrecorded_submodule_checkout_is_refused() {
     repo.git(&["add", "-A"]);
     assert_eq!(status(&verify(&repo, &["--id", "unit", "--quiet"])), 0);
     let out = verify(&repo, &["--id", "unit", "--isolated", "--quiet"]);
-    assert_eq!(status(&out), 0, "the submodule is checked out: {}", text(&out));
+    assert_eq!(
+        status(&out),
+        0,
+        "the submodule is checked out: {}",
+        text(&out)
+    );
     let previous = receipt(&repo, "unit");
 
     // Dirty: an untracked file in the submodule.
@@ -392,7 +423,13 @@ fn acceptance_status_prints_the_command_that_fixes_each_blocked_check() {
     assert_eq!(status(&out), 1, "{}", text(&out));
     let shown = stdout(&out);
     assert!(shown.contains("check unit: missing"), "{shown}");
-    assert!(shown.contains(&format!("fix: {}", run_line(Some("unit")))), "{shown}");
-    assert!(!shown.contains(&format!("fix: {}", run_line(Some("lint")))), "{shown}");
+    assert!(
+        shown.contains(&format!("fix: {}", run_line(Some("unit")))),
+        "{shown}"
+    );
+    assert!(
+        !shown.contains(&format!("fix: {}", run_line(Some("lint")))),
+        "{shown}"
+    );
     assert!(shown.contains(&run_line(None)), "{shown}");
 }

@@ -389,7 +389,13 @@ fn ci(
 /// every task the gate checked, in an isolated checkout of `lands` (the
 /// tree that lands), and add each task's findings as its `rerun` check
 /// (`crate::runner::rerun` does the work).
-fn rerun_after_gate(repo: &Repo, lands: &View, config: &Config, rerun: &Rerun, out: &mut Collected) {
+fn rerun_after_gate(
+    repo: &Repo,
+    lands: &View,
+    config: &Config,
+    rerun: &Rerun,
+    out: &mut Collected,
+) {
     let interrupt = match crate::runner::signals::install() {
         Ok(flag) => flag,
         Err(e) => {

@@ -129,11 +129,7 @@ pub fn run(args: &Args) -> ExitStatus {
             .iter()
             .filter(|f| runner::exit_status(&f.receipt) == ExitStatus::Pass)
             .count();
-        write_failed |= emit(&format!(
-            "{passed} of {} checks passed.\n",
-            finished.len()
-        ))
-        .is_err();
+        write_failed |= emit(&format!("{passed} of {} checks passed.\n", finished.len())).is_err();
     }
     if write_failed {
         return ExitStatus::CannotCheck;

@@ -436,7 +436,17 @@ fn v1_worktree_check(
                 out.state = CheckState::Unavailable;
                 out.reason = Some(Code::receipt_lock_missing);
                 out.diagnostics = vec![
-                    Diagnostic::new(Code::receipt_lock_missing, format!("{dir}/verification/run.lock {}, so v1 receipts are not accepted", match e { crate::safe_fs::Error::NotFound => "is missing".to_string(), e => e.to_string() })).with_path(path),
+                    Diagnostic::new(
+                        Code::receipt_lock_missing,
+                        format!(
+                            "{dir}/verification/run.lock {}, so v1 receipts are not accepted",
+                            match e {
+                                crate::safe_fs::Error::NotFound => "is missing".to_string(),
+                                e => e.to_string(),
+                            }
+                        ),
+                    )
+                    .with_path(path),
                 ];
                 return Ok(out);
             }

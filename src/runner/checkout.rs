@@ -139,9 +139,9 @@ impl Writer<'_> {
                     "a path component is empty, `.`, `..` or `.git`".into(),
                 ));
             }
-            let (name, dirs) = components.split_last().ok_or_else(|| {
-                unsafe_path(path, "the path is empty".into())
-            })?;
+            let (name, dirs) = components
+                .split_last()
+                .ok_or_else(|| unsafe_path(path, "the path is empty".into()))?;
             let keep = stack
                 .iter()
                 .skip(1)
@@ -288,7 +288,10 @@ impl Checkout {
                 Some(at) => (&input.path[..at], &input.path[at + 1..]),
                 None => (&b""[..], &input.path[..]),
             };
-            if parent.as_ref().is_none_or(|(p, _)| p.as_slice() != dir_part) {
+            if parent
+                .as_ref()
+                .is_none_or(|(p, _)| p.as_slice() != dir_part)
+            {
                 parent = Some((dir_part.to_vec(), open_below(&self.root, dir_part)));
             }
             let shown = super::echo::escape(&input.path);
@@ -325,15 +328,11 @@ fn open_below(root: &Path, relative: &[u8]) -> Option<Dir> {
 /// The mode and sha256 of one entry, never following a link; `None` when
 /// it is gone or is neither a file nor a link.
 fn hash_entry(dir: &Dir, name: &OsStr) -> Option<(EntryMode, [u8; 32])> {
-    let stat =
-        rustix::fs::statat(dir.fd(), name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).ok()?;
+    let stat = rustix::fs::statat(dir.fd(), name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).ok()?;
     let kind = rustix::fs::FileType::from_raw_mode(stat.st_mode);
     if kind == rustix::fs::FileType::Symlink {
         let target = rustix::fs::readlinkat(dir.fd(), name, Vec::new()).ok()?;
-        return Some((
-            EntryMode::Symlink,
-            Sha256::digest(target.as_bytes()).into(),
-        ));
+        return Some((EntryMode::Symlink, Sha256::digest(target.as_bytes()).into()));
     }
     let file = dir.open_file(name).ok()?;
     let executable = file

@@ -33,7 +33,9 @@ pub enum Source {
 pub enum Style {
     Raw,
     /// Prefix every line with this label.
-    Quoted { label: String },
+    Quoted {
+        label: String,
+    },
 }
 
 /// Where the readers send copies of what they read.

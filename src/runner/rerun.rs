@@ -92,7 +92,10 @@ fn materialize(
         ),
         checkout::Failure::Refused(d) => Diagnostic::new(
             Code::rerun_unavailable,
-            format!("cannot check out {} for the re-run: {}", view.label, d.message),
+            format!(
+                "cannot check out {} for the re-run: {}",
+                view.label, d.message
+            ),
         ),
     })
 }
@@ -236,7 +239,10 @@ fn judge(
     } else if !changes.is_empty() {
         failed(
             Status::InputChanged,
-            Some(format!("the check changed the files it ran on ({})", changes.describe())),
+            Some(format!(
+                "the check changed the files it ran on ({})",
+                changes.describe()
+            )),
         )
     } else if supervised.exit_code == Some(0) && supervised.signal.is_none() {
         RerunResult::Passed {

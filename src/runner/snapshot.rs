@@ -84,9 +84,8 @@ pub fn worktree(repo: &Repo, cache: Option<&mut Sha256Cache>) -> Result<Snapshot
 
 /// The covered paths that differ between two snapshots.
 pub fn changes(before: &Snapshot, after: &Snapshot) -> Changes {
-    let covered = |(path, _): &(&gix::bstr::BString, &crate::repo::tree::Entry)| {
-        is_covered(path.as_slice())
-    };
+    let covered =
+        |(path, _): &(&gix::bstr::BString, &crate::repo::tree::Entry)| is_covered(path.as_slice());
     let old = before.view.entries().filter(covered);
     let new = after.view.entries().filter(covered);
     let mut out = Changes::default();
@@ -113,7 +112,8 @@ pub fn check_submodules(repo: &Repo, view: &View) -> Result<(), Diagnostic> {
         if entry.mode != crate::repo::tree::EntryMode::Submodule {
             continue;
         }
-        let Ok(relative) = gix::path::from_bstr(gix::bstr::ByteSlice::as_bstr(path.as_slice())) else {
+        let Ok(relative) = gix::path::from_bstr(gix::bstr::ByteSlice::as_bstr(path.as_slice()))
+        else {
             continue;
         };
         super::submodules::inspect(&root.join(relative), entry.oid).map_err(|why| {
@@ -143,7 +143,9 @@ mod tests {
         assert!(text.contains("and 2 more; changed: src/lib.py"), "{text}");
         assert!(!text.contains("vanished"));
         assert!(!changes.looks_generated());
-        changes.appeared.push("pkg/__pycache__/m.cpython-312.pyc".into());
+        changes
+            .appeared
+            .push("pkg/__pycache__/m.cpython-312.pyc".into());
         assert!(changes.looks_generated());
     }
 }

@@ -100,9 +100,17 @@ mod tests {
         let clean = b"# branch.oid 0123456789012345678901234567890123456789\0# branch.head main\0";
         assert_eq!(parse(clean, id), Ok(State::Clean));
         let other = b"# branch.oid 1123456789012345678901234567890123456789\0";
-        assert!(parse(other, id).unwrap_err().contains("checked out at 1123"));
-        let dirty = b"# branch.oid 0123456789012345678901234567890123456789\0? new.txt\02 R. N... 100644 100644 100644 a a R100 b\0c\0";
-        assert!(parse(dirty, id).unwrap_err().contains("2 modified or untracked paths"));
+        assert!(
+            parse(other, id)
+                .unwrap_err()
+                .contains("checked out at 1123")
+        );
+        let dirty = b"# branch.oid 0123456789012345678901234567890123456789\0? new.txt\x002 R. N... 100644 100644 100644 a a R100 b\0c\0";
+        assert!(
+            parse(dirty, id)
+                .unwrap_err()
+                .contains("2 modified or untracked paths")
+        );
         assert!(parse(b"# branch.oid (initial)\0", id).is_err());
     }
 }
