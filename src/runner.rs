@@ -581,6 +581,16 @@ impl Context<'_> {
             })
         };
 
+        if self.interrupt.load(Ordering::SeqCst) {
+            return finish(
+                &self.records,
+                receipt,
+                Status::Interrupted,
+                Some("runner_interrupted".into()),
+                notes,
+            );
+        }
+
         // Prepare.
         let base = self.base();
         let prepared = match execute::prepare(&base, &run) {

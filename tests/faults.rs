@@ -440,3 +440,46 @@ fn fifos_where_check_worktree_reads_are_refused_without_blocking() {
     );
     assert_eq!(status(&out), 0, "{}", text(&out));
 }
+
+#[test]
+fn sigterm_ends_a_runner_blocked_reading_the_working_tree() {
+    // git's own ignore-file reads block on a FIFO (`git status` hangs on
+    // one too); the runner must still end on the first SIGTERM.
+    let repo = task_with_check(&["true"]);
+    mkfifo(&repo.path().join("src/.gitignore"));
+    let mut runner = repo.command(BIN);
+    runner
+        .args(["verification", "run", SPEC, "--id", "unit", "--quiet"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut child = runner.spawn().unwrap();
+    let receipt = repo.path().join(VERIFICATION).join("unit.tree.json");
+    let started = std::time::Instant::now();
+    while !receipt.exists() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "no pending receipt"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: signalling the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let started = std::time::Instant::now();
+    let exit = loop {
+        if let Some(exit) = child.try_wait().unwrap() {
+            break exit;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("SIGTERM did not end the runner");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_ne!(exit.code(), Some(0));
+    let written: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&receipt).unwrap()).unwrap();
+    assert!(
+        ["pending", "interrupted"].contains(&written["status"].as_str().unwrap()),
+        "{written}"
+    );
+}

@@ -245,6 +245,8 @@ impl Checkout {
         worktree: Option<&Path>,
         interrupt: &AtomicBool,
     ) -> Result<Checkout, Failure> {
+        // Interrupted, the checkout is removed before the runner ends.
+        let _finish_first = super::signals::defer();
         let (dir, root) = temporary(worktree)?;
         let top = Dir::open(&root).map_err(|e| {
             refused(

@@ -111,6 +111,7 @@ impl Records {
             )
             .with_path(path.clone())
         };
+        let _finish_first = super::signals::defer();
         let mut bytes = serde_json::to_vec_pretty(receipt).map_err(|e| failed(e.to_string()))?;
         bytes.push(b'\n');
         self.dir
