@@ -102,6 +102,12 @@ pub struct Finished {
     pub notes: Vec<Diagnostic>,
 }
 
+/// A path or name from the repository, safe to print (control characters
+/// escaped).
+fn shown(text: &str) -> String {
+    echo::escape(text.as_bytes())
+}
+
 fn refuse(code: Code, message: impl Into<String>) -> Diagnostic {
     Diagnostic::new(code, message)
 }
@@ -183,7 +189,7 @@ pub fn declarations(bytes: &[u8], spec: &str) -> Result<Vec<(String, RunDeclarat
     {
         return Err(refuse(
             Code::verification_spec_invalid,
-            format!("{spec}: {} ({})", d.message, d.code.as_str()),
+            format!("{}: {} ({})", shown(spec), d.message, d.code.as_str()),
         )
         .with_path(spec.to_string())
         .with_line(d.line)
@@ -195,7 +201,10 @@ pub fn declarations(bytes: &[u8], spec: &str) -> Result<Vec<(String, RunDeclarat
     let frontmatter = parsed.frontmatter.ok_or_else(|| {
         refuse(
             Code::verification_spec_invalid,
-            format!("{spec} has no front matter declaring observed checks"),
+            format!(
+                "{} has no front matter declaring observed checks",
+                shown(spec)
+            ),
         )
         .with_path(spec.to_string())
     })?;
@@ -220,7 +229,8 @@ pub fn select(
         return Err(refuse(
             Code::observed_verification_not_declared,
             format!(
-                "observed_verification_not_declared: {spec} declares no observed checks (`verify[]` entries with a `run` block)"
+                "observed_verification_not_declared: {} declares no observed checks (`verify[]` entries with a `run` block)",
+                shown(spec)
             ),
         )
         .with_path(spec.to_string())
@@ -235,8 +245,9 @@ pub fn select(
                 return Err(refuse(
                     Code::observed_verification_not_declared,
                     format!(
-                        "observed_verification_not_declared: {spec} declares no observed check `{}`; it declares {}",
-                        echo::escape(id.as_bytes()),
+                        "observed_verification_not_declared: {} declares no observed check `{}`; it declares {}",
+                        shown(spec),
+                        shown(id),
                         ids.join(", ")
                     ),
                 )
@@ -306,7 +317,8 @@ fn spec_in_view(repo: &Repo, view: &View, spec_rel: &str) -> Result<Vec<u8>, Dia
         Ok(None) => Err(refuse(
             Code::verification_spec_invalid,
             format!(
-                "{spec_rel} is not in {}; an isolated run checks exactly that content (`git add {spec_rel}` first, or pass --rev)",
+                "{} is not in {}; an isolated run checks exactly that content (`git add` it first, or pass --rev)",
+                shown(spec_rel),
                 view.label
             ),
         )
@@ -314,7 +326,8 @@ fn spec_in_view(repo: &Repo, view: &View, spec_rel: &str) -> Result<Vec<u8>, Dia
         Ok(Some(_)) => Err(refuse(
             Code::verification_spec_invalid,
             format!(
-                "{spec_rel} is too large or not a regular file in {}",
+                "{} is too large or not a regular file in {}",
+                shown(spec_rel),
                 view.label
             ),
         )
@@ -355,13 +368,19 @@ pub fn run(
     let task = Dir::open_beneath(&root, &task_rel).map_err(|e| {
         refuse(
             Code::verification_path_unsafe,
-            format!("verification_path_unsafe: the task directory `{task_rel}` {e}"),
+            format!(
+                "verification_path_unsafe: the task directory `{}` {e}",
+                shown(&task_rel)
+            ),
         )
         .with_path(task_rel.clone())
     })?;
     let spec_unreadable = |e: crate::safe_fs::Error| {
-        refuse(Code::verification_spec_invalid, format!("{spec_rel} {e}"))
-            .with_path(spec_rel.clone())
+        refuse(
+            Code::verification_spec_invalid,
+            format!("{} {e}", shown(&spec_rel)),
+        )
+        .with_path(spec_rel.clone())
     };
     let (spec_bytes, view) = match &request.source {
         Source::Worktree => {
@@ -384,7 +403,7 @@ pub fn run(
     if spec_bytes.len() > MAX_SPEC_BYTES {
         return Err(refuse(
             Code::verification_spec_invalid,
-            format!("{spec_rel} is larger than {MAX_SPEC_BYTES} bytes"),
+            format!("{} is larger than {MAX_SPEC_BYTES} bytes", shown(&spec_rel)),
         ));
     }
     let selected = select(
@@ -754,7 +773,7 @@ impl Context<'_> {
             ));
         }
         if spec_changed {
-            what.push(format!("the spec {} changed", self.spec_rel));
+            what.push(format!("the spec {} changed", shown(&self.spec_rel)));
         }
         if what.is_empty() {
             what.push("the tree's digest changed".to_string());

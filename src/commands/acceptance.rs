@@ -29,6 +29,11 @@ pub const PRECISION_NOTES: [&str; 4] = [
     "Overall task completion is not evaluated here; the executor report, scope, review and audit gates still apply.",
 ];
 
+/// A repository path, safe to print.
+fn shown(path: &str) -> String {
+    crate::runner::echo::escape(path.as_bytes())
+}
+
 fn fail(diagnostic: Diagnostic) -> ExitStatus {
     let mut text = String::new();
     human::diagnostic(&mut text, &diagnostic);
@@ -130,7 +135,7 @@ fn human_text(object: &Value, spec_path: &str) -> String {
             "  {} {}: {}\n",
             criterion["status"].as_str().unwrap_or("?"),
             criterion["id"].as_str().unwrap_or("?"),
-            criterion["statement"].as_str().unwrap_or("")
+            shown(criterion["statement"].as_str().unwrap_or(""))
         ));
         for check in criterion["checks"].as_array().into_iter().flatten() {
             let reason = check["reason"]
@@ -187,7 +192,7 @@ pub fn run(spec_arg: &str, json_output: bool) -> ExitStatus {
     let Some(dir) = spec_rel.strip_suffix("/spec.md").map(str::to_string) else {
         return fail(Diagnostic::new(
             Code::verification_spec_invalid,
-            format!("{spec_rel} is not a task spec (<task>/spec.md)"),
+            format!("{} is not a task spec (<task>/spec.md)", shown(&spec_rel)),
         ));
     };
     let view = match View::from_worktree(&repo) {
@@ -200,7 +205,8 @@ pub fn run(spec_arg: &str, json_output: bool) -> ExitStatus {
             return fail(Diagnostic::new(
                 Code::verification_spec_invalid,
                 format!(
-                    "{spec_rel} is missing, too large or not a regular file in the working tree"
+                    "{} is missing, too large or not a regular file in the working tree",
+                    shown(&spec_rel)
                 ),
             ));
         }
@@ -215,7 +221,8 @@ pub fn run(spec_arg: &str, json_output: bool) -> ExitStatus {
             Diagnostic::new(
                 Code::verification_spec_invalid,
                 format!(
-                    "acceptance_spec_invalid: {spec_rel}: {} ({})",
+                    "acceptance_spec_invalid: {}: {} ({})",
+                    shown(&spec_rel),
                     d.message,
                     d.code.as_str()
                 ),

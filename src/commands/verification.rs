@@ -51,7 +51,7 @@ fn summary(finished: &Finished) -> String {
         receipt.check_id,
         status_name(receipt.status),
         receipt.duration_ms,
-        finished.path,
+        runner::echo::escape(finished.path.as_bytes()),
         receipt.attempt
     )
 }

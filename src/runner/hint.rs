@@ -1,6 +1,7 @@
 //! The commands that fix what the runner, `acceptance status` and the gate
 //! report, with their real arguments, quoted for a POSIX shell exactly as
-//! the contract's display form quotes argv (so they can be pasted).
+//! the contract's display form quotes argv (so they can be pasted), with
+//! control characters escaped so a hostile path cannot break the line.
 
 use crate::contract::argv_display::display_command;
 
@@ -12,17 +13,22 @@ pub fn run_command(spec_path: &str, id: Option<&str>) -> String {
         Some(id) => argv.extend(["--id", id]),
         None => argv.push("--all"),
     }
-    display_command(&argv.into_iter().map(str::to_string).collect::<Vec<_>>())
+    shown(&argv)
+}
+
+fn shown(argv: &[&str]) -> String {
+    let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+    super::echo::escape(display_command(&argv).as_bytes())
 }
 
 /// `mastermind-hooks validate SPEC`.
 pub fn validate_command(path: &str) -> String {
-    display_command(&["mastermind-hooks", "validate", path].map(str::to_string))
+    shown(&["mastermind-hooks", "validate", path])
 }
 
 /// `mastermind-hooks acceptance status SPEC`.
 pub fn acceptance_command(spec_path: &str) -> String {
-    display_command(&["mastermind-hooks", "acceptance", "status", spec_path].map(str::to_string))
+    shown(&["mastermind-hooks", "acceptance", "status", spec_path])
 }
 
 #[cfg(test)]
@@ -42,6 +48,10 @@ mod tests {
         assert_eq!(
             validate_command("it's.md"),
             "mastermind-hooks validate 'it'\\''s.md'"
+        );
+        assert_eq!(
+            run_command("evil\n::error::x/spec.md", Some("unit")),
+            "mastermind-hooks verification run 'evil\\n::error::x/spec.md' --id unit"
         );
         assert_eq!(
             acceptance_command("a/spec.md"),

@@ -25,12 +25,17 @@ pub struct Records {
 fn unsafe_path(relative: &str, error: &safe_fs::Error) -> Diagnostic {
     Diagnostic::new(
         Code::verification_path_unsafe,
-        format!("verification_path_unsafe: {relative} {error}; the runner never writes through links or special files"),
+        format!(
+            "verification_path_unsafe: {} {error}; the runner never writes through links or special files",
+            super::echo::escape(relative.as_bytes())
+        ),
     )
     .with_path(relative.to_string())
     .with_hint(format!(
         "Remove it (`rm -- {}`) so the runner can create it as a plain file or directory, then run again.",
-        crate::contract::argv_display::display_command(&[relative.to_string()])
+        super::echo::escape(
+            crate::contract::argv_display::display_command(&[relative.to_string()]).as_bytes()
+        )
     ))
 }
 
@@ -46,7 +51,7 @@ impl Records {
         let dir = task
             .child_dir("verification", true)
             .map_err(|e| unsafe_path(&relative, &e))?;
-        let lock_rel = format!("{relative}/run.lock");
+        let lock_rel = super::echo::escape(format!("{relative}/run.lock").as_bytes());
         let lock = dir.open_lock("run.lock").map_err(|e| match e {
             safe_fs::Error::Symlink | safe_fs::Error::NotRegular(_) => unsafe_path(&lock_rel, &e),
             other => Diagnostic::new(
@@ -107,7 +112,7 @@ impl Records {
         let failed = |e: String| {
             Diagnostic::new(
                 Code::verification_io_failed,
-                format!("cannot write {path}: {e}"),
+                format!("cannot write {}: {e}", super::echo::escape(path.as_bytes())),
             )
             .with_path(path.clone())
         };

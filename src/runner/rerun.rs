@@ -277,6 +277,7 @@ pub fn diagnostics(
     outcomes
         .iter()
         .map(|outcome| {
+            let command = echo::escape(outcome.command.as_bytes());
             let recorded = receipt(&outcome.id);
             let claims_pass = recorded.as_ref().is_some_and(TreeReceipt::passed);
             let receipt_path = format!("{task}/verification/{}.tree.json", outcome.id);
@@ -290,7 +291,7 @@ pub fn diagnostics(
                     format!(
                         "check `{}` (`{}`) passed again on {label} (exit 0, {duration_ms} ms){}",
                         outcome.id,
-                        outcome.command,
+                        command,
                         if claims_pass {
                             ", as its receipt records"
                         } else {
@@ -317,7 +318,7 @@ pub fn diagnostics(
                     let what = format!(
                         "check `{}` (`{}`) {} when re-run on {label} ({how}, {duration_ms} ms{reason})",
                         outcome.id,
-                        outcome.command,
+                        command,
                         crate::contract::receipt::status_name(*status)
                     );
                     if claims_pass {
@@ -340,7 +341,7 @@ pub fn diagnostics(
                     Code::rerun_unavailable,
                     format!(
                         "check `{}` (`{}`) could not be re-run on {label}: {reason}",
-                        outcome.id, outcome.command
+                        outcome.id, command
                     ),
                 ),
             };
