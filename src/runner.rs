@@ -420,8 +420,8 @@ pub fn run(
     );
     // Submodule checkouts a check would see but the digest would not.
     let gitlinks = match &view {
-        Some(view) => view.clone(),
-        None => View::from_index(&repo).map_err(|e| e.to_diagnostic())?,
+        Some(view) => snapshot::gitlinks_of(view),
+        None => snapshot::gitlinks_in_index(&repo)?,
     };
     snapshot::check_submodules(&repo, &gitlinks)?;
     let mut cache = Sha256Cache::open(&repo);

@@ -433,3 +433,25 @@ fn acceptance_status_prints_the_command_that_fixes_each_blocked_check() {
     );
     assert!(shown.contains(&run_line(None)), "{shown}");
 }
+
+#[test]
+fn a_working_tree_run_is_not_refused_for_an_unmerged_index() {
+    let repo = base_repo();
+    repo.commit_all("lib two");
+    repo.git(&["checkout", "-q", "-b", "other", "HEAD~1"]);
+    repo.write("notes.txt", "theirs\n");
+    repo.commit_all("other notes");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("notes.txt", "ours\n");
+    repo.commit_all("our notes");
+    let merge = repo.git_output(&["merge", "-q", "other"]);
+    assert!(!merge.status.success(), "the merge conflicts");
+    let ok: &[&str] = &["true"];
+    write_task(&repo, &[("unit", ok)], &["src/lib.py"]);
+    let out = verify(&repo, &["--id", "unit", "--quiet"]);
+    assert_eq!(status(&out), 0, "{}", text(&out));
+    // An isolated run needs an index it can check out.
+    let out = verify(&repo, &["--id", "unit", "--isolated", "--quiet"]);
+    assert_eq!(status(&out), 2, "{}", text(&out));
+    assert!(stderr(&out).contains("unmerged"), "{}", stderr(&out));
+}

@@ -10,8 +10,9 @@ use crate::diagnostic::Diagnostic;
 use crate::digest::cache::Sha256Cache;
 use crate::digest::{is_covered, view as digest_view};
 use crate::repo::merge_join::{Paired, merge_join};
-use crate::repo::tree::View;
+use crate::repo::tree::{Entry, EntryMode, View};
 use crate::repo::{Repo, RepoError};
+use gix::bstr::{BString, ByteSlice};
 
 /// How many paths of each kind a message names.
 const NAMED: usize = 10;
@@ -84,8 +85,7 @@ pub fn worktree(repo: &Repo, cache: Option<&mut Sha256Cache>) -> Result<Snapshot
 
 /// The covered paths that differ between two snapshots.
 pub fn changes(before: &Snapshot, after: &Snapshot) -> Changes {
-    let covered =
-        |(path, _): &(&gix::bstr::BString, &crate::repo::tree::Entry)| is_covered(path.as_slice());
+    let covered = |(path, _): &(&BString, &Entry)| is_covered(path.as_slice());
     let old = before.view.entries().filter(covered);
     let new = after.view.entries().filter(covered);
     let mut out = Changes::default();
@@ -102,26 +102,60 @@ pub fn changes(before: &Snapshot, after: &Snapshot) -> Changes {
     out
 }
 
-/// Refuse a working tree whose submodule checkouts a check would see but
-/// the digest would not (see [`super::submodules`]).
-pub fn check_submodules(repo: &Repo, view: &View) -> Result<(), Diagnostic> {
+/// The submodules (gitlinks) a view records: path and commit.
+pub fn gitlinks_of(view: &View) -> Vec<(BString, gix::ObjectId)> {
+    view.entries()
+        .filter(|(_, entry)| entry.mode == EntryMode::Submodule)
+        .map(|(path, entry)| (path.clone(), entry.oid))
+        .collect()
+}
+
+/// The submodules the index records (stage 0; an unmerged index is no
+/// reason to refuse a working-tree run), read without building a view.
+pub fn gitlinks_in_index(repo: &Repo) -> Result<Vec<(BString, gix::ObjectId)>, Diagnostic> {
+    let path = repo.index_path();
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let index = gix::index::File::at(
+        &path,
+        repo.gix().object_hash(),
+        false,
+        gix::index::decode::Options::default(),
+    )
+    .map_err(|e| {
+        Diagnostic::new(
+            Code::git_index_unavailable,
+            format!("cannot read the index {}: {e}", path.display()),
+        )
+    })?;
+    Ok(index
+        .entries()
+        .iter()
+        .filter(|e| e.stage_raw() == 0 && e.mode == gix::index::entry::Mode::COMMIT)
+        .map(|e| (e.path(&index).to_owned(), e.id))
+        .collect())
+}
+
+/// Refuse submodule checkouts a check would see but the digest would not
+/// (see [`super::submodules`]).
+pub fn check_submodules(
+    repo: &Repo,
+    gitlinks: &[(BString, gix::ObjectId)],
+) -> Result<(), Diagnostic> {
     let Some(root) = repo.workdir() else {
         return Ok(());
     };
-    for (path, entry) in view.entries() {
-        if entry.mode != crate::repo::tree::EntryMode::Submodule {
-            continue;
-        }
-        let Ok(relative) = gix::path::from_bstr(gix::bstr::ByteSlice::as_bstr(path.as_slice()))
-        else {
+    for (path, recorded) in gitlinks {
+        let Ok(relative) = gix::path::from_bstr(path.as_bstr()) else {
             continue;
         };
-        super::submodules::inspect(&root.join(relative), entry.oid).map_err(|why| {
+        super::submodules::inspect(&root.join(relative), *recorded).map_err(|why| {
             Diagnostic::new(
                 Code::verification_submodule_unusable,
                 format!("submodule `{}` {why}", super::echo::escape(path)),
             )
-            .with_path(path.to_string())
+            .with_path(super::echo::escape(path))
         })?;
     }
     Ok(())
