@@ -12,13 +12,14 @@
 //!   a write outside the checkout.
 //! * Files keep git's modes (0644, 0755), symlinks their target text.
 //! * A submodule is written from its own repository at the recorded commit
-//!   when its checkout is initialized (and clean, see [`super::submodules`]),
-//!   else left an empty directory, as in a fresh clone.
+//!   when its checkout is initialized, else left an empty directory, as in a
+//!   fresh clone. Callers refuse a dirty or unrecorded submodule checkout
+//!   first ([`super::snapshot::check_submodules`]), outside the deferred
+//!   section this runs in, since `git status` can block.
 //! * Every file written is remembered with its sha256, so after a check
 //!   [`Checkout::verify`] can say which inputs it changed or removed.
 
 use super::snapshot::Changes;
-use super::submodules;
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
 use crate::repo::Repo;
@@ -219,9 +220,13 @@ impl Writer<'_> {
                 format!("submodule `{shown}` {why}"),
             )
         };
-        match submodules::inspect(on_disk, recorded).map_err(&unusable)? {
-            submodules::State::NotInitialized => return Ok(()),
-            submodules::State::Clean => {}
+        // Whether the checkout is clean and at the recorded commit was
+        // settled before the checkout began (snapshot::check_submodules);
+        // here only: initialized or not.
+        match std::fs::symlink_metadata(on_disk.join(".git")) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(unusable(format!("cannot be inspected: {e}"))),
+            Ok(_) => {}
         }
         if depth >= MAX_SUBMODULE_DEPTH {
             return Err(unusable(format!(

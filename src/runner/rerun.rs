@@ -373,6 +373,15 @@ pub fn rerun_tasks(
     if specs.is_empty() {
         return Ok(Vec::new());
     }
+    super::snapshot::check_submodules(repo, &super::snapshot::gitlinks_of(view)).map_err(|d| {
+        Diagnostic::new(
+            Code::rerun_unavailable,
+            format!(
+                "cannot check out {} for the re-run: {}",
+                view.label, d.message
+            ),
+        )
+    })?;
     let worktree = repo.workdir();
     let mut rerun = Rerun::prepare(repo, view, worktree, budget, interrupt)?;
     let mut out = Vec::new();
