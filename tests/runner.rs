@@ -455,3 +455,54 @@ fn a_working_tree_run_is_not_refused_for_an_unmerged_index() {
     assert_eq!(status(&out), 2, "{}", text(&out));
     assert!(stderr(&out).contains("unmerged"), "{}", stderr(&out));
 }
+
+#[test]
+fn a_crafted_tree_cannot_write_outside_or_into_git_metadata() {
+    let repo = base_repo();
+    let ok: &[&str] = &["true"];
+    write_task(&repo, &[("unit", ok)], &["src/lib.py"]);
+    repo.commit_all("task");
+    let mut hash = repo.command("git");
+    hash.args(["hash-object", "-w", "--stdin"]);
+    let blob = {
+        let out = run_with_stdin(hash, Some("payload\n"));
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let inner = {
+        let mut mktree = repo.command("git");
+        mktree.arg("mktree");
+        let out = run_with_stdin(mktree, Some(&format!("100644 blob {blob}\tescape.txt\n")));
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let listing = repo.git(&["ls-tree", "HEAD"]);
+    for bad in [".GIT", ".."] {
+        let mut mktree = repo.command("git");
+        mktree.arg("mktree");
+        let out = run_with_stdin(
+            mktree,
+            Some(&format!("{listing}040000 tree {inner}\t{bad}\n")),
+        );
+        assert!(out.status.success(), "{}", text(&out));
+        let tree = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        let commit = repo.git(&["commit-tree", &tree, "-p", "HEAD", "-m", "crafted"]);
+        let out = verify(
+            &repo,
+            &[
+                "--id",
+                "unit",
+                "--isolated",
+                "--rev",
+                commit.trim(),
+                "--quiet",
+            ],
+        );
+        assert_eq!(status(&out), 2, "{bad}: {}", text(&out));
+        assert!(
+            stderr(&out).contains("verification_isolation_failed"),
+            "{bad}: {}",
+            stderr(&out)
+        );
+    }
+    let parent = repo.path().parent().unwrap();
+    assert!(!parent.join("escape.txt").exists());
+}
