@@ -399,3 +399,114 @@ pub fn rerun_tasks(
     rerun.finish();
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codes::Code;
+    use crate::contract::receipt::{Executable, PROVENANCE, StreamDigest};
+    use crate::contract::tree_receipt::SpecBinding;
+    use crate::diagnostic::Severity;
+
+    fn passing_receipt() -> TreeReceipt {
+        let hex = "a".repeat(64);
+        let stream = || {
+            Some(StreamDigest {
+                bytes: 0,
+                sha256: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855".into(),
+            })
+        };
+        TreeReceipt {
+            schema_version: 1,
+            run_id: "0".repeat(32),
+            check_id: "unit".into(),
+            attempt: 1,
+            status: Status::Passed,
+            reason: None,
+            spec: SpecBinding {
+                path: "t/spec.md".into(),
+                sha256: hex.clone(),
+            },
+            declaration_sha256: hex.clone(),
+            command: "true".into(),
+            declaration: RunDeclaration {
+                id: "unit".into(),
+                argv: vec!["true".into()],
+                cwd: ".".into(),
+                timeout_secs: 5,
+            },
+            executable: Some(Executable {
+                invocation_path: "/bin/true".into(),
+                resolved_path: "/bin/true".into(),
+                sha256: hex.clone(),
+            }),
+            tree_digest_version: 1,
+            tree_before: Some(hex.clone()),
+            tree_after: Some(hex),
+            started_at: 1,
+            duration_ms: 1,
+            exit_code: Some(0),
+            signal: None,
+            stdout: stream(),
+            stderr: stream(),
+            runner_version: "0.1.0".into(),
+            platform: "linux".into(),
+            provenance: PROVENANCE.into(),
+        }
+    }
+
+    fn outcome(result: RerunResult) -> RerunOutcome {
+        RerunOutcome {
+            id: "unit".into(),
+            command: "true".into(),
+            result,
+        }
+    }
+
+    #[test]
+    fn outcomes_and_receipts_make_the_findings() {
+        assert!(passing_receipt().passed());
+        let failed = RerunResult::Failed {
+            status: Status::Failed,
+            exit_code: Some(1),
+            signal: None,
+            reason: None,
+            duration_ms: 3,
+        };
+        let cases = [
+            (
+                RerunResult::Passed { duration_ms: 2 },
+                true,
+                Code::rerun_passed,
+            ),
+            (
+                RerunResult::Passed { duration_ms: 2 },
+                false,
+                Code::rerun_passed,
+            ),
+            (failed.clone(), true, Code::rerun_contradicts_receipt),
+            (failed, false, Code::rerun_failed),
+            (unavailable("budget"), true, Code::rerun_unavailable),
+        ];
+        for (result, claims_pass, code) in cases {
+            let found = diagnostics(
+                "t",
+                "t/spec.md",
+                &[outcome(result.clone())],
+                |_| claims_pass.then(passing_receipt),
+                "the merge",
+            );
+            assert_eq!(found.len(), 1);
+            assert_eq!(found[0].code, code, "{result:?} {claims_pass}");
+            assert_eq!(
+                found[0].path.as_deref(),
+                Some("t/verification/unit.tree.json")
+            );
+            assert_eq!(found[0].task.as_deref(), Some("t"));
+            assert_eq!(
+                found[0].severity == Severity::Note,
+                code == Code::rerun_passed
+            );
+        }
+    }
+}
