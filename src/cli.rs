@@ -63,6 +63,15 @@ pub enum Command {
         /// --ci: the change's commit (default HEAD).
         #[arg(long, value_name = "REV", requires = "ci")]
         head: Option<String>,
+        /// --ci: also re-execute every observed check of every checked task in
+        /// an isolated checkout of the tree that lands; fails unless each passes
+        /// there and its receipt records that pass.
+        #[arg(long, conflicts_with_all = ["staged", "push", "worktree"])]
+        rerun: bool,
+        /// --rerun: the time all re-runs together may take (each check also
+        /// keeps its declared timeout).
+        #[arg(long, value_name = "SECONDS", requires = "rerun", value_parser = clap::value_parser!(u64).range(1..))]
+        rerun_timeout: Option<u64>,
         /// --worktree: compare with this commit instead of HEAD.
         #[arg(long, value_name = "REV", requires = "worktree")]
         since: Option<String>,
@@ -228,15 +237,30 @@ pub enum TaskCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum VerificationCommand {
-    /// Run one observed check (`verify[].run`) and write its tree receipt
-    /// `<task>/verification/<id>.tree.json`. Exit 0 only for a pass.
+    /// Run observed checks (`verify[].run`) and write their tree receipts
+    /// `<task>/verification/<id>.tree.json`. The check's output streams to
+    /// stderr. Exit 0 only when every check passed.
+    #[command(group(clap::ArgGroup::new("which").required(true).args(["id", "all"])))]
     Run {
         /// The task's spec.md.
         spec: String,
         /// The check's `run.id`.
         #[arg(long, value_name = "ID")]
-        id: String,
-        /// Print the receipt as JSON.
+        id: Option<String>,
+        /// Run every observed check of the spec, in declaration order.
+        #[arg(long)]
+        all: bool,
+        /// Run in a temporary checkout of exactly the index (or --rev), so
+        /// ignored, untracked and local-only files cannot take part.
+        #[arg(long)]
+        isolated: bool,
+        /// --isolated: check out this commit instead of the index.
+        #[arg(long, value_name = "REV", requires = "isolated")]
+        rev: Option<String>,
+        /// Do not show the check's output (it is hashed all the same).
+        #[arg(long, short)]
+        quiet: bool,
+        /// Print the receipt as JSON (an array with --all).
         #[arg(long)]
         json: bool,
     },
@@ -301,6 +325,8 @@ pub fn run(cli: Cli) -> ExitStatus {
             base,
             head,
             since,
+            rerun,
+            rerun_timeout,
             output,
             remote,
             url,
@@ -310,7 +336,13 @@ pub fn run(cli: Cli) -> ExitStatus {
             } else if push {
                 Mode::Push { remote, url }
             } else if ci {
-                Mode::Ci { base, head }
+                Mode::Ci {
+                    base,
+                    head,
+                    rerun: rerun.then(|| commands::check::Rerun {
+                        timeout: rerun_timeout.map(std::time::Duration::from_secs),
+                    }),
+                }
             } else {
                 debug_assert!(worktree);
                 Mode::Worktree { since }
@@ -325,8 +357,24 @@ pub fn run(cli: Cli) -> ExitStatus {
             commands::check::run(&mode, &output)
         }
         Command::Verification {
-            command: VerificationCommand::Run { spec, id, json },
-        } => commands::verification::run(&spec, &id, json),
+            command:
+                VerificationCommand::Run {
+                    spec,
+                    id,
+                    all: _,
+                    isolated,
+                    rev,
+                    quiet,
+                    json,
+                },
+        } => commands::verification::run(&commands::verification::Args {
+            spec,
+            id,
+            isolated,
+            rev,
+            quiet,
+            json,
+        }),
         Command::Acceptance {
             command: AcceptanceCommand::Status { spec, json },
         } => commands::acceptance::run(&spec, json),

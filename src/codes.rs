@@ -784,6 +784,29 @@ codes! {
     agent_hook_outdated: Error, Violation,
         "The harness's hook entry runs another command or binary than `install --agent` writes.",
         "Run `mastermind-hooks install --agent <harness>` to rewrite it.";
+
+    // ---- the runner: safe files, isolated runs, CI re-runs (issues 13, 18)
+    verification_path_unsafe: Error, CannotCheck,
+        "A file or directory the runner writes (the task directory, verification/, run.lock) is a symbolic link or a special file; the runner never writes through links.",
+        "Remove the link or special file named in the message (`rm -- PATH`), then run again.";
+    verification_submodule_unusable: Error, CannotCheck,
+        "A submodule checkout is at another commit than the tree records, or has modified or untracked files, so a check would run on content its receipt cannot name.",
+        "Run `git submodule update` (or commit the submodule's new commit) and clean the submodule, then run again.";
+    verification_isolation_failed: Error, CannotCheck,
+        "The isolated checkout could not be written (an unsafe path in the tree, a temporary directory inside the repository, or a disk error).",
+        "Fix the condition in the message (for example point TMPDIR outside the repository), then run again.";
+    rerun_passed: Note, Violation,
+        "The observed check passed again when CI re-ran it on the tree that lands.",
+        "Nothing to do.";
+    rerun_failed: Error, Violation,
+        "The observed check did not pass when CI re-ran it in a clean checkout of the tree that lands.",
+        "Reproduce it with `mastermind-hooks verification run <spec> --id <id> --isolated`, fix the failure, commit the new receipt and push.";
+    rerun_contradicts_receipt: Error, Violation,
+        "The receipt records a pass, but the check fails when CI re-runs it on the tree that lands: the receipt does not describe this content.",
+        "Reproduce it with `mastermind-hooks verification run <spec> --id <id> --isolated`, fix the failure, commit the new receipt and push.";
+    rerun_unavailable: Error, CannotCheck,
+        "CI could not re-run the observed check (it cannot start on this machine, the --rerun-timeout budget ran out, or the run was interrupted).",
+        "Install what the check needs in the CI job before the gate, or raise --rerun-timeout, then run the job again.";
 }
 
 #[cfg(test)]

@@ -1,106 +1,52 @@
 //! Reading inputs from disk, bounded: regular files only (a FIFO is refused
 //! without blocking), at most `limit + 1` bytes, so an oversize file is
-//! judged by its contract without ever being held whole in memory.
+//! judged by its contract without ever being held whole in memory. The
+//! opening itself is [`crate::safe_fs`]'s.
 
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
-use std::fs::{File, OpenOptions};
-use std::io::Read;
+use crate::safe_fs::{self, Follow};
 use std::path::Path;
 
-#[cfg(target_os = "linux")]
-const O_NONBLOCK: i32 = 0o4000;
-#[cfg(any(target_os = "macos", target_os = "ios", target_os = "freebsd"))]
-const O_NONBLOCK: i32 = 0x0004;
-
-fn open_no_block(path: &Path) -> std::io::Result<File> {
-    let mut options = OpenOptions::new();
-    options.read(true);
-    #[cfg(any(
-        target_os = "linux",
-        target_os = "macos",
-        target_os = "ios",
-        target_os = "freebsd"
-    ))]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(O_NONBLOCK);
-    }
-    options.open(path)
-}
-
-fn describe(file_type: std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if file_type.is_fifo() {
-            return "a FIFO";
-        }
-        if file_type.is_socket() {
-            return "a socket";
-        }
-        if file_type.is_block_device() || file_type.is_char_device() {
-            return "a device";
-        }
-    }
-    if file_type.is_dir() {
-        "a directory"
-    } else {
-        "not a regular file"
-    }
-}
-
-fn not_regular(path: &Path, file_type: std::fs::FileType) -> Diagnostic {
-    Diagnostic::new(
-        Code::input_not_regular_file,
-        format!(
-            "{} is {}, not a regular file",
-            path.display(),
-            describe(file_type)
+fn failed(path: &Path, error: safe_fs::Error) -> Diagnostic {
+    match error {
+        safe_fs::Error::NotRegular(kind) => Diagnostic::new(
+            Code::input_not_regular_file,
+            format!("{} is {kind}, not a regular file", path.display()),
         ),
-    )
-}
-
-fn unreadable(path: &Path, error: &std::io::Error) -> Diagnostic {
-    Diagnostic::new(
-        Code::input_unreadable,
-        format!("cannot read {}: {error}", path.display()),
-    )
-}
-
-/// Read at most `limit + 1` bytes of the regular file at `path` (symlinks
-/// are followed, as for an explicitly named file).
-pub fn read_bounded(path: &Path, limit: usize) -> Result<Vec<u8>, Diagnostic> {
-    let metadata = std::fs::metadata(path).map_err(|e| unreadable(path, &e))?;
-    if !metadata.is_file() {
-        return Err(not_regular(path, metadata.file_type()));
-    }
-    let file = open_no_block(path).map_err(|e| unreadable(path, &e))?;
-    let opened = file.metadata().map_err(|e| unreadable(path, &e))?;
-    if !opened.is_file() {
-        return Err(not_regular(path, opened.file_type()));
-    }
-    let mut bytes = Vec::with_capacity(limit.min(opened.len() as usize).saturating_add(1));
-    file.take(limit as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| unreadable(path, &e))?;
-    Ok(bytes)
-}
-
-/// Like [`read_bounded`], but a symlink is refused instead of followed (for
-/// repository-owned artifacts, which must not point elsewhere).
-pub fn read_bounded_no_follow(path: &Path, limit: usize) -> Result<Vec<u8>, Diagnostic> {
-    let metadata = std::fs::symlink_metadata(path).map_err(|e| unreadable(path, &e))?;
-    if metadata.file_type().is_symlink() {
-        return Err(Diagnostic::new(
+        safe_fs::Error::Symlink => Diagnostic::new(
             Code::input_not_regular_file,
             format!(
                 "{} is a symlink; repository artifacts are never followed through links",
                 path.display()
             ),
-        ));
+        ),
+        // The operating system's wording, as for any other read error.
+        safe_fs::Error::NotFound => Diagnostic::new(
+            Code::input_unreadable,
+            format!(
+                "cannot read {}: {}",
+                path.display(),
+                std::io::Error::from_raw_os_error(libc::ENOENT)
+            ),
+        ),
+        other => Diagnostic::new(
+            Code::input_unreadable,
+            format!("cannot read {}: {other}", path.display()),
+        ),
     }
-    read_bounded(path, limit)
+}
+
+/// Read at most `limit + 1` bytes of the regular file at `path` (symlinks
+/// are followed, as for an explicitly named file).
+pub fn read_bounded(path: &Path, limit: usize) -> Result<Vec<u8>, Diagnostic> {
+    safe_fs::read_bounded(path, limit, Follow::Links).map_err(|e| failed(path, e))
+}
+
+/// Like [`read_bounded`], but a symlink is refused instead of followed (for
+/// repository-owned artifacts, which must not point elsewhere).
+pub fn read_bounded_no_follow(path: &Path, limit: usize) -> Result<Vec<u8>, Diagnostic> {
+    safe_fs::read_bounded(path, limit, Follow::NoLinks).map_err(|e| failed(path, e))
 }
 
 #[cfg(test)]

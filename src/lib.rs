@@ -6,6 +6,7 @@
 //! * [`schema`]: the embedded JSON Schemas, compiled once;
 //! * [`codes`] and [`diagnostic`]: the one diagnostic model and its codes;
 //! * [`input`], [`commands`], [`render`], [`cli`]: disk, commands, output;
+//! * [`safe_fs`]: opening files without following links or blocking;
 //! * [`install`]: the git hook shims (`install`, `uninstall`, `status`);
 //! * [`agent`]: the agent-harness hook protocols (`agent-hook`, `install --agent`);
 //! * [`process_env`]: git variables child processes must not inherit.
@@ -38,6 +39,7 @@ pub mod render;
 pub mod repo;
 pub mod report;
 pub mod runner;
+pub mod safe_fs;
 pub mod scaffold;
 pub mod schema;
 pub mod suggest;

@@ -1,25 +1,43 @@
-//! `verification run`: run one observed check as declared and write its
-//! tree receipt (`<task>/verification/<id>.tree.json`).
+//! `verification run`: run a spec's observed checks as declared and write
+//! their tree receipts (`<task>/verification/<id>.tree.json`).
 //!
 //! Order of events, each step fail-closed:
 //!
-//! 1. read and validate the spec (inside the repository, no symlink, valid
-//!    declarations); find the declaration (refusals write nothing);
-//! 2. take `<task>/verification/run.lock` (exclusive, non-blocking: a
-//!    second runner is refused with `verification_busy`);
-//! 3. write a `pending` receipt (previous attempt + 1) *before* anything
-//!    else, so an interrupted or killed run never leaves an older success;
-//! 4. resolve the cwd and the executable, take the tree-v1 digest of the
-//!    working tree, write `pending` again with them;
+//! 1. read the spec (inside the repository, reached without links; in an
+//!    isolated run, from the index or `--rev`) and its declarations; pick
+//!    the checks (`--id`, or `--all` in declaration order); refusals write
+//!    nothing, and a wrong id lists the declared ones;
+//! 2. refuse a submodule checkout the digest would not see (see
+//!    [`submodules`]); for `--isolated`, write the view's files into a
+//!    temporary checkout outside the repository ([`checkout`]);
+//! 3. open `<task>/verification/` and take its `run.lock` without following
+//!    links or blocking ([`records`]; a second runner is refused with
+//!    `verification_busy`);
+//! 4. per check: write a `pending` receipt (previous attempt + 1) *before*
+//!    anything else, so an interrupted or killed run never leaves an older
+//!    success; resolve the cwd and the executable, take the tree-v1 digest
+//!    (the working tree, or the checkout's content), write `pending` again
+//!    with them;
 //! 5. run argv directly (no shell unless argv names one), stdin null, its
 //!    own process group, repository-local git variables removed, the
-//!    declared timeout and the 1 MiB stream cap killing the whole group;
-//! 6. take the digest again and re-resolve the executable and the spec: any
-//!    change is `input_changed`;
-//! 7. check for SIGINT/SIGTERM one last time, then write the final receipt
-//!    atomically (temporary file, fsync, rename; mode 0600).
+//!    declared timeout and the 1 MiB stream cap killing the whole group,
+//!    its output streamed to stderr while it is hashed ([`echo`]);
+//! 6. take the digest again (or verify the checkout's files) and re-resolve
+//!    the executable and the spec: any change is `input_changed`, and the
+//!    paths that appeared, changed or vanished are named;
+//! 7. check for SIGINT/SIGTERM one last time ([`signals`]), then write the
+//!    final receipt atomically (temporary file, fsync, rename; mode 0600).
 
+pub mod checkout;
+pub mod echo;
 pub mod executable;
+pub mod execute;
+pub mod hint;
+pub mod records;
+pub mod rerun;
+pub mod signals;
+pub mod snapshot;
+pub mod submodules;
 pub mod supervise;
 
 use crate::codes::Code;
@@ -28,12 +46,15 @@ use crate::contract::receipt::{Executable, PROVENANCE, Status, StreamDigest};
 use crate::contract::spec::{self, MAX_SPEC_BYTES};
 use crate::contract::tree_receipt::{SpecBinding, TreeReceipt};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::digest::TREE_DIGEST_VERSION;
 use crate::digest::cache::Sha256Cache;
-use crate::digest::{TREE_DIGEST_VERSION, view};
 use crate::repo::Repo;
+use crate::repo::tree::{Content, View};
+use crate::safe_fs::Dir;
+use checkout::Checkout;
+use records::Records;
 use sha2::{Digest, Sha256};
-use std::fs::File;
-use std::io::Write;
+use snapshot::{Changes, Snapshot};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -41,51 +62,54 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// The reason recorded when inputs changed during the run.
 pub const INPUTS_CHANGED: &str = "verification_inputs_changed_or_unavailable";
 
-/// A finished run: the receipt written and where.
+/// Which declared checks to run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Select {
+    /// The check with this `run.id`.
+    One(String),
+    /// Every observed check, in declaration order.
+    All,
+}
+
+/// Where checks run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The working tree itself.
+    Worktree,
+    /// A temporary checkout of exactly the index (`rev: None`) or of a
+    /// commit's tree.
+    Isolated { rev: Option<String> },
+}
+
+/// What to run and how.
+#[derive(Clone, Debug)]
+pub struct Request<'a> {
+    pub spec: &'a Path,
+    pub select: Select,
+    pub source: Source,
+    /// Stream the check's output to stderr while it runs.
+    pub stream: bool,
+}
+
+/// A finished run: the receipt written, where, and what to tell the user.
 #[derive(Debug)]
 pub struct Finished {
     pub receipt: TreeReceipt,
-    pub path: PathBuf,
+    /// Repository-relative path of the receipt.
+    pub path: String,
+    /// Notes and hints about the outcome (changed paths, the re-run
+    /// command).
+    pub notes: Vec<Diagnostic>,
+}
+
+/// A path or name from the repository, safe to print (control characters
+/// escaped).
+fn shown(text: &str) -> String {
+    echo::escape(text.as_bytes())
 }
 
 fn refuse(code: Code, message: impl Into<String>) -> Diagnostic {
     Diagnostic::new(code, message)
-}
-
-/// Write `bytes` to `path` atomically: a private temporary file beside it,
-/// flushed to disk, renamed over the target, the directory flushed.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| std::io::Error::other("receipt path has no directory"))?;
-    let mut suffix = [0u8; 8];
-    getrandom::fill(&mut suffix).map_err(|e| std::io::Error::other(e.to_string()))?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = dir.join(format!(".{name}.tmp.{}", hex::encode(suffix)));
-    let result = (|| {
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
-        let mut file = options.open(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&temp, path)?;
-        if let Ok(dir) = File::open(dir) {
-            let _ = dir.sync_all();
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result
 }
 
 fn now_secs() -> u64 {
@@ -105,8 +129,9 @@ fn random_run_id() -> Result<String, Diagnostic> {
     Ok(hex::encode(bytes))
 }
 
-/// The spec's repository-relative path, checked to be a regular file
-/// inside the working tree, reached without symlinks at the end.
+/// The spec's repository-relative path, checked to be inside the working
+/// tree (its directory canonicalized; the file itself is opened later
+/// without following a link).
 pub(crate) fn locate_spec(root: &Path, spec: &Path) -> Result<(PathBuf, String), Diagnostic> {
     let invalid = |m: String| refuse(Code::verification_spec_invalid, m);
     let absolute = if spec.is_absolute() {
@@ -143,19 +168,6 @@ pub(crate) fn locate_spec(root: &Path, spec: &Path) -> Result<(PathBuf, String),
     Ok((full, relative))
 }
 
-fn spec_sha256(path: &Path) -> Result<(Vec<u8>, String), Diagnostic> {
-    let bytes = crate::input::read_bounded_no_follow(path, MAX_SPEC_BYTES)
-        .map_err(|d| refuse(Code::verification_spec_invalid, d.message))?;
-    if bytes.len() > MAX_SPEC_BYTES {
-        return Err(refuse(
-            Code::verification_spec_invalid,
-            format!("{} is larger than {MAX_SPEC_BYTES} bytes", path.display()),
-        ));
-    }
-    let sha = hex::encode(Sha256::digest(&bytes));
-    Ok((bytes, sha))
-}
-
 const DECLARATION_CODES: &[Code] = &[
     Code::frontmatter_invalid,
     Code::frontmatter_unterminated,
@@ -167,8 +179,9 @@ const DECLARATION_CODES: &[Code] = &[
     Code::verification_cmd_mismatch,
 ];
 
-/// The declaration to run, or why not.
-fn declaration(bytes: &[u8], spec: &str, id: &str) -> Result<(String, RunDeclaration), Diagnostic> {
+/// Every observed check the spec declares, in order, or why it cannot be
+/// used.
+pub fn declarations(bytes: &[u8], spec: &str) -> Result<Vec<(String, RunDeclaration)>, Diagnostic> {
     let (parsed, diagnostics) = spec::check(bytes);
     if let Some(d) = diagnostics
         .iter()
@@ -176,40 +189,78 @@ fn declaration(bytes: &[u8], spec: &str, id: &str) -> Result<(String, RunDeclara
     {
         return Err(refuse(
             Code::verification_spec_invalid,
-            format!("{spec}: {} ({})", d.message, d.code.as_str()),
-        ));
+            format!("{}: {} ({})", shown(spec), d.message, d.code.as_str()),
+        )
+        .with_path(spec.to_string())
+        .with_line(d.line)
+        .with_hint(format!(
+            "Fix the spec's front matter, check it with `{}`, then run again.",
+            hint::validate_command(spec)
+        )));
     }
     let frontmatter = parsed.frontmatter.ok_or_else(|| {
         refuse(
             Code::verification_spec_invalid,
-            format!("{spec} has no front matter declaring observed checks"),
+            format!(
+                "{} has no front matter declaring observed checks",
+                shown(spec)
+            ),
         )
+        .with_path(spec.to_string())
     })?;
-    frontmatter
+    Ok(frontmatter
         .observed()
-        .find(|(_, run)| run.id == id)
         .map(|(cmd, run)| (cmd.to_string(), run.clone()))
-        .ok_or_else(|| {
-            refuse(
-                Code::observed_verification_not_declared,
-                format!("observed_verification_not_declared: {spec} declares no `verify[].run` with id `{id}`"),
-            )
-        })
+        .collect())
 }
 
-fn previous_attempt(path: &Path) -> u64 {
-    crate::input::read_bounded_no_follow(
-        path,
-        crate::contract::tree_receipt::MAX_TREE_RECEIPT_BYTES,
-    )
-    .ok()
-    .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
-    .and_then(|v| v.get("attempt").and_then(serde_json::Value::as_u64))
-    .unwrap_or(0)
-}
-
-fn io_failed(e: impl std::fmt::Display, what: &str) -> Diagnostic {
-    refuse(Code::verification_io_failed, format!("{what}: {e}"))
+/// The declarations `select` names, or a refusal that lists the declared
+/// ids.
+pub fn select(
+    declared: Vec<(String, RunDeclaration)>,
+    select: &Select,
+    spec: &str,
+) -> Result<Vec<(String, RunDeclaration)>, Diagnostic> {
+    let ids: Vec<String> = declared
+        .iter()
+        .map(|(_, r)| format!("`{}`", r.id))
+        .collect();
+    if declared.is_empty() {
+        return Err(refuse(
+            Code::observed_verification_not_declared,
+            format!(
+                "observed_verification_not_declared: {} declares no observed checks (`verify[]` entries with a `run` block)",
+                shown(spec)
+            ),
+        )
+        .with_path(spec.to_string())
+        .with_hint("Declare the check under `verify:` with `run: {id, argv, cwd, timeout_secs}` (see `mastermind-hooks schema spec-frontmatter-v1`), then run again."));
+    }
+    match select {
+        Select::All => Ok(declared),
+        Select::One(id) => {
+            let first = declared[0].1.id.clone();
+            let found: Vec<_> = declared.into_iter().filter(|(_, r)| &r.id == id).collect();
+            if found.is_empty() {
+                return Err(refuse(
+                    Code::observed_verification_not_declared,
+                    format!(
+                        "observed_verification_not_declared: {} declares no observed check `{}`; it declares {}",
+                        shown(spec),
+                        shown(id),
+                        ids.join(", ")
+                    ),
+                )
+                .with_path(spec.to_string())
+                .with_hint(format!(
+                    "Run a declared one, for example `{}`, or every one with `{}`.",
+                    hint::run_command(spec, Some(&first)),
+                    hint::run_command(spec, None)
+                )));
+            }
+            Ok(found)
+        }
+    }
 }
 
 fn stream(s: &supervise::Stream) -> Option<StreamDigest> {
@@ -227,10 +278,78 @@ fn executable_record(resolved: &executable::Resolved) -> Executable {
     }
 }
 
-/// Run one declared check of `spec` and write its tree receipt.
-/// `Err` is a refusal or an I/O failure before a receipt could be written.
-pub fn run(spec: &Path, id: &str, interrupt: &AtomicBool) -> Result<Finished, Diagnostic> {
-    let cwd = std::env::current_dir().map_err(|e| io_failed(e, "no current directory"))?;
+/// Where the checks of one invocation run, and what they are compared with.
+enum Place {
+    Worktree {
+        /// The snapshot the next check starts from, when known.
+        last: Option<Box<Snapshot>>,
+    },
+    Isolated {
+        checkout: Checkout,
+        /// The tree-v1 digest of the view written there.
+        digest: String,
+    },
+}
+
+/// Everything one invocation shares between its checks.
+struct Context<'a> {
+    repo: &'a Repo,
+    task: Dir,
+    spec_rel: String,
+    spec_name: String,
+    spec_sha: String,
+    records: Records,
+    place: Place,
+    /// The sha256 cache, which learns every file a snapshot reads.
+    cache: Option<Sha256Cache>,
+    interrupt: &'a AtomicBool,
+    stream: bool,
+}
+
+fn spec_sha256(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// The spec's bytes in the view an isolated run checks out.
+fn spec_in_view(repo: &Repo, view: &View, spec_rel: &str) -> Result<Vec<u8>, Diagnostic> {
+    match view.read(repo, spec_rel, MAX_SPEC_BYTES) {
+        Ok(Some(Content::Bytes(bytes))) if bytes.len() <= MAX_SPEC_BYTES => Ok(bytes),
+        Ok(None) => Err(refuse(
+            Code::verification_spec_invalid,
+            format!(
+                "{} is not in {}; an isolated run checks exactly that content (`git add` it first, or pass --rev)",
+                shown(spec_rel),
+                view.label
+            ),
+        )
+        .with_path(spec_rel.to_string())),
+        Ok(Some(_)) => Err(refuse(
+            Code::verification_spec_invalid,
+            format!(
+                "{} is too large or not a regular file in {}",
+                shown(spec_rel),
+                view.label
+            ),
+        )
+        .with_path(spec_rel.to_string())),
+        Err(e) => Err(e.to_diagnostic()),
+    }
+}
+
+/// Run the selected checks of `request.spec`; `report` sees each finished
+/// run as soon as its receipt is written. `Err` is a refusal or a failure
+/// before any check of this invocation could be recorded.
+pub fn run(
+    request: &Request<'_>,
+    interrupt: &AtomicBool,
+    mut report: impl FnMut(&Finished),
+) -> Result<Vec<Finished>, Diagnostic> {
+    let cwd = std::env::current_dir().map_err(|e| {
+        refuse(
+            Code::verification_io_failed,
+            format!("no current directory: {e}"),
+        )
+    })?;
     let repo = Repo::discover(&cwd).map_err(|e| e.to_diagnostic())?;
     let root = repo
         .workdir()
@@ -241,211 +360,481 @@ pub fn run(spec: &Path, id: &str, interrupt: &AtomicBool) -> Result<Finished, Di
                 "verification run needs a working tree",
             )
         })?;
-    let (spec_file, spec_rel) = locate_spec(&root, spec)?;
-    let (spec_bytes, spec_sha) = spec_sha256(&spec_file)?;
-    let (command, run) = declaration(&spec_bytes, &spec_rel, id)?;
-    let task_dir = spec_file
-        .parent()
-        .ok_or_else(|| refuse(Code::verification_spec_invalid, "the spec has no directory"))?;
-    let verification = task_dir.join("verification");
-    std::fs::create_dir_all(&verification)
-        .map_err(|e| io_failed(e, "cannot create verification/"))?;
-    let lock = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(verification.join("run.lock"))
-        .map_err(|e| io_failed(e, "cannot open verification/run.lock"))?;
-    match lock.try_lock() {
-        Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => {
-            return Err(refuse(
-                Code::verification_busy,
-                format!(
-                    "verification_busy: another runner holds {}",
-                    verification.join("run.lock").display()
-                ),
-            ));
-        }
-        Err(std::fs::TryLockError::Error(e)) => return Err(io_failed(e, "cannot lock run.lock")),
-    }
-    let receipt_path = verification.join(format!("{id}.tree.json"));
-    let mut receipt = TreeReceipt {
-        schema_version: 1,
-        run_id: random_run_id()?,
-        check_id: run.id.clone(),
-        attempt: previous_attempt(&receipt_path).saturating_add(1),
-        status: Status::Pending,
-        reason: None,
-        spec: SpecBinding {
-            path: spec_rel.clone(),
-            sha256: spec_sha.clone(),
-        },
-        declaration_sha256: declaration_sha256(&command, &run),
-        command,
-        declaration: run.clone(),
-        executable: None,
-        tree_digest_version: TREE_DIGEST_VERSION,
-        tree_before: None,
-        tree_after: None,
-        started_at: now_secs(),
-        duration_ms: 0,
-        exit_code: None,
-        signal: None,
-        stdout: None,
-        stderr: None,
-        runner_version: env!("CARGO_PKG_VERSION").to_string(),
-        platform: std::env::consts::OS.to_string(),
-        provenance: PROVENANCE.to_string(),
+    let (_, spec_rel) = locate_spec(&root, request.spec)?;
+    let (task_rel, spec_name) = match spec_rel.rsplit_once('/') {
+        Some((dir, name)) => (dir.to_string(), name.to_string()),
+        None => (String::new(), spec_rel.clone()),
     };
-    let write = |receipt: &TreeReceipt| -> Result<(), Diagnostic> {
-        let mut bytes =
-            serde_json::to_vec_pretty(receipt).map_err(|e| io_failed(e, "encoding the receipt"))?;
-        bytes.push(b'\n');
-        write_atomic(&receipt_path, &bytes)
-            .map_err(|e| io_failed(e, &format!("cannot write {}", receipt_path.display())))
-    };
-    // 3. Revoke any older result before preparing anything.
-    write(&receipt)?;
-    let finish = |mut receipt: TreeReceipt, status: Status, reason: Option<String>| {
-        receipt.status = status;
-        receipt.reason = reason;
-        write(&receipt)?;
-        Ok(Finished {
-            receipt,
-            path: receipt_path.clone(),
-        })
-    };
-
-    // 4. Prepare.
-    let work_dir = root.join(&run.cwd);
-    let work_dir = match std::fs::canonicalize(&work_dir) {
-        Ok(dir) if dir.is_dir() && dir.starts_with(&root) => dir,
-        _ => {
-            return finish(
-                receipt,
-                Status::SpawnFailed,
-                Some(format!(
-                    "cwd_unavailable: `{}` is not an existing directory inside the repository",
-                    run.cwd
-                )),
-            );
-        }
-    };
-    let path_env = std::env::var_os("PATH");
-    let resolved = match executable::resolve(&run.argv[0], &work_dir, path_env.as_deref()) {
-        Ok(r) => r,
-        Err(e) => {
-            return finish(
-                receipt,
-                Status::SpawnFailed,
-                Some(format!("executable_unavailable: {e}")),
-            );
-        }
-    };
-    receipt.executable = Some(executable_record(&resolved));
-    let before = match view::of_worktree(&repo, None) {
-        Ok(c) => c.digest,
-        Err(e) => {
-            return finish(
-                receipt,
-                Status::IoFailed,
-                Some(format!("snapshot_unavailable: {}", e.message)),
-            );
-        }
-    };
-    receipt.tree_before = Some(before.clone());
-    write(&receipt)?;
-    if interrupt.load(Ordering::SeqCst) {
-        return finish(
-            receipt,
-            Status::Interrupted,
-            Some("runner_interrupted".into()),
-        );
-    }
-
-    // 5. Run.
-    let mut command = std::process::Command::new(&resolved.invocation_path);
-    {
-        use std::os::unix::process::CommandExt;
-        command.arg0(&run.argv[0]);
-    }
-    command.args(&run.argv[1..]).current_dir(&work_dir);
-    // Never leak the hook's repository-local git variables into the check.
-    let inherited: Vec<std::ffi::OsString> = std::env::vars_os().map(|(name, _)| name).collect();
-    for name in crate::process_env::git_local_vars_to_clear(inherited.iter().map(|n| n.as_os_str()))
-    {
-        command.env_remove(name);
-    }
-    let supervised = supervise::run(command, Duration::from_secs(run.timeout_secs), interrupt);
-    let supervised = match supervised {
-        Ok(s) => s,
-        Err(e) => {
-            return finish(
-                receipt,
-                Status::SpawnFailed,
-                Some(format!("spawn_failed: {e}")),
-            );
-        }
-    };
-    receipt.duration_ms = u64::try_from(supervised.duration.as_millis()).unwrap_or(u64::MAX);
-    receipt.exit_code = supervised.exit_code;
-    receipt.signal = supervised.signal;
-    receipt.stdout = stream(&supervised.stdout);
-    receipt.stderr = stream(&supervised.stderr);
-
-    // 6. Re-check the inputs; the cache learns the files' blob ids.
-    let mut cache = Sha256Cache::open(&repo);
-    let after = view::of_worktree(&repo, cache.as_mut());
-    if let Some(cache) = cache.as_mut() {
-        cache.save();
-    }
-    receipt.tree_after = after.as_ref().ok().map(|c| c.digest.clone());
-    let executable_now = executable::resolve(&run.argv[0], &work_dir, path_env.as_deref());
-    let spec_now = spec_sha256(&spec_file).map(|(_, sha)| sha);
-    let inputs_changed = receipt.tree_after.as_deref() != Some(before.as_str())
-        || executable_now.as_ref().map(|r| &r.sha256) != Ok(&resolved.sha256)
-        || spec_now.as_ref().ok() != Some(&spec_sha);
-
-    let (status, reason) = if supervised.interrupted {
-        (Status::Interrupted, Some("runner_interrupted".to_string()))
-    } else if supervised.timed_out {
-        (
-            Status::Timeout,
-            Some(format!("timeout_secs_exceeded: {} s", run.timeout_secs)),
-        )
-    } else if supervised.output_limit {
-        (
-            Status::OutputLimit,
-            Some(format!("stream_exceeded_{}_bytes", supervise::STREAM_CAP)),
-        )
-    } else if receipt.stdout.is_none() || receipt.stderr.is_none() {
-        (
-            Status::IoFailed,
-            Some(
-                "output_stream_incomplete: a detached process kept a pipe open or reading failed"
-                    .to_string(),
+    let task = Dir::open_beneath(&root, &task_rel).map_err(|e| {
+        refuse(
+            Code::verification_path_unsafe,
+            format!(
+                "verification_path_unsafe: the task directory `{}` {e}",
+                shown(&task_rel)
             ),
         )
-    } else if let Err(e) = &after {
-        (
-            Status::IoFailed,
-            Some(format!("snapshot_unavailable: {}", e.message)),
+        .with_path(task_rel.clone())
+    })?;
+    let spec_unreadable = |e: crate::safe_fs::Error| {
+        refuse(
+            Code::verification_spec_invalid,
+            format!("{} {e}", shown(&spec_rel)),
         )
-    } else if inputs_changed {
-        (Status::InputChanged, Some(INPUTS_CHANGED.to_string()))
-    } else if supervised.exit_code == Some(0) && supervised.signal.is_none() {
-        (Status::Passed, None)
-    } else {
-        (Status::Failed, None)
+        .with_path(spec_rel.clone())
     };
-    // 7. Cancellation is decided immediately before publication.
-    let (status, reason) = if interrupt.load(Ordering::SeqCst) && status != Status::Interrupted {
-        (Status::Interrupted, Some("runner_interrupted".to_string()))
-    } else {
-        (status, reason)
+    let (spec_bytes, view) = match &request.source {
+        Source::Worktree => {
+            let bytes = task
+                .read_bounded(&spec_name, MAX_SPEC_BYTES)
+                .map_err(spec_unreadable)?;
+            (bytes, None)
+        }
+        Source::Isolated { rev } => {
+            let view = match rev {
+                None => View::from_index(&repo),
+                Some(rev) => repo
+                    .resolve_commit(rev)
+                    .and_then(|id| View::from_commit(&repo, id)),
+            }
+            .map_err(|e| e.to_diagnostic())?;
+            (spec_in_view(&repo, &view, &spec_rel)?, Some(view))
+        }
     };
-    let finished = finish(receipt, status, reason);
-    drop(lock);
-    finished
+    if spec_bytes.len() > MAX_SPEC_BYTES {
+        return Err(refuse(
+            Code::verification_spec_invalid,
+            format!("{} is larger than {MAX_SPEC_BYTES} bytes", shown(&spec_rel)),
+        ));
+    }
+    let selected = select(
+        declarations(&spec_bytes, &spec_rel)?,
+        &request.select,
+        &spec_rel,
+    )?;
+    let again = hint::run_command(
+        &spec_rel,
+        match &request.select {
+            Select::One(id) => Some(id.as_str()),
+            Select::All => None,
+        },
+    );
+    // Submodule checkouts a check would see but the digest would not.
+    let gitlinks = match &view {
+        Some(view) => snapshot::gitlinks_of(view),
+        None => snapshot::gitlinks_in_index(&repo)?,
+    };
+    snapshot::check_submodules(&repo, &gitlinks)?;
+    let mut cache = Sha256Cache::open(&repo);
+    let place =
+        match view {
+            None => Place::Worktree { last: None },
+            Some(view) => {
+                let digest = crate::digest::view::of_view(&repo, &view, cache.as_mut())
+                    .map_err(|e| e.to_diagnostic())?
+                    .digest;
+                if let Some(cache) = cache.as_mut() {
+                    cache.save();
+                }
+                let checkout = Checkout::materialize(&repo, &view, Some(&root), interrupt)
+                    .map_err(|failure| match failure {
+                        checkout::Failure::Interrupted => refuse(
+                            Code::verification_io_failed,
+                            "interrupted while writing the isolated checkout; nothing ran",
+                        ),
+                        checkout::Failure::Refused(d) => d,
+                    })?;
+                Place::Isolated { checkout, digest }
+            }
+        };
+    let records = Records::open(&task, &task_rel, &again)?;
+    let mut context = Context {
+        repo: &repo,
+        task,
+        spec_sha: spec_sha256(&spec_bytes),
+        spec_rel,
+        spec_name,
+        records,
+        place,
+        cache,
+        interrupt,
+        stream: request.stream,
+    };
+    let mut finished = Vec::new();
+    for (command, run) in selected {
+        if interrupt.load(Ordering::SeqCst) {
+            break;
+        }
+        let done = context.run_one(command, run)?;
+        report(&done);
+        finished.push(done);
+    }
+    if let Place::Isolated { checkout, .. } = context.place {
+        checkout.remove();
+    }
+    Ok(finished)
+}
+
+impl Context<'_> {
+    fn new_receipt(
+        &self,
+        command: String,
+        run: &RunDeclaration,
+    ) -> Result<TreeReceipt, Diagnostic> {
+        Ok(TreeReceipt {
+            schema_version: 1,
+            run_id: random_run_id()?,
+            check_id: run.id.clone(),
+            attempt: self.records.previous_attempt(&run.id).saturating_add(1),
+            status: Status::Pending,
+            reason: None,
+            spec: SpecBinding {
+                path: self.spec_rel.clone(),
+                sha256: self.spec_sha.clone(),
+            },
+            declaration_sha256: declaration_sha256(&command, run),
+            command,
+            declaration: run.clone(),
+            executable: None,
+            tree_digest_version: TREE_DIGEST_VERSION,
+            tree_before: None,
+            tree_after: None,
+            started_at: now_secs(),
+            duration_ms: 0,
+            exit_code: None,
+            signal: None,
+            stdout: None,
+            stderr: None,
+            runner_version: env!("CARGO_PKG_VERSION").to_string(),
+            platform: std::env::consts::OS.to_string(),
+            provenance: PROVENANCE.to_string(),
+        })
+    }
+
+    /// The digest a check starts from.
+    fn before(&mut self) -> Result<String, String> {
+        match &mut self.place {
+            Place::Isolated { digest, .. } => Ok(digest.clone()),
+            Place::Worktree { last } => {
+                if let Some(snapshot) = last {
+                    return Ok(snapshot.digest.clone());
+                }
+                let taken = snapshot::worktree(self.repo, self.cache.as_mut())
+                    .map_err(|e| format!("snapshot_unavailable: {}", e.message))?;
+                let digest = taken.digest.clone();
+                *last = Some(Box::new(taken));
+                Ok(digest)
+            }
+        }
+    }
+
+    /// The digest after a check (`None` when it could not be taken or the
+    /// checkout's files changed), and what changed.
+    fn after(&mut self) -> Result<(Option<String>, Changes), String> {
+        match &mut self.place {
+            Place::Isolated { checkout, digest } => {
+                let changes = checkout.verify();
+                let after = changes.is_empty().then(|| digest.clone());
+                Ok((after, changes))
+            }
+            Place::Worktree { last } => {
+                let taken = snapshot::worktree(self.repo, self.cache.as_mut());
+                if let Some(cache) = self.cache.as_mut() {
+                    cache.save();
+                }
+                let taken = taken.map_err(|e| format!("snapshot_unavailable: {}", e.message))?;
+                let changes = match last.as_deref() {
+                    Some(before) if before.digest != taken.digest => {
+                        snapshot::changes(before, &taken)
+                    }
+                    _ => Changes::default(),
+                };
+                let digest = taken.digest.clone();
+                *last = Some(Box::new(taken));
+                Ok((Some(digest), changes))
+            }
+        }
+    }
+
+    fn base(&self) -> PathBuf {
+        match &self.place {
+            Place::Isolated { checkout, .. } => checkout.root().to_path_buf(),
+            Place::Worktree { .. } => self
+                .repo
+                .workdir()
+                .and_then(|w| std::fs::canonicalize(w).ok())
+                .unwrap_or_default(),
+        }
+    }
+
+    fn spec_now(&self) -> Option<String> {
+        match &self.place {
+            // The view's spec cannot change under an isolated run.
+            Place::Isolated { .. } => Some(self.spec_sha.clone()),
+            Place::Worktree { .. } => self
+                .task
+                .read_bounded(&self.spec_name, MAX_SPEC_BYTES)
+                .ok()
+                .filter(|b| b.len() <= MAX_SPEC_BYTES)
+                .map(|b| spec_sha256(&b)),
+        }
+    }
+
+    fn run_one(&mut self, command: String, run: RunDeclaration) -> Result<Finished, Diagnostic> {
+        let mut receipt = self.new_receipt(command, &run)?;
+        let path = self.records.receipt_path(&run.id);
+        let mut notes = Vec::new();
+        // Revoke any older result before preparing anything.
+        self.records.write(&receipt)?;
+        let finish = |records: &Records,
+                      mut receipt: TreeReceipt,
+                      status: Status,
+                      reason: Option<String>,
+                      notes: Vec<Diagnostic>| {
+            receipt.status = status;
+            receipt.reason = reason;
+            records.write(&receipt)?;
+            Ok(Finished {
+                receipt,
+                path: path.clone(),
+                notes,
+            })
+        };
+
+        if self.interrupt.load(Ordering::SeqCst) {
+            return finish(
+                &self.records,
+                receipt,
+                Status::Interrupted,
+                Some("runner_interrupted".into()),
+                notes,
+            );
+        }
+
+        // Prepare.
+        let base = self.base();
+        let prepared = match execute::prepare(&base, &run) {
+            Ok(p) => p,
+            Err(reason) => {
+                return finish(
+                    &self.records,
+                    receipt,
+                    Status::SpawnFailed,
+                    Some(reason),
+                    notes,
+                );
+            }
+        };
+        receipt.executable = Some(executable_record(&prepared.resolved));
+        let before = match self.before() {
+            Ok(d) => d,
+            Err(reason) => {
+                return finish(
+                    &self.records,
+                    receipt,
+                    Status::IoFailed,
+                    Some(reason),
+                    notes,
+                );
+            }
+        };
+        receipt.tree_before = Some(before.clone());
+        self.records.write(&receipt)?;
+        if self.interrupt.load(Ordering::SeqCst) {
+            return finish(
+                &self.records,
+                receipt,
+                Status::Interrupted,
+                Some("runner_interrupted".into()),
+                notes,
+            );
+        }
+
+        // Run.
+        let (environment, ceiling) = match &self.place {
+            Place::Isolated { checkout, .. } => (
+                execute::Environment::Local,
+                checkout.root().parent().map(Path::to_path_buf),
+            ),
+            Place::Worktree { .. } => (execute::Environment::Local, None),
+        };
+        let echo = self.stream.then(|| {
+            eprintln!(
+                "==> verification `{}`: {}",
+                run.id,
+                echo::escape(receipt.command.as_bytes())
+            );
+            echo::Echo::start(echo::Style::Raw)
+        });
+        let supervised = execute::start(
+            &prepared,
+            &run,
+            Duration::from_secs(run.timeout_secs),
+            self.interrupt,
+            echo.as_ref().and_then(echo::Echo::sender),
+            environment,
+            ceiling.as_deref(),
+        );
+        if let Some(echo) = echo {
+            echo.finish(Duration::from_secs(3));
+        }
+        let supervised = match supervised {
+            Ok(s) => s,
+            Err(e) => {
+                return finish(
+                    &self.records,
+                    receipt,
+                    Status::SpawnFailed,
+                    Some(format!("spawn_failed: {e}")),
+                    notes,
+                );
+            }
+        };
+        receipt.duration_ms = u64::try_from(supervised.duration.as_millis()).unwrap_or(u64::MAX);
+        receipt.exit_code = supervised.exit_code;
+        receipt.signal = supervised.signal;
+        receipt.stdout = stream(&supervised.stdout);
+        receipt.stderr = stream(&supervised.stderr);
+
+        // Re-check the inputs.
+        let after = self.after();
+        let executable_changed =
+            execute::executable_now(&prepared, &run).as_ref() != Some(&prepared.resolved.sha256);
+        let spec_changed = self.spec_now().as_ref() != Some(&self.spec_sha);
+        let mut changes = Changes::default();
+        match &after {
+            Ok((digest, found)) => {
+                receipt.tree_after = digest.clone();
+                changes = found.clone();
+            }
+            Err(_) => receipt.tree_after = None,
+        }
+        let tree_changed =
+            matches!(&after, Ok((digest, _)) if digest.as_deref() != Some(before.as_str()));
+        let inputs_changed = tree_changed || executable_changed || spec_changed;
+
+        let (status, reason) = if supervised.interrupted {
+            (Status::Interrupted, Some("runner_interrupted".to_string()))
+        } else if supervised.timed_out {
+            (
+                Status::Timeout,
+                Some(format!("timeout_secs_exceeded: {} s", run.timeout_secs)),
+            )
+        } else if supervised.output_limit {
+            (
+                Status::OutputLimit,
+                Some(format!("stream_exceeded_{}_bytes", supervise::STREAM_CAP)),
+            )
+        } else if receipt.stdout.is_none() || receipt.stderr.is_none() {
+            (
+                Status::IoFailed,
+                Some(
+                    "output_stream_incomplete: a detached process kept a pipe open or reading failed"
+                        .to_string(),
+                ),
+            )
+        } else if let Err(reason) = &after {
+            (Status::IoFailed, Some(reason.clone()))
+        } else if inputs_changed {
+            (Status::InputChanged, Some(INPUTS_CHANGED.to_string()))
+        } else if supervised.exit_code == Some(0) && supervised.signal.is_none() {
+            (Status::Passed, None)
+        } else {
+            (Status::Failed, None)
+        };
+        // Cancellation is decided immediately before publication.
+        let (status, reason) =
+            if self.interrupt.load(Ordering::SeqCst) && status != Status::Interrupted {
+                (Status::Interrupted, Some("runner_interrupted".to_string()))
+            } else {
+                (status, reason)
+            };
+        if status == Status::InputChanged {
+            notes.push(self.input_changed_note(&run, &changes, executable_changed, spec_changed));
+        }
+        finish(&self.records, receipt, status, reason, notes)
+    }
+
+    /// Say what changed during a run, and how to get a clean one.
+    fn input_changed_note(
+        &self,
+        run: &RunDeclaration,
+        changes: &Changes,
+        executable_changed: bool,
+        spec_changed: bool,
+    ) -> Diagnostic {
+        let mut what = Vec::new();
+        if !changes.is_empty() {
+            what.push(changes.describe());
+        }
+        if executable_changed {
+            what.push(format!(
+                "the executable `{}` changed",
+                echo::escape(run.argv[0].as_bytes())
+            ));
+        }
+        if spec_changed {
+            what.push(format!("the spec {} changed", shown(&self.spec_rel)));
+        }
+        if what.is_empty() {
+            what.push("the tree's digest changed".to_string());
+        }
+        let again = hint::run_command(&self.spec_rel, Some(&run.id));
+        let isolated = matches!(self.place, Place::Isolated { .. });
+        let fix = if changes.looks_generated() && !isolated {
+            format!(
+                "The check writes files into the tree (such as `__pycache__/` or a new `Cargo.lock`): add them to .gitignore, or commit them, then run again: `{again}` (or run it in a clean checkout with `{again} --isolated`)."
+            )
+        } else if !changes.appeared.is_empty() && !isolated {
+            format!(
+                "If the check generates these files, ignore them in .gitignore (or commit them); otherwise stop whatever edits the tree during the run. Then run again: `{again}`, or in a clean checkout: `{again} --isolated`."
+            )
+        } else {
+            format!("Run the check again without changing its inputs meanwhile: `{again}`.")
+        };
+        Diagnostic::new(
+            Code::receipt_inputs_changed,
+            format!(
+                "check `{}` changed its own inputs while it ran: {}",
+                run.id,
+                what.join("; ")
+            ),
+        )
+        .with_path(self.records.receipt_path(&run.id))
+        .with_hint(fix)
+    }
+}
+
+/// The exit status of a finished run: 0 only for a pass.
+pub fn exit_status(receipt: &TreeReceipt) -> crate::diagnostic::ExitStatus {
+    use crate::diagnostic::ExitStatus;
+    match receipt.status {
+        Status::Passed if receipt.passed() => ExitStatus::Pass,
+        Status::SpawnFailed | Status::IoFailed => ExitStatus::CannotCheck,
+        _ => ExitStatus::Violations,
+    }
+}
+
+/// What to tell the user after a run that did not pass.
+pub fn outcome_hint(finished: &Finished) -> Option<String> {
+    let receipt = &finished.receipt;
+    let again = hint::run_command(&receipt.spec.path, Some(&receipt.check_id));
+    match receipt.status {
+        Status::Passed if receipt.passed() => None,
+        Status::Failed => Some(format!(
+            "The check ran and failed (its output is above). Fix the failure, then run it again: `{again}`"
+        )),
+        Status::Timeout => Some(format!(
+            "Make the check faster or raise `timeout_secs` in {}, then run it again: `{again}`",
+            receipt.spec.path
+        )),
+        Status::OutputLimit => Some(format!(
+            "The check wrote more than 1 MiB to stdout or stderr; quieten it, then run it again: `{again}`"
+        )),
+        Status::SpawnFailed => Some(format!(
+            "Fix what the reason names (argv[0], PATH, cwd or a submodule), then run it again: `{again}`"
+        )),
+        Status::Interrupted => Some(format!("Run it again: `{again}`")),
+        Status::InputChanged => None,
+        _ => Some(format!("Run it again: `{again}`")),
+    }
 }

@@ -15,6 +15,7 @@ use crate::gate::receipts::{self, CheckResult};
 use crate::render::human;
 use crate::repo::Repo;
 use crate::repo::tree::{Content, View};
+use crate::runner::hint;
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -26,6 +27,11 @@ pub const PRECISION_NOTES: [&str; 4] = [
     "Criterion statements are not evaluated: semantic_accuracy is unknown and a satisfied mapping does not prove any statement true.",
     "Overall task completion is not evaluated here; the executor report, scope, review and audit gates still apply.",
 ];
+
+/// A repository path, safe to print.
+fn shown(path: &str) -> String {
+    crate::runner::echo::escape(path.as_bytes())
+}
 
 fn fail(diagnostic: Diagnostic) -> ExitStatus {
     let mut text = String::new();
@@ -121,26 +127,38 @@ pub fn status_object(parsed: &ParsedSpec, results: Option<&[CheckResult]>) -> Va
     })
 }
 
-fn human_text(object: &Value) -> String {
+fn human_text(object: &Value, spec_path: &str) -> String {
     let mut out = format!("acceptance: {}\n", object["status"].as_str().unwrap_or("?"));
     for criterion in object["criteria"].as_array().into_iter().flatten() {
         out.push_str(&format!(
             "  {} {}: {}\n",
             criterion["status"].as_str().unwrap_or("?"),
             criterion["id"].as_str().unwrap_or("?"),
-            criterion["statement"].as_str().unwrap_or("")
+            shown(criterion["statement"].as_str().unwrap_or(""))
         ));
         for check in criterion["checks"].as_array().into_iter().flatten() {
             let reason = check["reason"]
                 .as_str()
                 .map(|r| format!(" ({r})"))
                 .unwrap_or_default();
+            let id = check["id"].as_str().unwrap_or("?");
             out.push_str(&format!(
-                "    check {}: {}{reason}\n",
-                check["id"].as_str().unwrap_or("?"),
+                "    check {id}: {}{reason}\n",
                 check["status"].as_str().unwrap_or("?")
             ));
+            if check["status"] != "current" {
+                out.push_str(&format!(
+                    "      fix: {}\n",
+                    hint::run_command(spec_path, Some(id))
+                ));
+            }
         }
+    }
+    if object["status"] == "blocked" {
+        out.push_str(&format!(
+            "Run every check on the current content: {}\n",
+            hint::run_command(spec_path, None)
+        ));
     }
     out.push_str("A mapping of local execution records; it does not prove the statements.\n");
     out
@@ -173,7 +191,7 @@ pub fn run(spec_arg: &str, json_output: bool) -> ExitStatus {
     let Some(dir) = spec_rel.strip_suffix("/spec.md").map(str::to_string) else {
         return fail(Diagnostic::new(
             Code::verification_spec_invalid,
-            format!("{spec_rel} is not a task spec (<task>/spec.md)"),
+            format!("{} is not a task spec (<task>/spec.md)", shown(&spec_rel)),
         ));
     };
     let view = match View::from_worktree(&repo) {
@@ -186,7 +204,8 @@ pub fn run(spec_arg: &str, json_output: bool) -> ExitStatus {
             return fail(Diagnostic::new(
                 Code::verification_spec_invalid,
                 format!(
-                    "{spec_rel} is missing, too large or not a regular file in the working tree"
+                    "{} is missing, too large or not a regular file in the working tree",
+                    shown(&spec_rel)
                 ),
             ));
         }
@@ -197,14 +216,24 @@ pub fn run(spec_arg: &str, json_output: bool) -> ExitStatus {
         .iter()
         .find(|d| d.severity == Severity::Error && SPEC_ERRORS.contains(&d.code))
     {
-        return fail(Diagnostic::new(
-            Code::verification_spec_invalid,
-            format!(
-                "acceptance_spec_invalid: {spec_rel}: {} ({})",
-                d.message,
-                d.code.as_str()
-            ),
-        ));
+        return fail(
+            Diagnostic::new(
+                Code::verification_spec_invalid,
+                format!(
+                    "acceptance_spec_invalid: {}: {} ({})",
+                    shown(&spec_rel),
+                    d.message,
+                    d.code.as_str()
+                ),
+            )
+            .with_path(spec_rel.clone())
+            .with_line(d.line)
+            .with_hint(format!(
+                "Fix the spec's front matter, check it with `{}`, then run `{}` again.",
+                hint::validate_command(&spec_rel),
+                hint::acceptance_command(&spec_rel)
+            )),
+        );
     }
     let config = match config_from(&repo, &view) {
         Ok(c) => c,
@@ -221,7 +250,7 @@ pub fn run(spec_arg: &str, json_output: bool) -> ExitStatus {
     let text = if json_output {
         serde_json::to_string_pretty(&object).unwrap_or_default() + "\n"
     } else {
-        human_text(&object)
+        human_text(&object, &spec_rel)
     };
     if emit(&text).is_err() {
         return ExitStatus::CannotCheck;

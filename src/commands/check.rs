@@ -39,10 +39,19 @@ pub enum Mode {
     Ci {
         base: Option<String>,
         head: Option<String>,
+        /// `--rerun`: re-execute the observed checks on what lands.
+        rerun: Option<Rerun>,
     },
     Worktree {
         since: Option<String>,
     },
+}
+
+/// `check --ci --rerun [--rerun-timeout SECONDS]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rerun {
+    /// The time all re-runs together may take.
+    pub timeout: Option<std::time::Duration>,
 }
 
 impl Mode {
@@ -551,6 +560,7 @@ fn ci(
     repo: &Repo,
     base: Option<&str>,
     head: Option<&str>,
+    rerun: Option<&Rerun>,
     out: &mut Collected,
 ) -> Result<(), RepoError> {
     let (base_rev, head_rev) = match ci_env::ci_revisions(base, head) {
@@ -595,7 +605,54 @@ fn ci(
             label: None,
         },
     );
+    if let Some(rerun) = rerun {
+        let lands = View::from_tree(
+            repo,
+            merged,
+            format!("the merge of {} into {}", short(head), short(base)),
+        )?;
+        rerun_after_gate(repo, &lands, &config, rerun, out);
+    }
     Ok(())
+}
+
+/// `--rerun`, after the gate has run: re-execute every observed check of
+/// every task the gate checked, in an isolated checkout of `lands` (the
+/// tree that lands), and add each task's findings as its `rerun` check
+/// (`crate::runner::rerun` does the work).
+fn rerun_after_gate(
+    repo: &Repo,
+    lands: &View,
+    config: &Config,
+    rerun: &Rerun,
+    out: &mut Collected,
+) {
+    let interrupt = match crate::runner::signals::install() {
+        Ok(flag) => flag,
+        Err(e) => {
+            out.diagnostics.push(Diagnostic::new(
+                Code::rerun_unavailable,
+                format!("cannot handle SIGINT/SIGTERM for the re-run: {e}"),
+            ));
+            return;
+        }
+    };
+    let tasks: Vec<String> = out.tasks.iter().map(|t| t.task.clone()).collect();
+    match crate::runner::rerun::rerun_tasks(repo, lands, &tasks, rerun.timeout, &interrupt) {
+        Err(d) => out.diagnostics.push(config.apply(d)),
+        Ok(per_task) => {
+            for (task, diagnostics) in per_task {
+                let Some(result) = out.tasks.iter_mut().find(|t| t.task == task) else {
+                    continue;
+                };
+                let diagnostics = diagnostics.into_iter().map(|d| config.apply(d)).collect();
+                result
+                    .checks
+                    .push(crate::report::CheckOutcome::new("rerun", diagnostics));
+                result.ok = result.checks.iter().all(|c| c.ok);
+            }
+        }
+    }
 }
 
 fn worktree(repo: &Repo, since: Option<&str>, out: &mut Collected) -> Result<(), RepoError> {
@@ -668,7 +725,13 @@ pub fn gate_report(mode: &Mode) -> Report {
                 Mode::Push { remote, url } => {
                     push(&repo, remote.as_deref(), url.as_deref(), &mut out)
                 }
-                Mode::Ci { base, head } => ci(&repo, base.as_deref(), head.as_deref(), &mut out),
+                Mode::Ci { base, head, rerun } => ci(
+                    &repo,
+                    base.as_deref(),
+                    head.as_deref(),
+                    rerun.as_ref(),
+                    &mut out,
+                ),
                 Mode::Worktree { since } => worktree(&repo, since.as_deref(), &mut out),
             };
             if let Err(e) = result {

@@ -6,6 +6,10 @@ use crate::codes::Code;
 use crate::commands::check::is_zero;
 use crate::diagnostic::Diagnostic;
 
+/// The largest event payload read (GitHub's webhook payloads are capped at
+/// 25 MB).
+const MAX_EVENT_BYTES: usize = 32 * 1024 * 1024;
+
 /// Base and head from the CI platform's environment when not given.
 pub fn ci_revisions(
     base: Option<&str>,
@@ -20,7 +24,16 @@ pub fn ci_revisions(
     let mut head = head.map(str::to_string);
     if var("GITHUB_ACTIONS").is_some() {
         if let Some(event) = var("GITHUB_EVENT_PATH")
-            .and_then(|p| std::fs::read(p).ok())
+            .and_then(|p| {
+                // Regular files only: a FIFO there never blocks the gate.
+                crate::safe_fs::read_bounded(
+                    std::path::Path::new(&p),
+                    MAX_EVENT_BYTES,
+                    crate::safe_fs::Follow::Links,
+                )
+                .ok()
+                .filter(|b| b.len() <= MAX_EVENT_BYTES)
+            })
             .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
         {
             let sha = |a: &str, b: &str| {

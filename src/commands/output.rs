@@ -47,10 +47,8 @@ pub const STEP_SUMMARY_VAR: &str = "GITHUB_STEP_SUMMARY";
 
 /// Append the job summary to `path`.
 pub fn append_step_summary(path: &Path, report: &Report) -> std::io::Result<()> {
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)?;
+    // A FIFO or device there is refused instead of blocking the gate.
+    let mut file = crate::safe_fs::open_append(path)?;
     file.write_all(github::step_summary(report).as_bytes())?;
     file.flush()
 }

@@ -327,7 +327,8 @@ fn read_key(path: &Path) -> Option<[u8; KEY_LEN]> {
     if !private_to_this_user(&metadata) || metadata.len() != KEY_LEN as u64 {
         return None;
     }
-    let bytes = std::fs::read(path).ok()?;
+    let bytes =
+        crate::safe_fs::read_bounded(path, KEY_LEN, crate::safe_fs::Follow::NoLinks).ok()?;
     bytes.try_into().ok()
 }
 
@@ -404,7 +405,11 @@ impl Sha256Cache {
             Ok(m) if !m.is_file() || m.len() > limit => {
                 (Table::default(), LoadState::Rejected(Rejection::Length))
             }
-            Ok(_) => match std::fs::read(&path) {
+            Ok(_) => match crate::safe_fs::read_bounded(
+                &path,
+                usize::try_from(limit).unwrap_or(usize::MAX),
+                crate::safe_fs::Follow::NoLinks,
+            ) {
                 Err(_) => (Table::default(), LoadState::Unreadable),
                 Ok(bytes) => match decode(bytes, format, &key) {
                     Ok(table) => {

@@ -154,10 +154,13 @@ fn hash_disk(path: &Path, format: gix::hash::Kind, blob_ids: bool) -> Result<Fou
     } else {
         EntryMode::Regular
     };
-    let mut file = match std::fs::File::open(path) {
+    let mut file = match crate::safe_fs::open_read(path, crate::safe_fs::Follow::NoLinks) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Found::Gone),
-        Err(e) => return Err(unreadable(e)),
+        // Gone or swapped for a non-file since the stat: never blocks.
+        Err(crate::safe_fs::Error::NotFound | crate::safe_fs::Error::NotRegular(_)) => {
+            return Ok(Found::Gone);
+        }
+        Err(e) => return Err(unreadable(e.into())),
     };
     let declared = metadata.len();
     let mut sha = Sha256::new();

@@ -581,12 +581,23 @@ fn v1_worktree_check(
     let gate = ctx.gate;
     if let Some(root) = gate.repo.workdir() {
         let lock = root.join(dir).join("verification/run.lock");
-        match std::fs::OpenOptions::new().read(true).open(&lock) {
-            Err(_) => {
+        // Never through a link, never blocking on a FIFO planted there.
+        match crate::safe_fs::open_read(&lock, crate::safe_fs::Follow::NoLinks) {
+            Err(e) => {
                 out.state = CheckState::Unavailable;
                 out.reason = Some(Code::receipt_lock_missing);
                 out.diagnostics = vec![
-                    Diagnostic::new(Code::receipt_lock_missing, format!("{dir}/verification/run.lock is missing, so v1 receipts are not accepted")).with_path(path),
+                    Diagnostic::new(
+                        Code::receipt_lock_missing,
+                        format!(
+                            "{dir}/verification/run.lock {}, so v1 receipts are not accepted",
+                            match e {
+                                crate::safe_fs::Error::NotFound => "is missing".to_string(),
+                                e => e.to_string(),
+                            }
+                        ),
+                    )
+                    .with_path(path),
                 ];
                 return Ok(out);
             }

@@ -125,13 +125,15 @@ fn entry(path: &Path) -> std::io::Result<Entry> {
 }
 
 fn read_capped(path: &Path) -> std::io::Result<(Vec<u8>, bool)> {
-    let file = match std::fs::File::open(path) {
+    let file = match crate::safe_fs::open_read(path, crate::safe_fs::Follow::Links) {
         Ok(file) => file,
-        // Unreadable (mode 0): certainly not a shim we wrote.
-        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+        // Unreadable (mode 0), or swapped for a FIFO since it was looked
+        // at: certainly not a shim we wrote.
+        Err(crate::safe_fs::Error::Io(e)) if e.kind() == std::io::ErrorKind::PermissionDenied => {
             return Ok((Vec::new(), false));
         }
-        Err(e) => return Err(e),
+        Err(crate::safe_fs::Error::NotRegular(_)) => return Ok((Vec::new(), false)),
+        Err(e) => return Err(e.into()),
     };
     let mut bytes = Vec::new();
     file.take(MAX_HOOK_BYTES + 1).read_to_end(&mut bytes)?;

@@ -84,6 +84,21 @@ impl Repo {
         Ok(Repo { inner })
     }
 
+    /// Open the repository at `dir` itself (its working tree or git dir),
+    /// ignoring `GIT_DIR` and friends: for a submodule's own repository
+    /// while a hook's variables name the superproject.
+    pub fn open(dir: &Path) -> Result<Repo> {
+        let repo = gix::open_opts(dir, gix::open::Options::isolated()).map_err(|e| {
+            RepoError::new(
+                Code::git_repository_unavailable,
+                format!("no git repository at {}: {e}", dir.display()),
+            )
+        })?;
+        Ok(Repo {
+            inner: repo.with_object_memory(),
+        })
+    }
+
     pub fn gix(&self) -> &gix::Repository {
         &self.inner
     }

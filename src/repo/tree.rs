@@ -196,11 +196,16 @@ fn read_worktree_file(
         } else {
             EntryMode::Regular
         };
-        match std::fs::read(&disk) {
+        let read = crate::safe_fs::open_read(&disk, crate::safe_fs::Follow::NoLinks)
+            .and_then(crate::safe_fs::read_all);
+        match read {
             Ok(data) => (mode, data),
-            // Deleted between the listing and now: gone, as above.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(unreadable(e)),
+            // Deleted or replaced by a non-file between the listing and
+            // now: gone, as above (never blocking on a FIFO).
+            Err(crate::safe_fs::Error::NotFound | crate::safe_fs::Error::NotRegular(_)) => {
+                return Ok(None);
+            }
+            Err(e) => return Err(unreadable(e.into())),
         }
     } else {
         return Ok(None);

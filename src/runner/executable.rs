@@ -40,8 +40,8 @@ pub fn locate(argv0: &str, cwd: &Path, path_env: Option<&OsStr>) -> Result<PathB
 
 /// SHA-256 of a file, refusing more than `limit` bytes.
 pub fn sha256_file(path: &Path, limit: u64) -> Result<String, String> {
-    let file =
-        std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let file = crate::safe_fs::open_read(path, crate::safe_fs::Follow::Links)
+        .map_err(|e| format!("cannot read {}: it {e}", path.display()))?;
     let mut hasher = Sha256::new();
     let mut reader = file.take(limit + 1);
     let mut buffer = vec![0u8; 256 * 1024];

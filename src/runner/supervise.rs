@@ -4,7 +4,10 @@
 //! interruption, and a group kill when the child ends so no member of its
 //! group outlives the run. The group is killed while the leader is still a
 //! zombie (waited for with `WNOWAIT`), so its id cannot have been reused.
+//! Readers can hand a copy of what they read to an [`echo`](super::echo)
+//! (never more than the cap; the copy never blocks them).
 
+use super::echo;
 use sha2::{Digest, Sha256};
 use std::io::Read;
 use std::process::{Child, Command, Stdio};
@@ -46,6 +49,7 @@ fn reader(
     mut pipe: impl Read + Send + 'static,
     over: Arc<AtomicBool>,
     done: mpsc::Sender<()>,
+    echo: Option<(echo::Sender, echo::Source)>,
 ) -> std::thread::JoinHandle<Stream> {
     std::thread::spawn(move || {
         let mut hasher = Sha256::new();
@@ -62,6 +66,9 @@ fn reader(
                         over.store(true, Ordering::SeqCst);
                     } else {
                         hasher.update(&buffer[..n]);
+                        if let Some((echo, source)) = &echo {
+                            echo.send(*source, &buffer[..n]);
+                        }
                     }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
@@ -115,6 +122,7 @@ pub fn run(
     mut command: Command,
     timeout: Duration,
     interrupt: &AtomicBool,
+    echo: Option<echo::Sender>,
 ) -> std::io::Result<Supervised> {
     use std::os::unix::process::{CommandExt, ExitStatusExt};
     command
@@ -125,15 +133,27 @@ pub fn run(
     let started = Instant::now();
     let mut child: Child = command.spawn()?;
     let pid = child.id();
+    super::signals::supervising(pid);
     let over = Arc::new(AtomicBool::new(false));
     let (done_tx, done_rx) = mpsc::channel();
     let (Some(out), Some(err)) = (child.stdout.take(), child.stderr.take()) else {
         kill_group(pid);
+        super::signals::supervising(0);
         let _ = child.wait();
         return Err(std::io::Error::other("the child's pipes were not created"));
     };
-    let out = reader(out, over.clone(), done_tx.clone());
-    let err = reader(err, over.clone(), done_tx);
+    let out = reader(
+        out,
+        over.clone(),
+        done_tx.clone(),
+        echo.clone().map(|e| (e, echo::Source::Stdout)),
+    );
+    let err = reader(
+        err,
+        over.clone(),
+        done_tx,
+        echo.map(|e| (e, echo::Source::Stderr)),
+    );
     let (exit_tx, exit_rx) = mpsc::channel();
     std::thread::spawn(move || {
         wait_exited_no_reap(pid);
@@ -162,6 +182,7 @@ pub fn run(
     }
     // The leader has exited but is not reaped: its group id is still ours.
     kill_group(pid);
+    super::signals::supervising(0);
     let status = child.wait()?;
     let duration = started.elapsed();
     // Readers see end-of-file once every holder of the pipes is gone.

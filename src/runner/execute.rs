@@ -1,0 +1,119 @@
+//! Starting one declared check below a directory (the working tree or an
+//! isolated checkout): its cwd must be an existing directory inside that
+//! root, argv[0] is resolved and hashed ([`super::executable`]), and argv
+//! runs directly under the supervisor with the repository-local git
+//! variables removed (and, for code a change brings into CI, the CI
+//! platform's credentials and command files too).
+
+use super::{echo, executable, supervise};
+use crate::contract::argv_display::RunDeclaration;
+use crate::process_env::git_local_vars_to_clear;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+/// Variables a re-run in CI never passes to the change's code: tokens, and
+/// the files through which a step sets the environment or outputs of later
+/// steps (GitHub's `GITHUB_ENV`, `GITHUB_OUTPUT`, `GITHUB_PATH`,
+/// `GITHUB_STATE`, `GITHUB_STEP_SUMMARY`; GitLab's job token and registry
+/// credentials).
+pub const CI_SECRETS: &[&str] = &[
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
+    "ACTIONS_RUNTIME_TOKEN",
+    "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+    "ACTIONS_ID_TOKEN_REQUEST_URL",
+    "ACTIONS_CACHE_URL",
+    "ACTIONS_RESULTS_URL",
+    "GITHUB_ENV",
+    "GITHUB_OUTPUT",
+    "GITHUB_PATH",
+    "GITHUB_STATE",
+    "GITHUB_STEP_SUMMARY",
+    "CI_JOB_TOKEN",
+    "CI_JOB_JWT",
+    "CI_JOB_JWT_V1",
+    "CI_JOB_JWT_V2",
+    "CI_REGISTRY_PASSWORD",
+    "CI_DEPLOY_PASSWORD",
+    "CI_DEPENDENCY_PROXY_PASSWORD",
+];
+
+/// A check ready to start.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    pub work_dir: PathBuf,
+    pub resolved: executable::Resolved,
+}
+
+/// The check's working directory and executable below `root`, or the
+/// reason it cannot start (`cwd_unavailable: ...`, `executable_unavailable:
+/// ...`).
+pub fn prepare(root: &Path, run: &RunDeclaration) -> Result<Prepared, String> {
+    let work_dir = match std::fs::canonicalize(root.join(&run.cwd)) {
+        Ok(dir) if dir.is_dir() && dir.starts_with(root) => dir,
+        _ => {
+            return Err(format!(
+                "cwd_unavailable: `{}` is not an existing directory inside the repository",
+                run.cwd
+            ));
+        }
+    };
+    let path_env = std::env::var_os("PATH");
+    let resolved = executable::resolve(&run.argv[0], &work_dir, path_env.as_deref())
+        .map_err(|e| format!("executable_unavailable: {e}"))?;
+    Ok(Prepared { work_dir, resolved })
+}
+
+/// Resolve and hash argv[0] again after the run.
+pub fn executable_now(prepared: &Prepared, run: &RunDeclaration) -> Option<String> {
+    let path_env = std::env::var_os("PATH");
+    executable::resolve(&run.argv[0], &prepared.work_dir, path_env.as_deref())
+        .ok()
+        .map(|r| r.sha256)
+}
+
+/// How the child's environment is trimmed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Environment {
+    /// The runner's environment minus repository-local git variables.
+    Local,
+    /// Also without CI credentials and command files, and with git unable
+    /// to find a repository above the checkout.
+    Untrusted,
+}
+
+/// Run the prepared check under the supervisor.
+pub fn start(
+    prepared: &Prepared,
+    run: &RunDeclaration,
+    timeout: Duration,
+    interrupt: &AtomicBool,
+    echo: Option<echo::Sender>,
+    environment: Environment,
+    ceiling: Option<&Path>,
+) -> std::io::Result<supervise::Supervised> {
+    let mut command = std::process::Command::new(&prepared.resolved.invocation_path);
+    {
+        use std::os::unix::process::CommandExt;
+        command.arg0(&run.argv[0]);
+    }
+    command.args(&run.argv[1..]).current_dir(&prepared.work_dir);
+    // Never leak the hook's repository-local git variables into the check.
+    let inherited: Vec<OsString> = std::env::vars_os().map(|(name, _)| name).collect();
+    for name in git_local_vars_to_clear(inherited.iter().map(|n| n.as_os_str())) {
+        command.env_remove(name);
+    }
+    if environment == Environment::Untrusted {
+        for name in CI_SECRETS {
+            command.env_remove(name);
+        }
+    }
+    // A checkout in a temporary directory is no repository; git in the
+    // check must not find one above it either.
+    if let Some(ceiling) = ceiling {
+        command.env("GIT_CEILING_DIRECTORIES", ceiling);
+    }
+    supervise::run(command, timeout, interrupt, echo)
+}

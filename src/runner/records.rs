@@ -1,0 +1,131 @@
+//! A task's `verification/` directory as the runner writes it: created and
+//! opened without following links (a symlinked `verification/` or
+//! `run.lock` is refused, so nothing is ever created outside the
+//! repository), the lock taken without blocking (a FIFO planted as
+//! `run.lock` is refused, never waited on), and receipts replaced
+//! atomically relative to the open directory.
+
+use crate::codes::Code;
+use crate::contract::tree_receipt::{MAX_TREE_RECEIPT_BYTES, TreeReceipt};
+use crate::diagnostic::Diagnostic;
+use crate::safe_fs::{self, Dir};
+use std::fs::File;
+use std::path::Path;
+
+/// The open `verification/` directory of one task, its lock held.
+#[derive(Debug)]
+pub struct Records {
+    dir: Dir,
+    /// Repository-relative path of the directory.
+    relative: String,
+    /// Held for as long as this value lives.
+    _lock: File,
+}
+
+fn unsafe_path(relative: &str, error: &safe_fs::Error) -> Diagnostic {
+    Diagnostic::new(
+        Code::verification_path_unsafe,
+        format!(
+            "verification_path_unsafe: {} {error}; the runner never writes through links or special files",
+            super::echo::escape(relative.as_bytes())
+        ),
+    )
+    .with_path(relative.to_string())
+    .with_hint(format!(
+        "Remove it (`rm -- {}`) so the runner can create it as a plain file or directory, then run again.",
+        super::echo::escape(
+            crate::contract::argv_display::display_command(&[relative.to_string()]).as_bytes()
+        )
+    ))
+}
+
+impl Records {
+    /// Open (creating) `<task>/verification/` below the task directory
+    /// `task` (repository-relative `task_rel`) and take its `run.lock`.
+    pub fn open(task: &Dir, task_rel: &str, rerun_hint: &str) -> Result<Records, Diagnostic> {
+        let relative = if task_rel.is_empty() {
+            "verification".to_string()
+        } else {
+            format!("{task_rel}/verification")
+        };
+        let dir = task
+            .child_dir("verification", true)
+            .map_err(|e| unsafe_path(&relative, &e))?;
+        let lock_rel = super::echo::escape(format!("{relative}/run.lock").as_bytes());
+        let lock = dir.open_lock("run.lock").map_err(|e| match e {
+            safe_fs::Error::Symlink | safe_fs::Error::NotRegular(_) => unsafe_path(&lock_rel, &e),
+            other => Diagnostic::new(
+                Code::verification_io_failed,
+                format!("cannot open {lock_rel}: {other}"),
+            ),
+        })?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(Diagnostic::new(
+                    Code::verification_busy,
+                    format!("verification_busy: another runner holds {lock_rel}"),
+                )
+                .with_path(lock_rel)
+                .with_hint(format!(
+                    "Wait for the other run to finish, then run again: `{rerun_hint}`"
+                )));
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(Diagnostic::new(
+                    Code::verification_io_failed,
+                    format!("cannot lock {lock_rel}: {e}"),
+                ));
+            }
+        }
+        Ok(Records {
+            dir,
+            relative,
+            _lock: lock,
+        })
+    }
+
+    /// The repository-relative path of a check's tree receipt.
+    pub fn receipt_path(&self, id: &str) -> String {
+        format!("{}/{id}.tree.json", self.relative)
+    }
+
+    /// The absolute path of a check's tree receipt (for messages).
+    pub fn receipt_file(&self, id: &str) -> std::path::PathBuf {
+        self.dir.join(format!("{id}.tree.json"))
+    }
+
+    /// The `attempt` of the check's current receipt (0 when there is none
+    /// or it cannot be read).
+    pub fn previous_attempt(&self, id: &str) -> u64 {
+        self.dir
+            .read_bounded(format!("{id}.tree.json"), MAX_TREE_RECEIPT_BYTES)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+            .and_then(|v| v.get("attempt").and_then(serde_json::Value::as_u64))
+            .unwrap_or(0)
+    }
+
+    /// Replace the check's receipt atomically (mode 0600).
+    pub fn write(&self, receipt: &TreeReceipt) -> Result<(), Diagnostic> {
+        let path = self.receipt_path(&receipt.check_id);
+        let failed = |e: String| {
+            Diagnostic::new(
+                Code::verification_io_failed,
+                format!("cannot write {}: {e}", super::echo::escape(path.as_bytes())),
+            )
+            .with_path(path.clone())
+        };
+        let _finish_first = super::signals::defer();
+        let mut bytes = serde_json::to_vec_pretty(receipt).map_err(|e| failed(e.to_string()))?;
+        bytes.push(b'\n');
+        self.dir
+            .write_atomic(format!("{}.tree.json", receipt.check_id), &bytes)
+            .map_err(|e| failed(e.to_string()))
+    }
+
+    /// The directory, for messages.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}

@@ -1,0 +1,116 @@
+//! Submodule checkouts at run time. The tree-v1 digest takes a submodule's
+//! recorded commit, not its files, so a check run on a checkout that is at
+//! another commit, or has modified or untracked files, would be recorded as
+//! passing on content it never saw. Such a checkout is refused before
+//! anything runs; a submodule that was never initialized (no `.git` in its
+//! directory) is an empty directory, as in a fresh clone, and is fine.
+
+use crate::process_env::git_local_vars_to_clear;
+use gix::ObjectId;
+use std::path::Path;
+
+/// What a submodule's directory holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum State {
+    /// No repository there: nothing can influence a check.
+    NotInitialized,
+    /// A clean checkout of the recorded commit.
+    Clean,
+}
+
+/// Inspect the checkout at `dir` whose recorded commit is `recorded`;
+/// `Err` says why it cannot be used.
+pub fn inspect(dir: &Path, recorded: ObjectId) -> Result<State, String> {
+    match std::fs::symlink_metadata(dir.join(".git")) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(State::NotInitialized),
+        Err(e) => return Err(format!("cannot inspect {}: {e}", dir.display())),
+        Ok(_) => {}
+    }
+    let mut git = std::process::Command::new("git");
+    git.args([
+        "--no-optional-locks",
+        "status",
+        "--porcelain=v2",
+        "--branch",
+        "-z",
+        "--untracked-files=all",
+        "--ignore-submodules=none",
+    ])
+    .current_dir(dir)
+    .stdin(std::process::Stdio::null());
+    // The hook's GIT_DIR would make this the superproject's status.
+    let inherited: Vec<std::ffi::OsString> = std::env::vars_os().map(|(name, _)| name).collect();
+    for name in git_local_vars_to_clear(inherited.iter().map(|n| n.as_os_str())) {
+        git.env_remove(name);
+    }
+    let output = git
+        .output()
+        .map_err(|e| format!("cannot run git status in {}: {e}", dir.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "git status failed in {}: {}",
+            dir.display(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    parse(&output.stdout, recorded)
+}
+
+/// Judge `git status --porcelain=v2 --branch -z` output.
+fn parse(status: &[u8], recorded: ObjectId) -> Result<State, String> {
+    let mut head = None;
+    let mut dirty = 0usize;
+    let mut records = status.split(|&b| b == 0).filter(|r| !r.is_empty());
+    while let Some(record) = records.next() {
+        if let Some(oid) = record.strip_prefix(b"# branch.oid ") {
+            head = Some(String::from_utf8_lossy(oid).into_owned());
+        } else if record.starts_with(b"# ") {
+            continue;
+        } else {
+            dirty += 1;
+            // A rename record carries its original path as a second field.
+            if record.starts_with(b"2 ") {
+                records.next();
+            }
+        }
+    }
+    let recorded = recorded.to_hex().to_string();
+    match head {
+        Some(head) if head != recorded => Err(format!(
+            "is checked out at {head}, but the tree records {recorded}; run `git submodule update` (or commit the new submodule commit)"
+        )),
+        None => Err(format!(
+            "has no commit checked out, but the tree records {recorded}; run `git submodule update`"
+        )),
+        Some(_) if dirty > 0 => Err(format!(
+            "has {dirty} modified or untracked path{}; commit, stash or remove them in the submodule",
+            if dirty == 1 { "" } else { "s" }
+        )),
+        Some(_) => Ok(State::Clean),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_output_is_judged() {
+        let id = ObjectId::from_hex(b"0123456789012345678901234567890123456789").unwrap();
+        let clean = b"# branch.oid 0123456789012345678901234567890123456789\0# branch.head main\0";
+        assert_eq!(parse(clean, id), Ok(State::Clean));
+        let other = b"# branch.oid 1123456789012345678901234567890123456789\0";
+        assert!(
+            parse(other, id)
+                .unwrap_err()
+                .contains("checked out at 1123")
+        );
+        let dirty = b"# branch.oid 0123456789012345678901234567890123456789\0? new.txt\x002 R. N... 100644 100644 100644 a a R100 b\0c\0";
+        assert!(
+            parse(dirty, id)
+                .unwrap_err()
+                .contains("2 modified or untracked paths")
+        );
+        assert!(parse(b"# branch.oid (initial)\0", id).is_err());
+    }
+}

@@ -1,0 +1,504 @@
+//! Opening files and directories safely: every file the tool reads or
+//! writes is opened with `O_NONBLOCK` (a FIFO, socket or device never
+//! blocks the open) and checked with `fstat` on the open descriptor (regular
+//! files only, so nothing can be swapped in between a check and the open);
+//! files and directories the tool writes are reached with `O_NOFOLLOW`, one
+//! path component at a time from a directory descriptor, so a symlink
+//! planted anywhere on the way is refused instead of followed and nothing
+//! is ever created outside the directory the caller named.
+//!
+//! The system calls come from `rustix` (already in the build through gix);
+//! metadata is read through `std::fs::File` on the same descriptor.
+
+use rustix::fs::{AtFlags, Mode, OFlags};
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+/// Why a file or directory could not be opened safely.
+#[derive(Debug)]
+pub enum Error {
+    /// Nothing exists at the path.
+    NotFound,
+    /// The path (or a directory on the way to it) is a symbolic link where
+    /// links are not followed.
+    Symlink,
+    /// Not a regular file: what it is instead ("a FIFO", "a directory", ...).
+    NotRegular(&'static str),
+    /// Not a directory where one was expected: what it is instead.
+    NotDirectory(&'static str),
+    /// A name that is not one plain path component.
+    InvalidName,
+    /// Any other I/O error.
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::NotFound => write!(f, "does not exist"),
+            Error::Symlink => write!(
+                f,
+                "is a symbolic link (or lies below one); it is never followed"
+            ),
+            Error::NotRegular(kind) => write!(f, "is {kind}, not a regular file"),
+            Error::NotDirectory(kind) => write!(f, "is {kind}, not a directory"),
+            Error::InvalidName => write!(f, "is not a plain file name"),
+            Error::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            Error::NotFound
+        } else {
+            Error::Io(e)
+        }
+    }
+}
+
+impl From<Error> for std::io::Error {
+    fn from(e: Error) -> Self {
+        match e {
+            Error::NotFound => std::io::Error::from(std::io::ErrorKind::NotFound),
+            Error::Io(e) => e,
+            other => std::io::Error::other(other.to_string()),
+        }
+    }
+}
+
+impl From<rustix::io::Errno> for Error {
+    fn from(e: rustix::io::Errno) -> Self {
+        Error::from(std::io::Error::from(e))
+    }
+}
+
+/// Whether the last component of a path may be a symbolic link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Follow {
+    /// Follow it (a path the user named explicitly).
+    Links,
+    /// Refuse it (an artifact the repository owns).
+    NoLinks,
+}
+
+/// What a file type is, for messages.
+pub fn describe(file_type: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if file_type.is_fifo() {
+        "a FIFO"
+    } else if file_type.is_socket() {
+        "a socket"
+    } else if file_type.is_block_device() || file_type.is_char_device() {
+        "a device"
+    } else if file_type.is_dir() {
+        "a directory"
+    } else if file_type.is_symlink() {
+        "a symbolic link"
+    } else if file_type.is_file() {
+        "a regular file"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// The descriptor as a file, if it is a regular one.
+fn regular(fd: OwnedFd) -> Result<File, Error> {
+    let file = File::from(fd);
+    let metadata = file.metadata()?;
+    if metadata.is_file() {
+        Ok(file)
+    } else {
+        Err(Error::NotRegular(describe(metadata.file_type())))
+    }
+}
+
+/// Classify a failed `O_NOFOLLOW` open: a link, a non-directory, or the
+/// error itself.
+fn classify(dir: &OwnedFd, name: &OsStr, error: rustix::io::Errno, want_dir: bool) -> Error {
+    let maybe_link = [
+        rustix::io::Errno::LOOP,
+        rustix::io::Errno::NOTDIR,
+        rustix::io::Errno::MLINK,
+    ]
+    .contains(&error);
+    if !maybe_link {
+        return Error::from(error);
+    }
+    match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(stat) => {
+            let kind = rustix::fs::FileType::from_raw_mode(stat.st_mode);
+            if kind == rustix::fs::FileType::Symlink {
+                Error::Symlink
+            } else if want_dir && kind != rustix::fs::FileType::Directory {
+                Error::NotDirectory(match kind {
+                    rustix::fs::FileType::RegularFile => "a regular file",
+                    rustix::fs::FileType::Fifo => "a FIFO",
+                    rustix::fs::FileType::Socket => "a socket",
+                    rustix::fs::FileType::CharacterDevice | rustix::fs::FileType::BlockDevice => {
+                        "a device"
+                    }
+                    _ => "not a directory",
+                })
+            } else {
+                Error::from(error)
+            }
+        }
+        Err(_) => Error::from(error),
+    }
+}
+
+fn base_flags() -> OFlags {
+    OFlags::CLOEXEC | OFlags::NONBLOCK
+}
+
+/// Open a regular file for reading without blocking on a FIFO or device;
+/// with [`Follow::NoLinks`] a symlink as the last component is refused.
+pub fn open_read(path: &Path, follow: Follow) -> Result<File, Error> {
+    let mut flags = OFlags::RDONLY | base_flags();
+    if follow == Follow::NoLinks {
+        flags |= OFlags::NOFOLLOW;
+    }
+    match rustix::fs::open(path, flags, Mode::empty()) {
+        Ok(fd) => regular(fd),
+        Err(rustix::io::Errno::LOOP | rustix::io::Errno::MLINK) if follow == Follow::NoLinks => {
+            Err(Error::Symlink)
+        }
+        Err(e) => Err(Error::from(e)),
+    }
+}
+
+/// Read at most `limit + 1` bytes of an open file.
+pub fn read_to_limit(file: File, limit: usize) -> Result<Vec<u8>, Error> {
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(limit.min(size as usize).saturating_add(1));
+    file.take((limit as u64).saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Read all of an open file.
+pub fn read_all(mut file: File) -> Result<Vec<u8>, Error> {
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Read at most `limit + 1` bytes of the regular file at `path`.
+pub fn read_bounded(path: &Path, limit: usize, follow: Follow) -> Result<Vec<u8>, Error> {
+    read_to_limit(open_read(path, follow)?, limit)
+}
+
+/// Open a regular file for appending, creating it when absent (links
+/// followed: for paths the environment names, such as a CI job summary).
+/// A FIFO without a reader is refused instead of waited for.
+pub fn open_append(path: &Path) -> Result<File, Error> {
+    let flags = OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE | base_flags();
+    let fd = rustix::fs::open(path, flags, Mode::from_raw_mode(0o644))?;
+    regular(fd)
+}
+
+/// True when `name` is one plain path component.
+fn plain(name: &OsStr) -> bool {
+    let bytes = name.as_bytes();
+    !bytes.is_empty()
+        && bytes != b"."
+        && bytes != b".."
+        && !bytes.contains(&b'/')
+        && !bytes.contains(&0)
+}
+
+/// An open directory, reached without following links (except for the
+/// root it was opened from). Everything below it is addressed relative to
+/// the descriptor, so renaming or replacing a directory on the way after it
+/// was opened cannot redirect a write.
+#[derive(Debug)]
+pub struct Dir {
+    fd: OwnedFd,
+    path: PathBuf,
+}
+
+impl Dir {
+    /// Open an existing directory by path (links on the way are followed:
+    /// for a root the caller has already canonicalized).
+    pub fn open(path: &Path) -> Result<Dir, Error> {
+        let fd = rustix::fs::open(
+            path,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        Ok(Dir {
+            fd,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Open `relative` (`/`-separated, each component plain) below `root`,
+    /// refusing a symbolic link at any component.
+    pub fn open_beneath(root: &Path, relative: &str) -> Result<Dir, Error> {
+        let mut dir = Dir::open(root)?;
+        for component in relative.split('/').filter(|c| !c.is_empty()) {
+            dir = dir.child_dir(component, false)?;
+        }
+        Ok(dir)
+    }
+
+    /// The path this directory was reached by (for messages).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The descriptor, for calls this module does not wrap.
+    pub fn fd(&self) -> &OwnedFd {
+        &self.fd
+    }
+
+    /// A directory entry's path, for messages.
+    pub fn join<N: AsRef<OsStr>>(&self, name: N) -> PathBuf {
+        self.path.join(name.as_ref())
+    }
+
+    /// Open the subdirectory `name` (creating it with mode 0755 first when
+    /// `create`), never through a symbolic link.
+    pub fn child_dir<N: AsRef<OsStr>>(&self, name: N, create: bool) -> Result<Dir, Error> {
+        let name = name.as_ref();
+        if !plain(name) {
+            return Err(Error::InvalidName);
+        }
+        if create {
+            match rustix::fs::mkdirat(&self.fd, name, Mode::from_raw_mode(0o755)) {
+                Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+                Err(e) => return Err(Error::from(e)),
+            }
+        }
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        match rustix::fs::openat(&self.fd, name, flags, Mode::empty()) {
+            Ok(fd) => Ok(Dir {
+                fd,
+                path: self.path.join(name),
+            }),
+            Err(e) => Err(classify(&self.fd, name, e, true)),
+        }
+    }
+
+    /// Open the regular file `name` for reading, never through a link.
+    pub fn open_file<N: AsRef<OsStr>>(&self, name: N) -> Result<File, Error> {
+        let name = name.as_ref();
+        if !plain(name) {
+            return Err(Error::InvalidName);
+        }
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | base_flags();
+        match rustix::fs::openat(&self.fd, name, flags, Mode::empty()) {
+            Ok(fd) => regular(fd),
+            Err(e) => Err(classify(&self.fd, name, e, false)),
+        }
+    }
+
+    /// Read at most `limit + 1` bytes of the regular file `name`.
+    pub fn read_bounded<N: AsRef<OsStr>>(&self, name: N, limit: usize) -> Result<Vec<u8>, Error> {
+        read_to_limit(self.open_file(name)?, limit)
+    }
+
+    /// Open (creating with mode 0600 when absent) the regular file `name`
+    /// for use as a lock: never through a link, never blocking on a FIFO.
+    pub fn open_lock<N: AsRef<OsStr>>(&self, name: N) -> Result<File, Error> {
+        let name = name.as_ref();
+        if !plain(name) {
+            return Err(Error::InvalidName);
+        }
+        let flags = OFlags::RDWR | OFlags::CREATE | OFlags::NOFOLLOW | base_flags();
+        match rustix::fs::openat(&self.fd, name, flags, Mode::from_raw_mode(0o600)) {
+            Ok(fd) => regular(fd),
+            Err(rustix::io::Errno::NXIO) => Err(Error::NotRegular("a FIFO or socket")),
+            Err(e) => Err(classify(&self.fd, name, e, false)),
+        }
+    }
+
+    /// Create the new regular file `name` (it must not exist) with `mode`
+    /// and write `bytes` to it.
+    pub fn create_file<N: AsRef<OsStr>>(
+        &self,
+        name: N,
+        bytes: &[u8],
+        mode: u32,
+    ) -> Result<File, Error> {
+        let name = name.as_ref();
+        if !plain(name) {
+            return Err(Error::InvalidName);
+        }
+        let flags =
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let fd = rustix::fs::openat(&self.fd, name, flags, Mode::from_raw_mode(mode))?;
+        let mut file = File::from(fd);
+        file.write_all(bytes)?;
+        Ok(file)
+    }
+
+    /// Create the symbolic link `name` pointing at `target` (never followed
+    /// by this module).
+    pub fn create_symlink<N: AsRef<OsStr>>(&self, name: N, target: &[u8]) -> Result<(), Error> {
+        let name = name.as_ref();
+        if !plain(name) || target.contains(&0) {
+            return Err(Error::InvalidName);
+        }
+        let target = OsStr::from_bytes(target);
+        rustix::fs::symlinkat(target, &self.fd, name)?;
+        Ok(())
+    }
+
+    /// Remove the file (not directory) `name`; absent is fine.
+    pub fn remove_file<N: AsRef<OsStr>>(&self, name: N) -> Result<(), Error> {
+        let name = name.as_ref();
+        if !plain(name) {
+            return Err(Error::InvalidName);
+        }
+        match rustix::fs::unlinkat(&self.fd, name, AtFlags::empty()) {
+            Ok(()) | Err(rustix::io::Errno::NOENT) => Ok(()),
+            Err(e) => Err(Error::from(e)),
+        }
+    }
+
+    /// Replace `name` with `bytes` atomically: a private (0600) temporary
+    /// file beside it, flushed to disk, renamed over the target (a link
+    /// there is replaced, never followed), the directory flushed. On error
+    /// the temporary file is removed and the target is unchanged.
+    pub fn write_atomic<N: AsRef<OsStr>>(&self, name: N, bytes: &[u8]) -> Result<(), Error> {
+        let name = name.as_ref();
+        if !plain(name) {
+            return Err(Error::InvalidName);
+        }
+        let mut suffix = [0u8; 8];
+        getrandom::fill(&mut suffix)
+            .map_err(|e| Error::Io(std::io::Error::other(e.to_string())))?;
+        let mut temp = std::ffi::OsString::from(".");
+        temp.push(name);
+        temp.push(format!(".tmp.{}", hex::encode(suffix)));
+        let temp = temp.as_os_str();
+        let result = (|| {
+            let file = self.create_file(temp, bytes, 0o600)?;
+            file.sync_all()?;
+            rustix::fs::renameat(&self.fd, temp, &self.fd, name)?;
+            let _ = rustix::fs::fsync(&self.fd);
+            Ok(())
+        })();
+        if result.is_err() {
+            let _ = rustix::fs::unlinkat(&self.fd, temp, AtFlags::empty());
+        }
+        result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fifo(path: &Path) {
+        let status = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    #[test]
+    fn regular_files_only_and_no_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f");
+        std::fs::write(&file, b"0123456789").unwrap();
+        assert_eq!(read_bounded(&file, 4, Follow::NoLinks).unwrap().len(), 5);
+        let pipe = dir.path().join("pipe");
+        fifo(&pipe);
+        assert!(matches!(
+            open_read(&pipe, Follow::Links),
+            Err(Error::NotRegular("a FIFO"))
+        ));
+        assert!(matches!(
+            open_append(&pipe),
+            Err(Error::NotRegular(_) | Error::Io(_))
+        ));
+        assert!(matches!(
+            open_read(dir.path(), Follow::Links),
+            Err(Error::NotRegular("a directory"))
+        ));
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        assert!(matches!(
+            open_read(&link, Follow::NoLinks),
+            Err(Error::Symlink)
+        ));
+        assert!(open_read(&link, Follow::Links).is_ok());
+        assert!(matches!(
+            open_read(&dir.path().join("missing"), Follow::Links),
+            Err(Error::NotFound)
+        ));
+    }
+
+    #[test]
+    fn directories_are_walked_without_links() {
+        let root = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("a/b")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.path().join("a/link")).unwrap();
+        let dir = Dir::open_beneath(root.path(), "a/b").unwrap();
+        assert_eq!(dir.path(), root.path().join("a/b"));
+        assert!(matches!(
+            Dir::open_beneath(root.path(), "a/link"),
+            Err(Error::Symlink)
+        ));
+        let a = Dir::open_beneath(root.path(), "a").unwrap();
+        // Creating through a link creates nothing on the other side.
+        assert!(matches!(a.child_dir("link", true), Err(Error::Symlink)));
+        assert!(matches!(a.open_lock("link"), Err(Error::Symlink)));
+        assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+        std::fs::write(root.path().join("a/file"), b"x").unwrap();
+        assert!(matches!(
+            a.child_dir("file", true),
+            Err(Error::NotDirectory("a regular file"))
+        ));
+        assert!(matches!(a.child_dir("..", true), Err(Error::InvalidName)));
+        assert!(matches!(a.open_file("x/y"), Err(Error::InvalidName)));
+    }
+
+    #[test]
+    fn locks_and_atomic_writes_refuse_special_files_and_links() {
+        let root = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let dir = Dir::open(root.path()).unwrap();
+        fifo(&root.path().join("run.lock"));
+        assert!(matches!(
+            dir.open_lock("run.lock"),
+            Err(Error::NotRegular(_))
+        ));
+        let lock = dir.open_lock("other.lock").unwrap();
+        assert!(lock.try_lock().is_ok());
+        // A dangling link to a file outside: never created.
+        let target = outside.path().join("created");
+        std::os::unix::fs::symlink(&target, root.path().join("dangling")).unwrap();
+        assert!(matches!(dir.open_lock("dangling"), Err(Error::Symlink)));
+        assert!(!target.exists());
+        // write_atomic replaces a link instead of writing through it.
+        dir.write_atomic("dangling", b"data").unwrap();
+        assert!(!target.exists());
+        assert_eq!(
+            std::fs::read(root.path().join("dangling")).unwrap(),
+            b"data"
+        );
+        let leftovers = std::fs::read_dir(root.path())
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .contains(".tmp.")
+            })
+            .count();
+        assert_eq!(leftovers, 0);
+    }
+}
