@@ -486,9 +486,9 @@ codes! {
     plastic_report_insight_unmarked: Error, Violation,
         "An executor insight lacks the `(autonomous)` marker.",
         "Append `(autonomous)` to every executor insight, or write `none`.";
-    plastic_report_synthesized: Error, Violation,
+    plastic_report_synthesized: Warning, Violation,
         "The report is the synthesized fallback (`scripts/agent-report`), not an agent-authored delivered report.",
-        "Re-dispatch the agent for a real completion report; the fallback only says what the filesystem shows.";
+        "Re-dispatch the agent for a real completion report; the fallback only says what the filesystem shows (`contracts.synthesized_reports: error` makes this an error).";
     plastic_synthesized_malformed: Error, Violation,
         "A synthesized fallback report deviates from the fixed ten-line form.",
         "Regenerate it with `scripts/agent-report <intent_dir>`; never hand-edit it.";
@@ -553,7 +553,7 @@ codes! {
         "Contract layer: the handover envelope holds only role, cycle, status and next-action (plus the schema's dispatch-mode and parallel-wave-size).",
         "Move the field to the top level of the return.";
     subagent_return_cycle_invalid: Error, Violation,
-        "Contract layer: `handover.cycle` is required and must be an integer >= 1.",
+        "Contract layer: `handover.cycle` is required and must be an integer >= 1 (a string of digits such as `\"2\"` counts).",
         "Write the dispatch cycle as a number, e.g. `cycle: 1`.";
     subagent_return_role_mismatch: Error, Violation,
         "Contract layer: `handover.role` routes to a different schema than --role.",
@@ -571,8 +571,8 @@ codes! {
         "Contract layer: `exit-criteria-checked` needs at least one criterion row.",
         "List every exit criterion checked, with `criterion`, `satisfied` and `evidence`.";
     subagent_return_greenlight_findings: Error, Violation,
-        "Contract layer: a phase-validator `greenlight` carries the literal `findings: []`.",
-        "Write `findings: []`; a greenlight with findings is `improvements-needed`.";
+        "Contract layer: a phase-validator `greenlight` has no findings (`findings: []` or no `findings` key).",
+        "Drop the findings, or return `improvements-needed` with them.";
     subagent_return_must_fix_missing: Error, Violation,
         "Contract layer: a reviewer `improvements-needed` return needs at least one must-fix finding.",
         "List the finding under missing-scenarios, craft-issues or verification-misses, or return `greenlight`.";
@@ -657,6 +657,23 @@ codes! {
     ledger_unexpected_line: Error, Violation,
         "A line does not belong where it is in the ledger structure.",
         "Move or remove the line; see the ledger schema in docs/src/other-contracts.md.";
+    // ---- issue 15: the plastic and subagent-return contracts as their
+    // authors wrote them; dispatch routing (seed 004 section 4.4) --------
+    plastic_report_delivered_with_blockers: Error, Violation,
+        "A `delivered` report names a blocker; a report with a blocker is `blocked`.",
+        "Set Status to `blocked`, or move what the next stage must watch into handoff notes and write `Blockers: none`.";
+    plastic_report_prompt_part_missing: Warning, Violation,
+        "A part only the plastic role prompts ask for (brainstorming Tier recommendation, spec Tier, planner Tier shape) is missing; the contract document does not list it.",
+        "Add the Tier line the role prompt asks for (`contracts.role_prompt_rules: error` makes this an error).";
+    plastic_report_prompt_part_invalid: Warning, Violation,
+        "A part only the plastic role prompts ask for (a Tier line) is malformed.",
+        "Write the tier as `S`, `M` or `L` (or small, medium, large), as the message says.";
+    subagent_dispatch_unknown: Warning, CannotCheck,
+        "The dispatch description starts with no prefix of the routing table, so no return contract applies.",
+        "Dispatch under a routed prefix (composer-, reviewer-, probe-, phase-validator-, ...; j- and sj- are free-form), or set `contracts.unknown_dispatch` (allow, warn, block) in .mastermind/hooks.yaml.";
+    subagent_selector_convention: Warning, Violation,
+        "A selector-development return departs from its documented convention (status, mode, the seven guardrails, skipped_reason, blocked_artifact).",
+        "Return the convention's JSON object; the departure is reported, never blocked (seed 004 section 4.5).";
     // ---- hooks: install, uninstall, status (DESIGN.md section 7) -------
     hook_git_unavailable: Error, CannotCheck,
         "git could not be run or did not say where it runs hooks (git 2.31 or newer is needed).",
