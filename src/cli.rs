@@ -35,6 +35,11 @@ pub enum Command {
         /// handover.role. Other kinds ignore it.
         #[arg(long, value_name = "ROLE")]
         role: Option<String>,
+        /// Subagent returns: the dispatch description the return answers to;
+        /// its prefix routes it as seed 004's table says (a role's schema,
+        /// the envelope only, or free-form). Other kinds ignore it.
+        #[arg(long, value_name = "DESCRIPTION", conflicts_with = "role")]
+        dispatch: Option<String>,
         #[command(flatten)]
         output: OutputArgs,
         /// Files to validate.
@@ -193,11 +198,17 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Validate {
             kind,
             role,
+            dispatch,
             output,
             files,
         } => {
             output.color.apply();
-            commands::validate::run(&files, kind, role.as_deref(), &output)
+            let judge = commands::validate::Judge {
+                kind,
+                role: role.as_deref(),
+                dispatch: dispatch.as_deref(),
+            };
+            commands::validate::run(&files, &judge, &output)
         }
         Command::Check {
             staged,
