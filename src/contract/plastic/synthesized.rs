@@ -2,13 +2,16 @@
 //! ten-line block derived from the intent directory when an agent returned
 //! nothing usable.
 //!
-//! Decision: a synthesized report is **not** a delivered report. Its Status
-//! is the fixed `synthesized (...)` text, never `delivered` or `blocked`, and
-//! it carries no agent-authored account, so even a well-formed one is
-//! reported as `plastic_report_synthesized` (an error by default). A block
-//! that starts with the banner but deviates from the exact form is
-//! `plastic_synthesized_malformed`: the script is a pure function, so any
-//! deviation is a hand edit.
+//! A synthesized report is recognised as such, and is **not** a delivered
+//! report: its Status is the fixed `synthesized (...)` text, never
+//! `delivered` or `blocked`, and it carries no agent-authored account. A
+//! well-formed one is `plastic_report_synthesized`, a warning by default
+//! because the seed makes the contract "never a hard block" (decision D3);
+//! `contracts.synthesized_reports: error` makes it an error for teams that
+//! require agent-authored reports. A block that starts with the banner but
+//! deviates from the exact form is `plastic_synthesized_malformed`, always
+//! an error: the script is a pure function, so any deviation is a hand
+//! edit.
 
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
