@@ -347,6 +347,27 @@ impl<T> Open<'_, T> {
     }
 }
 
+/// A field's value: the inline part, then the continuation lines with
+/// their common indentation removed (so nested lists keep their depth).
+fn block_value(parts: &[&str]) -> String {
+    let (inline, rest) = parts.split_first().map_or(("", &[][..]), |(i, r)| (*i, r));
+    let common = rest
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| indent(l))
+        .min()
+        .unwrap_or(0);
+    let mut lines: Vec<&str> = vec![inline.trim()];
+    lines.extend(rest.iter().map(|l| {
+        if l.trim().is_empty() {
+            ""
+        } else {
+            l.get(common..).unwrap_or(l.trim_start()).trim_end()
+        }
+    }));
+    lines.join("\n").trim_matches('\n').trim_end().to_string()
+}
+
 /// Read `text` into fields.
 pub fn read<T: Copy + PartialEq>(text: &str, labeler: &Labeler<'_, T>) -> Fields<T> {
     let mut out = Fields {
@@ -362,7 +383,7 @@ pub fn read<T: Copy + PartialEq>(text: &str, labeler: &Labeler<'_, T>) -> Fields
                 target: field.target,
                 label: field.label,
                 line: field.line,
-                value: field.parts.join("\n").trim().to_string(),
+                value: block_value(&field.parts),
                 form: field.form,
             });
         }

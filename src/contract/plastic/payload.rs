@@ -525,17 +525,26 @@ fn checked_of_total(value: &str) -> Option<String> {
     }
 }
 
+/// The index of the reviewer's Verdict in [`parts`].
+pub const REVIEWER_VERDICT: usize = 0;
+
+/// True when a reviewer verdict is `blockers found`.
+pub fn verdict_is_blockers_found(value: &str) -> bool {
+    let spaced = value.replace(['_', '-'], " ");
+    values::is_word_then_aside(&spaced, "blockers found")
+        || values::is_word_then_aside(&spaced, "blocker found")
+}
+
 fn verdict(value: &str) -> Option<String> {
     let spaced = value.replace(['_', '-'], " ");
-    (!(values::is_word_then_aside(&spaced, "pass")
-        || values::is_word_then_aside(&spaced, "blockers found")
-        || values::is_word_then_aside(&spaced, "blocker found")))
-    .then(|| {
-        format!(
-            "the verdict is `pass` or `blockers found`, not `{}`",
-            value.lines().next().unwrap_or_default().trim()
-        )
-    })
+    (!(values::is_word_then_aside(&spaced, "pass") || verdict_is_blockers_found(value))).then(
+        || {
+            format!(
+                "the verdict is `pass` or `blockers found`, not `{}`",
+                value.lines().next().unwrap_or_default().trim()
+            )
+        },
+    )
 }
 
 #[cfg(test)]

@@ -214,8 +214,14 @@ pub fn check(
         None
     });
 
-    // A delivered report with a blocker contradicts itself.
-    if status == Some(Status::Delivered) {
+    // A delivered report with a blocker contradicts itself; a reviewer whose
+    // verdict is `blockers found` lists the blockers it found in the code.
+    let reviewer_found_blockers = role == Some(Role::Reviewer)
+        && fields
+            .of(Target::Part(payload::REVIEWER_VERDICT))
+            .next()
+            .is_some_and(|f| payload::verdict_is_blockers_found(&f.value));
+    if status == Some(Status::Delivered) && !reviewer_found_blockers {
         for field in envelope.all(Slot::Blockers) {
             if envelope::names_a_blocker(&labels::words(&field.label), &field.value) {
                 diagnostics.push(
