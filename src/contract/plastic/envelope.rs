@@ -273,7 +273,25 @@ pub fn intent_id_in(value: &str) -> Option<String> {
         .map(|w| w.to_string())
 }
 
-/// What the Blockers / handoff notes field says about blockers.
+const NEGATIONS: &[&str] = &[
+    "no", "not", "nothing", "none", "never", "without", "zero", "nor", "isn't", "aren't", "wasn't",
+    "n't", "longer", "un",
+];
+const STUCK: &[&str] = &[
+    "cannot proceed",
+    "can't proceed",
+    "unable to proceed",
+    "could not proceed",
+    "cannot continue",
+    "can't continue",
+    "unable to continue",
+];
+
+/// What the Blockers / handoff notes field says about blockers: a field
+/// labelled only `Blockers` that is not `none`, or a sentence that says
+/// something is blocked (`Blocker: ...`, `the migration is blocked until
+/// ...`, `cannot proceed`) without negating it (`no blockers`, `nothing
+/// is blocking`, `not blocked`).
 pub fn names_a_blocker(label_words: &[String], value: &str) -> bool {
     if values::is_not_applicable(value) {
         return false;
@@ -285,20 +303,36 @@ pub fn names_a_blocker(label_words: &[String], value: &str) -> bool {
     if only_blockers {
         return true;
     }
-    // A combined field: an item or sentence that starts with `Blocker:` /
-    // `Blocked by` / `Blocking:`, and does not go on to say there is none.
     value
         .lines()
-        .flat_map(|line| line.split(';'))
+        .flat_map(|line| line.split([';', '.']))
         .map(|part| values::normalize(super::fields::strip_list_marker(part.trim())))
         .any(|part| {
+            if STUCK.iter().any(|phrase| part.contains(phrase)) {
+                return true;
+            }
             let words = values::tokens(&part);
-            let Some(first) = words.first() else {
-                return false;
-            };
-            let blocker = matches!(*first, "blocker" | "blockers" | "blocked" | "blocking");
-            let rest = part[first.len()..].trim_start_matches([':', ' ', '\u{2014}', '-']);
-            blocker && !rest.is_empty() && !values::is_not_applicable(rest)
+            words.iter().enumerate().any(|(index, word)| {
+                let blocking = matches!(*word, "blocker" | "blockers" | "blocked" | "blocking");
+                if !blocking {
+                    return false;
+                }
+                let negated = words[index.saturating_sub(3)..index]
+                    .iter()
+                    .any(|w| NEGATIONS.contains(w) || w.ends_with("n't"));
+                let rest = &words[index + 1..];
+                // `Blockers: none` / `blocked: n/a`.
+                let says_none = rest
+                    .first()
+                    .is_some_and(|w| matches!(*w, "none" | "n/a" | "nothing" | "no"));
+                // A sentence that opens with the word, or `blocked by` /
+                // `blocked on` (a dependency of a later action, `blocked
+                // until ACTION_3 lands`, is a handoff note).
+                let states = index == 0
+                    || (*word == "blocked"
+                        && rest.first().is_some_and(|w| matches!(*w, "by" | "on")));
+                states && !negated && !says_none && !rest.is_empty()
+            })
         })
 }
 

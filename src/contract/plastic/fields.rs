@@ -225,6 +225,13 @@ fn classify<'a, T>(line: &'a str, labeler: &Labeler<'_, T>) -> Line<'a, T> {
     let hashes = trimmed.bytes().take_while(|&b| b == b'#').count();
     if indent(line) == 0 && (1..=6).contains(&hashes) && trimmed[hashes..].starts_with(' ') {
         let heading = trimmed[hashes..].trim().trim_end_matches('#').trim();
+        // A level-1 heading is the report's title, never a field.
+        if hashes == 1 {
+            return Line::Boundary {
+                heading: Some(1),
+                structural: true,
+            };
+        }
         if let Some((label, value)) = heading.split_once(':')
             && let Some((target, found)) = labeler(label, MARKED_SLACK)
         {
@@ -347,6 +354,14 @@ impl<T> Open<'_, T> {
     }
 }
 
+/// A line without its blockquote marker (`> `, `>`).
+fn unquote(line: &str) -> &str {
+    match line.strip_prefix('>') {
+        Some(rest) => rest.strip_prefix(' ').unwrap_or(rest),
+        None => line,
+    }
+}
+
 /// A field's value: the inline part, then the continuation lines with
 /// their common indentation removed (so nested lists keep their depth).
 fn block_value(parts: &[&str]) -> String {
@@ -389,6 +404,8 @@ pub fn read<T: Copy + PartialEq>(text: &str, labeler: &Labeler<'_, T>) -> Fields
         }
     };
     for (number, line) in crate::contract::text::numbered_lines(text) {
+        // A report quoted whole (`> `) reads as written.
+        let line = unquote(line);
         let trimmed = line.trim();
         if let Some(transparent) = fence {
             if is_fence(trimmed) {
@@ -725,6 +742,17 @@ mod tests {
         );
         assert!(read_known("# Report\nRole: x\n").preamble.is_none());
         assert!(read_known("```yaml\nrole: x\n```\n").preamble.is_none());
+    }
+
+    #[test]
+    fn a_quoted_report_reads_as_written() {
+        assert_eq!(
+            pairs("> **Role**: executor\n>\n> **Status**: delivered\n"),
+            [
+                ("role", "executor".to_string()),
+                ("status", "delivered".to_string())
+            ]
+        );
     }
 
     #[test]

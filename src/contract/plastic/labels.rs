@@ -112,7 +112,7 @@ pub fn score(concept: &Concept, words: &[String]) -> Option<Match> {
             .all(|w| STRUCTURAL.iter().any(|s| matches_stem(w, s)))
         || words
             .iter()
-            .any(|w| matches_stem(w, "payload") || matches_stem(w, "envelope"))
+            .any(|w| matches_stem(w, "payload") || matches_stem(w, "envelope") || w == "completion")
     {
         return None;
     }

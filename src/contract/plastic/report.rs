@@ -89,7 +89,7 @@ pub fn check(
     role_option: Option<&str>,
 ) -> (Option<CompletionReport>, Vec<Diagnostic>) {
     let text = match text::decode(bytes, MAX_REPORT_BYTES, "completion report") {
-        Ok(text) => text,
+        Ok(text) => text.strip_prefix('\u{feff}').unwrap_or(text),
         Err(d) => return (None, vec![d]),
     };
     if text.trim().is_empty() {
@@ -192,10 +192,10 @@ pub fn check(
 
     // Status.
     let status = envelope.value(Slot::Status).and_then(|field| {
-        if values::is_word_then_aside(&field.value, "delivered") {
+        if values::starts_with_word(&field.value, "delivered") {
             return Some(Status::Delivered);
         }
-        if values::is_word_then_aside(&field.value, "blocked") {
+        if values::starts_with_word(&field.value, "blocked") {
             return Some(Status::Blocked);
         }
         let shown = first_line(&field.value);
@@ -397,9 +397,12 @@ fn check_payload(role: Role, fields: &Fields<Target>, envelope: &Envelope<'_>) -
             continue;
         }
         let Some(rule) = part.rule else { continue };
-        // The value, or the envelope field that may carry it.
+        // The value, the label's aside (`Actions implemented (2/4)`), or
+        // the envelope field that may carry it.
         if let Some(problem) = rule(value) {
-            if fallback.is_some_and(|carrier| rule(&carrier.value).is_none()) {
+            if rule(&format!("{} {value}", field.label)).is_none()
+                || fallback.is_some_and(|carrier| rule(&carrier.value).is_none())
+            {
                 continue;
             }
             diagnostics.push(
@@ -431,6 +434,11 @@ impl<'a> Envelope<'a> {
             let Target::Slot(target) = field.target else {
                 continue;
             };
+            // "Reported in the `insights:` field" points at the field; it
+            // is not the field.
+            if target == Slot::Insights && envelope::is_reference(&field.value) {
+                continue;
+            }
             let clash = target
                 .fills()
                 .iter()
@@ -560,7 +568,7 @@ mod tests {
             ),
             (
                 "- **Status**: delivered\n",
-                "- **Status**: delivered with notes\n",
+                "- **Status**: partially delivered\n",
                 Code::plastic_report_status_invalid,
             ),
             (

@@ -109,8 +109,13 @@ fn check_checklist(value: &str) -> Result<Option<(u64, u64)>, String> {
 /// Check a text known to contain the banner: the exact form, then the
 /// verdict that a synthesized report is no delivered report.
 pub fn check(text: &str) -> (Option<Synthesized>, Vec<Diagnostic>) {
-    let body = text.strip_suffix('\n').unwrap_or(text);
-    let lines: Vec<&str> = body.split('\n').collect();
+    // Line endings and trailing blank lines are the carrier's, not the
+    // script's: `\r\n` and a final blank line are read as the script wrote.
+    let body = text.trim_end_matches(['\n', '\r', ' ', '\t']);
+    let lines: Vec<&str> = body
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
     let mut diagnostics = Vec::new();
     if lines.first() != Some(&BANNER) {
         let at = lines
@@ -249,11 +254,18 @@ Insights: (none)\n\
         assert_eq!(report.checklist, Some((12, 12)));
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].code, Code::plastic_report_synthesized);
-        // Without the final newline, and the minimal what-stage report.
-        assert_eq!(
-            codes(GOOD.trim_end()),
-            vec![(Code::plastic_report_synthesized, Some(1))]
-        );
+        // Without the final newline, with CRLF or a trailing blank line, and
+        // the minimal what-stage report.
+        for carried in [
+            GOOD.trim_end().to_string(),
+            GOOD.replace('\n', "\r\n"),
+            format!("{GOOD}\n"),
+        ] {
+            assert_eq!(
+                codes(&carried),
+                vec![(Code::plastic_report_synthesized, Some(1))]
+            );
+        }
         let minimal = "=== Plastic agent report (synthesized) ===\nIntent: (unknown) - (unknown)\nStage: What\nRole: What\nStatus: synthesized (filesystem-derived; no agent-authored report)\nArtifacts present: (none)\nChecklist: n/a\nOutcome: (no outcome yet)\nInsights: (none)\n=== end report ===\n";
         assert_eq!(
             codes(minimal),

@@ -67,6 +67,15 @@ pub fn is_not_applicable(value: &str) -> bool {
     }
 }
 
+/// True when the first word of a value is `word` (`delivered`,
+/// `Delivered ✅`, `delivered (6/6 items)`, `delivered and verified`), not
+/// a longer word (`delivered-ish`).
+pub fn starts_with_word(value: &str, word: &str) -> bool {
+    let normalized = normalize(first_line(value));
+    let normalized = normalized.trim_start_matches(|c: char| !c.is_alphanumeric());
+    tokens(normalized).first() == Some(&word)
+}
+
 /// The first word of a value, when it is `word` exactly and what follows
 /// it is nothing, or an aside after punctuation (`pass — all criteria
 /// hold`, `delivered (6/6)`), never more words (`pass with notes`).
@@ -76,16 +85,19 @@ pub fn is_word_then_aside(value: &str, word: &str) -> bool {
     let Some(rest) = normalized.strip_prefix(word) else {
         return false;
     };
-    // A dash is an aside only when spaced (`delivered - all green`, not
-    // `delivered-ish`).
+    // After a space, anything but another word is an aside (`pass —
+    // all hold`, `pass ✅`, `pass 5/5`); a dash is an aside only when
+    // spaced (`delivered-ish` is another word).
     rest.is_empty()
         || rest.starts_with(" - ")
-        || rest.trim_start().starts_with(|c: char| {
+        || rest.starts_with(|c: char| {
             matches!(
                 c,
                 '(' | '[' | ',' | ';' | ':' | '.' | '\u{2014}' | '\u{2013}' | '|'
             )
         })
+        || (rest.starts_with(char::is_whitespace)
+            && !rest.trim_start().starts_with(char::is_alphabetic))
 }
 
 const UNITS: &[&str] = &[
@@ -307,6 +319,11 @@ mod tests {
         assert!(is_word_then_aside("pass — all five criteria hold", "pass"));
         assert!(is_word_then_aside("✅ pass", "pass"));
         assert!(is_word_then_aside("delivered (6/6 items)", "delivered"));
+        assert!(is_word_then_aside("pass ✅", "pass"));
+        assert!(starts_with_word("Delivered ✅", "delivered"));
+        assert!(starts_with_word("delivered and verified", "delivered"));
+        assert!(!starts_with_word("delivered-ish", "delivered"));
+        assert!(!starts_with_word("undelivered", "delivered"));
         assert!(!is_word_then_aside("pass with notes", "pass"));
         assert!(!is_word_then_aside("delivered-ish", "delivered"));
         assert!(!is_word_then_aside("passed", "pass"));
