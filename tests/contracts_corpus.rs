@@ -136,6 +136,58 @@ fn the_corpus_gets_the_verdicts_the_contracts_imply() {
     );
 }
 
+/// Carriers that change nothing a contract reads: CRLF line endings, a
+/// byte-order mark, a title heading, a closing rule and remark, the whole
+/// report quoted, the whole report fenced. Every plastic case keeps its
+/// verdict and its first error under each.
+#[test]
+fn the_carrier_never_changes_a_plastic_verdict() {
+    type Carrier = fn(&str) -> Option<String>;
+    let carriers: &[(&str, Carrier)] = &[
+        ("crlf", |t| Some(t.replace('\n', "\r\n"))),
+        ("bom", |t| Some(format!("\u{feff}{t}"))),
+        ("title", |t| Some(format!("# Completion report\n\n{t}"))),
+        ("closing", |t| {
+            Some(format!("{t}\n---\n\nThat is all for this turn.\n"))
+        }),
+        ("quoted", |t| {
+            Some(t.lines().map(|l| format!("> {l}\n")).collect())
+        }),
+        ("fenced", |t| {
+            (!t.contains("```")).then(|| format!("```markdown\n{t}```\n"))
+        }),
+    ];
+    let mut failures = Vec::new();
+    for case in manifest("plastic.tsv") {
+        if case.file.starts_with("synthesized") || case.file == "empty.md" {
+            continue;
+        }
+        let path = format!("{DIR}/plastic/{}", case.file);
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let text = text.trim_start_matches('\u{feff}').replace("\r\n", "\n");
+        let first_error = |text: &str| {
+            judge(Kind::PlasticReport, text.as_bytes(), &case.judge)
+                .into_iter()
+                .find(Diagnostic::is_error)
+                .map(|d| d.code.as_str())
+        };
+        let expected = first_error(&text);
+        for (name, carry) in carriers {
+            let Some(carried) = carry(&text) else {
+                continue;
+            };
+            let found = first_error(&carried);
+            if found != expected {
+                failures.push(format!(
+                    "{} {name}: {expected:?} became {found:?}",
+                    case.file
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 #[test]
 fn every_corpus_file_is_in_a_manifest() {
     for (folder, manifest_name) in [

@@ -496,10 +496,17 @@ fn names_spec_sections(value: &str) -> Option<String> {
     })
 }
 
+/// A count >= 1: the first number written (digits or words), or, with no
+/// number, the items listed one per line.
 fn positive_count(value: &str) -> Option<String> {
+    let listed = value
+        .lines()
+        .filter(|l| super::fields::is_list_item(l))
+        .count();
     match values::numbers(value).first() {
         Some(n) if *n >= 1 => None,
         Some(_) => Some("the count must be at least 1".to_string()),
+        None if listed >= 1 => None,
         None => Some("the value must state a count (a number)".to_string()),
     }
 }
@@ -581,6 +588,10 @@ mod tests {
         assert_eq!(positive_count("seven criteria"), None);
         assert!(positive_count("0").is_some());
         assert!(positive_count("several").is_some());
+        assert_eq!(
+            positive_count("- rejects an expired token\n- keeps the account"),
+            None
+        );
         assert_eq!(has_counts("`cargo test`: 212 passed, 0 failed"), None);
         assert!(has_counts("all green").is_some());
         assert_eq!(checked_of_total("n1, n2 -> 5/12 checked"), None);
