@@ -459,17 +459,17 @@ pub fn read<T: Copy + PartialEq>(text: &str, labeler: &Labeler<'_, T>) -> Fields
                 value,
                 form,
             } => {
-                let given = |t: &T| {
-                    out.fields.iter().any(|f| f.target == *t)
-                        || open.as_ref().is_some_and(|o| o.target == *t)
-                };
+                let given = out.fields.iter().any(|f| f.target == target)
+                    || open.as_ref().is_some_and(|o| o.target == target);
+                // Inside a block, only an unambiguous label for a part not
+                // yet given starts a field.
+                let item = given || !found.is_strong();
                 let inside = match (&open, form) {
                     // A deeper heading is a sub-section of a heading field.
                     (Some(field), Form::Heading(level)) => {
-                        matches!(field.form, Form::Heading(own) if level > own)
-                            && !(found.is_strong() && !given(&target))
+                        item && matches!(field.form, Form::Heading(own) if level > own)
                     }
-                    (Some(field), _) => field.block && !(found.is_strong() && !given(&target)),
+                    (Some(field), _) => item && field.block,
                     (None, _) => false,
                 };
                 if inside {

@@ -231,17 +231,16 @@ fn selector_convention(bytes: &[u8]) -> Vec<Diagnostic> {
                 &mut out,
             );
         }
-        Some("blocked") => {
-            if !map
+        Some("blocked")
+            if map
                 .get("blocked_artifact")
                 .and_then(Value::as_str)
-                .is_some_and(|s| !s.trim().is_empty())
-            {
-                out.push(warn(
-                    "/blocked_artifact",
-                    "a `blocked` return names the `blocked_artifact` to resolve".to_string(),
-                ));
-            }
+                .is_none_or(|s| s.trim().is_empty()) =>
+        {
+            out.push(warn(
+                "/blocked_artifact",
+                "a `blocked` return names the `blocked_artifact` to resolve".to_string(),
+            ));
         }
         _ => {}
     }

@@ -177,8 +177,8 @@ fn envelope(
 }
 
 /// The envelope's own rules (seed 004 section 2.0): only its four fields
-/// (and the schema's two optional ones), and a `cycle` that is an integer
-/// >= 1. A numeric string (`"2"`) is that integer: the handover schema
+/// (and the schema's two optional ones), and a `cycle` that is an integer of
+/// at least 1. A numeric string (`"2"`) is that integer: the handover schema
 /// admits strings, and the seed asks for the number, not its JSON type.
 fn envelope_fields(f: &mut Finder<'_>, handover: &Map<String, Value>, base: &str) {
     for key in handover.keys() {
