@@ -52,6 +52,8 @@ pub struct Field<T> {
     /// The inline value and the continuation lines, trimmed.
     pub value: String,
     pub form: Form,
+    /// How the label matched what it names.
+    pub found: Match,
 }
 
 /// A report read into fields.
@@ -338,6 +340,7 @@ fn classify<'a, T>(line: &'a str, labeler: &Labeler<'_, T>) -> Line<'a, T> {
 /// The field being read.
 struct Open<'a, T> {
     target: T,
+    found: Match,
     label: String,
     line: u32,
     form: Form,
@@ -400,6 +403,7 @@ pub fn read<T: Copy + PartialEq>(text: &str, labeler: &Labeler<'_, T>) -> Fields
                 line: field.line,
                 value: block_value(&field.parts),
                 form: field.form,
+                found: field.found,
             });
         }
     };
@@ -482,6 +486,7 @@ pub fn read<T: Copy + PartialEq>(text: &str, labeler: &Labeler<'_, T>) -> Fields
                 let block = value.is_empty();
                 open = Some(Open {
                     target,
+                    found,
                     label,
                     line: number,
                     form,

@@ -323,7 +323,15 @@ fn check_payload(role: Role, fields: &Fields<Target>, envelope: &Envelope<'_>) -
         }
         .filter(|f| !values::is_not_applicable(&f.value));
         let found: Vec<&Field<Target>> = fields.of(Target::Part(index)).collect();
-        let Some(field) = found.first() else {
+        // A part named twice (`Summary` and `Code changed`): the first that
+        // satisfies the part counts.
+        let satisfies = |f: &&&Field<Target>| {
+            !f.value.is_empty()
+                && !values::is_not_applicable(&f.value)
+                && part.rule.is_none_or(|rule| rule(&f.value).is_none())
+        };
+        let chosen = found.iter().find(satisfies).or(found.first()).copied();
+        let Some(field) = chosen else {
             match (fallback, part.rule) {
                 (Some(carrier), Some(rule)) => {
                     if let Some(problem) = rule(&carrier.value) {
@@ -354,18 +362,6 @@ fn check_payload(role: Role, fields: &Fields<Target>, envelope: &Envelope<'_>) -
             }
             continue;
         };
-        for extra in found.iter().skip(1) {
-            diagnostics.push(
-                Diagnostic::new(
-                    Code::plastic_report_field_duplicated,
-                    format!(
-                        "payload part `{}` appears again as `{}` (first on line {})",
-                        part.name, extra.label, field.line
-                    ),
-                )
-                .with_line(Some(extra.line)),
-            );
-        }
         let value = field.value.as_str();
         if value.is_empty() {
             diagnostics.push(
@@ -444,6 +440,11 @@ impl<'a> Envelope<'a> {
                 .iter()
                 .find_map(|slot| slots.iter().find(|(s, _)| s == slot))
                 .map(|(_, other)| other.line);
+            // A weak label (`Checklist`, `Tests`) that names a field already
+            // given is more likely prose of the payload than a second field.
+            if clash.is_some() && !field.found.is_strong() {
+                continue;
+            }
             if let Some(first) = clash
                 && !target.merges()
             {
