@@ -249,6 +249,30 @@ pub fn stage_in(value: &str) -> Option<String> {
         })
 }
 
+/// A stage named inside another field's value: a capitalised stage name
+/// (`418 (Exec)`) or a stage word beside the word `stage` (`stage how`).
+pub fn stage_named_in(value: &str) -> Option<String> {
+    let words: Vec<&str> = value
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let is_stage = |w: &str| {
+        STAGES
+            .iter()
+            .any(|(_, spellings)| spellings.contains(&w.to_lowercase().as_str()))
+    };
+    words.iter().enumerate().find_map(|(i, w)| {
+        let named = matches!(*w, "What" | "Why" | "How" | "Exec" | "Execution" | "Done");
+        let beside_stage = is_stage(w)
+            && [i.checked_sub(1), Some(i + 1)]
+                .into_iter()
+                .flatten()
+                .filter_map(|j| words.get(j))
+                .any(|n| n.eq_ignore_ascii_case("stage"));
+        (named || beside_stage).then(|| w.to_string())
+    })
+}
+
 const FILLER: &[&str] = &[
     "intent", "id", "stage", "and", "cycle", "the", "of", "no", "#",
 ];
@@ -417,6 +441,9 @@ mod tests {
         assert_eq!(stage_in("337 / How").as_deref(), Some("How"));
         assert_eq!(stage_in("74 (exec)").as_deref(), Some("exec"));
         assert_eq!(stage_in("337"), None);
+        assert_eq!(stage_named_in("418 (Exec stage)").as_deref(), Some("Exec"));
+        assert_eq!(stage_named_in("418, stage how").as_deref(), Some("how"));
+        assert_eq!(stage_named_in("418 — plan the lease sweeps"), None);
         assert_eq!(intent_id_in("337 / How").as_deref(), Some("337"));
         assert_eq!(
             intent_id_in("intent 4a1c1, stage Why").as_deref(),

@@ -483,6 +483,23 @@ impl<'a> Envelope<'a> {
                 }
             }
         }
+        // `Intent: 418 (Exec)` names the stage too, and `Stage: Exec
+        // (intent 418)` the intent: one half given inside the other counts.
+        let given = |slots: &[(Slot, &'a Field<Target>)], slot: Slot| {
+            slots.iter().find(|(s, _)| *s == slot).map(|(_, f)| *f)
+        };
+        if let (Some(intent), None) = (given(&slots, Slot::IntentId), given(&slots, Slot::Stage))
+            && envelope::stage_named_in(&intent.value).is_some()
+        {
+            slots.push((Slot::Stage, intent));
+        }
+        if let (None, Some(stage)) = (given(&slots, Slot::IntentId), given(&slots, Slot::Stage))
+            && values::numbers(&stage.value).first().is_some()
+            && envelope::intent_id_in(&stage.value)
+                .is_some_and(|id| id.chars().any(|c| c.is_ascii_digit()))
+        {
+            slots.push((Slot::IntentId, stage));
+        }
         for slot in Slot::REQUIRED {
             if !slots.iter().any(|(s, _)| *s == slot) {
                 let also = match slot {
