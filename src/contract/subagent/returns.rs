@@ -3,10 +3,14 @@
 //!
 //! * Parsing: the whole text is one document, as the reference guard reads
 //!   it. Prose around it and ```` ``` ```` fences are not extracted; they
-//!   make the text unparseable or a plain string. Strict YAML rules apply
-//!   (duplicate keys, tags, non-string keys, non-finite numbers, depth), but
-//!   nulls are kept: the schemas decide where `null` is allowed.
-//! * Routing: `--role`, else `handover.role` (see [`super::routing`]).
+//!   make the text unparseable or a plain string. Plain scalars resolve as
+//!   the YAML 1.2 core schema resolves them (the reference guard's parser:
+//!   `02` is 2), and a number with no fraction is an integer. Strict YAML
+//!   rules apply (duplicate keys, tags, non-string keys, non-finite numbers,
+//!   depth), but nulls are kept: the schemas decide where `null` is allowed.
+//! * Routing: `--role` (`handover` judges the envelope alone), else
+//!   `handover.role` (see [`super::routing`]); by dispatch description, see
+//!   [`super::dispatch`].
 //! * Schema layer: the role's JSON Schema
 //!   (`subagent_return_schema_violation`), with the reference's conditional
 //!   semantics: a missing `handover` makes every status condition hold, an
