@@ -363,7 +363,15 @@ pub fn names_a_blocker(label_words: &[String], value: &str) -> bool {
 /// Whether an Insights value points elsewhere instead of listing nuggets
 /// ("reported in the `insights:` field above", "see the envelope").
 pub fn is_reference(value: &str) -> bool {
-    let normalized = values::normalize(value);
+    let first = value
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default();
+    if values::is_not_applicable(first) {
+        return false;
+    }
+    let normalized = values::normalize(first);
     let words = values::tokens(&normalized);
     let pointer = words.iter().any(|w| {
         matches!(
@@ -377,7 +385,11 @@ pub fn is_reference(value: &str) -> bool {
             "see" | "reported" | "listed" | "carried" | "captured" | "recorded" | "given" | "as"
         )
     });
-    pointer && (verb || words.len() <= 3) && !normalized.contains("(autonomous)")
+    let bare = matches!(
+        normalized.as_str(),
+        "above" | "below" | "see above" | "see below"
+    );
+    (bare || (pointer && verb)) && !normalized.contains("(autonomous)")
 }
 
 #[cfg(test)]

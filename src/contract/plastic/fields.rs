@@ -154,9 +154,13 @@ fn split_plain(body: &str) -> Option<(&str, &str)> {
     }
 }
 
-/// Strip a separator between a bold label and its value.
+/// Strip a separator between a bold label and its value. A dash alone is
+/// the value (`**Blockers** —` says "none"), not a separator.
 fn strip_separator(rest: &str) -> &str {
     let rest = rest.trim_start();
+    if matches!(rest.trim(), "\u{2014}" | "\u{2013}" | "-") {
+        return rest.trim();
+    }
     rest.strip_prefix(':')
         .or_else(|| rest.strip_prefix('\u{2014}'))
         .or_else(|| rest.strip_prefix('\u{2013}'))
@@ -539,6 +543,10 @@ pub fn read<T: Copy + PartialEq>(text: &str, labeler: &Labeler<'_, T>) -> Fields
 /// continuation lines) when it has a list, else its table's data rows, else
 /// its non-blank lines.
 pub fn items(value: &str) -> Vec<String> {
+    // A table cell breaks its lines with `<br>`.
+    let value = ["<br />", "<br/>", "<br>"]
+        .iter()
+        .fold(value.to_string(), |v, br| v.replace(br, "\n"));
     let lines: Vec<&str> = value.lines().filter(|l| !l.trim().is_empty()).collect();
     let list_indent = lines
         .iter()
@@ -772,5 +780,6 @@ mod tests {
             vec!["| r1 |", "| r2 |"]
         );
         assert_eq!(items("one line"), vec!["one line"]);
+        assert_eq!(items("a (autonomous)<br>b"), vec!["a (autonomous)", "b"]);
     }
 }
