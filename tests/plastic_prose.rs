@@ -270,6 +270,202 @@ fn report() -> impl Strategy<Value = Report> {
         )
 }
 
+/// The payload of the other roles: per part, label spellings and values.
+type Parts = &'static [(&'static [&'static str], &'static [&'static str])];
+
+const PAYLOADS: &[(&str, &str, Parts)] = &[
+    (
+        "brainstorming",
+        "Why",
+        &[
+            (
+                &[
+                    "Decisions",
+                    "Decisions recorded",
+                    "Key decisions",
+                    "Decisions recorded in `### Decisions`, each with its one-line rationale",
+                ],
+                &[
+                    "D1 sweeps lease first — no double processing",
+                    "- D1 sweeps lease first: no double processing\n- D2 five-minute leases: the longest sweep takes three",
+                ],
+            ),
+            (
+                &[
+                    "Context enriched",
+                    "Context",
+                    "Research and key findings",
+                    "Context enriched: what was researched",
+                ],
+                &["read scheduler.rb and lease.rb; renewals share the clock"],
+            ),
+            (
+                &[
+                    "Open questions",
+                    "Open questions resolved",
+                    "Questions left open",
+                ],
+                &[
+                    "none",
+                    "None — all resolved.",
+                    "left for the spec: sweeping during a renewal",
+                ],
+            ),
+            (
+                &["Tier recommendation", "Tier", "Recommended tier"],
+                &[
+                    "M — two modules, one seam",
+                    "S (one class)",
+                    "Medium: two modules",
+                ],
+            ),
+        ],
+    ),
+    (
+        "spec-specialist",
+        "How",
+        &[
+            (
+                &[
+                    "Spec sections produced",
+                    "Sections written",
+                    "Spec sections",
+                ],
+                &[
+                    "Problem, Goals, Non-Goals, Approach, Decisions, Acceptance Criteria",
+                    "problem / goals / non-goals / approach / decisions / acceptance criteria",
+                    "all six (Problem through Acceptance Criteria)",
+                ],
+            ),
+            (
+                &[
+                    "How the recorded decisions resolved into the chosen approach",
+                    "Approach",
+                    "Decisions → approach",
+                ],
+                &["D1 and D2 make the lease table the one gate"],
+            ),
+            (
+                &[
+                    "Acceptance-criteria count",
+                    "Acceptance criteria",
+                    "AC count",
+                    "Number of acceptance criteria",
+                ],
+                &["6", "six", "6 (AC1–AC6)"],
+            ),
+            (&["Tier"], &["M", "S", "L — a full actions/ tree"]),
+        ],
+    ),
+    (
+        "planner",
+        "How",
+        &[
+            (
+                &[
+                    "Ordered actions",
+                    "The ordered actions, one line each",
+                    "Actions (in order)",
+                    "Plan",
+                ],
+                &[
+                    "1. lease table — lease_test.rb\n2. sweeper lease — sweeper_test.rb",
+                    "- ACTION_1 lease table (lease_test.rb)\n- ACTION_2 sweeper (sweeper_test.rb)",
+                ],
+            ),
+            (
+                &["Decomposition rationale", "Rationale", "Why this order"],
+                &["the sweeper reads the lease table, so it lands second"],
+            ),
+            (
+                &["Checklist coverage", "Coverage"],
+                &[
+                    "3 items: two actions plus suite-green",
+                    "three items",
+                    "3/3 actions plus suite-green",
+                ],
+            ),
+            (
+                &["Tier shape", "Tier shape produced", "Shape"],
+                &[
+                    "inline plan-as-checklist (S/M)",
+                    "full `actions/` (L)",
+                    "M, inline",
+                ],
+            ),
+        ],
+    ),
+    (
+        "reviewer",
+        "Exec",
+        &[
+            (
+                &[
+                    "Verdict",
+                    "Final verdict",
+                    "Verdict: `pass` or `blockers found`",
+                ],
+                &[
+                    "pass",
+                    "PASS",
+                    "**Pass** — every criterion holds",
+                    "pass ✅",
+                ],
+            ),
+            (
+                &[
+                    "Acceptance criteria",
+                    "Each acceptance criterion checked, with the evidence that confirms or refutes it",
+                    "Acceptance criteria checked",
+                ],
+                &[
+                    "- AC1 one sweeper per batch — sweeper_test.rb\n- AC2 reclaim — reclaim_test.rb",
+                    "AC1 and AC2 confirmed by their tests",
+                ],
+            ),
+            (
+                &[
+                    "Gaps or risks",
+                    "Gaps and risks",
+                    "Risks",
+                    "Gaps or risks found, ranked, with a recommended disposition",
+                ],
+                &[
+                    "none",
+                    "None found.",
+                    "1. (low) batches above 500 rows untested — follow-up",
+                ],
+            ),
+        ],
+    ),
+];
+
+fn other_role_report() -> impl Strategy<Value = Report> {
+    (
+        0..PAYLOADS.len(),
+        prop::collection::vec(
+            (any::<prop::sample::Index>(), any::<prop::sample::Index>()),
+            4,
+        ),
+        report(),
+    )
+        .prop_map(|(role_index, choices, base)| {
+            let (role, stage, parts) = PAYLOADS[role_index];
+            let mut report = base;
+            report.envelope[0].1 = role.to_string();
+            report.envelope[1].1 = format!("418 / {stage}");
+            report.envelope[8].1 = "none".to_string();
+            report.payload = parts
+                .iter()
+                .zip(&choices)
+                .map(|((labels, values), (label, value))| {
+                    (label.get(labels).to_string(), value.get(values).to_string())
+                })
+                .collect();
+            report
+        })
+}
+
 fn errors(text: &str) -> Vec<Code> {
     contract::check(Kind::PlasticReport, text.as_bytes())
         .diagnostics
@@ -288,6 +484,12 @@ proptest! {
 
     #[test]
     fn any_honest_rendering_is_valid(report in report()) {
+        let text = report.text();
+        prop_assert_eq!(errors(&text), Vec::<Code>::new(), "{}", text);
+    }
+
+    #[test]
+    fn any_honest_rendering_of_any_role_is_valid(report in other_role_report()) {
         let text = report.text();
         prop_assert_eq!(errors(&text), Vec::<Code>::new(), "{}", text);
     }

@@ -188,6 +188,28 @@ fn cells(row: &str) -> Vec<&str> {
     inner.split('|').map(str::trim).collect()
 }
 
+/// The first header cell of a key-value table.
+fn is_key_value_header(cell: &str) -> bool {
+    let cell = cell
+        .trim_matches(|c: char| matches!(c, '*' | '`' | '_') || c.is_whitespace())
+        .to_lowercase();
+    matches!(
+        cell.as_str(),
+        "field"
+            | "fields"
+            | "key"
+            | "part"
+            | "label"
+            | "name"
+            | "item"
+            | "envelope field"
+            | "payload part"
+            | "attribute"
+            | "property"
+            | "section"
+    )
+}
+
 fn is_table_separator(row: &str) -> bool {
     row.trim().starts_with('|')
         && row
@@ -268,6 +290,13 @@ fn classify<'a, T>(line: &'a str, labeler: &Labeler<'_, T>) -> Line<'a, T> {
             return Line::Text;
         }
         let row = cells(trimmed);
+        // `| Field | Value |` heads a key-value table: a section of its own.
+        if row.len() == 2 && is_key_value_header(row[0]) {
+            return Line::Boundary {
+                heading: None,
+                structural: true,
+            };
+        }
         if row.len() >= 2 {
             let label = row[0].trim_matches(|c| matches!(c, '*' | '`' | '_'));
             if let Some((target, found)) = labeler(label, MARKED_SLACK) {
@@ -359,6 +388,11 @@ impl<T> Open<'_, T> {
     fn has_value(&self) -> bool {
         self.parts.iter().any(|p| !p.trim().is_empty())
     }
+}
+
+/// A list item or a table row.
+fn fields_list_line(line: &str) -> bool {
+    is_list_item(line) || line.trim_start().starts_with('|')
 }
 
 /// A line without its blockquote marker (`> `, `>`).
@@ -469,9 +503,15 @@ pub fn read<T: Copy + PartialEq>(text: &str, labeler: &Labeler<'_, T>) -> Fields
             } => {
                 let given = out.fields.iter().any(|f| f.target == target)
                     || open.as_ref().is_some_and(|o| o.target == target);
-                // Inside a block, only an unambiguous label for a part not
-                // yet given starts a field.
-                let item = given || !found.is_strong();
+                // Inside a block, a label for a part already given is an
+                // item, and so is a weak label (`**Testing**:`) that continues
+                // a list or table; only an unambiguous label for a new part,
+                // or a weak one after prose, starts a field.
+                let listing = open
+                    .as_ref()
+                    .and_then(|o| o.parts.iter().rev().find(|p| !p.trim().is_empty()))
+                    .is_some_and(|p| fields_list_line(p));
+                let item = given || (!found.is_strong() && listing);
                 let inside = match (&open, form) {
                     // A deeper heading is a sub-section of a heading field.
                     (Some(field), Form::Heading(level)) => {

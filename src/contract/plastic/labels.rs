@@ -59,6 +59,14 @@ const STRUCTURAL: &[&str] = &["payload", "envelope", "completion", "report"];
 
 /// The content words of a label as written.
 pub fn words(label: &str) -> Vec<String> {
+    // A backticked span inside a label is an example value (`Verdict:
+    // \`pass\` or \`blockers found\``), unless it is the whole label.
+    let without_code = strip_code_spans(label);
+    let label = if without_code.chars().any(char::is_alphanumeric) {
+        without_code.as_str()
+    } else {
+        label
+    };
     let lower = label.to_lowercase();
     // A parenthesised aside (`(checked / total)`) qualifies the label.
     let mut plain = String::with_capacity(lower.len());
@@ -79,6 +87,20 @@ pub fn words(label: &str) -> Vec<String> {
         .filter(|w| !w.is_empty() && !STOP_WORDS.contains(w))
         .map(str::to_string)
         .collect()
+}
+
+/// The label without its backticked spans.
+fn strip_code_spans(label: &str) -> String {
+    let mut out = String::with_capacity(label.len());
+    let mut inside = false;
+    for c in label.chars() {
+        if c == '`' {
+            inside = !inside;
+        } else if !inside {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// True when a label names a section of the report (`Payload`, `Common
@@ -216,6 +238,8 @@ mod tests {
         );
         assert_eq!(words("**Hand-off notes**"), ["handoff", "notes"]);
         assert_eq!(words("intent_id"), ["intent", "id"]);
+        assert_eq!(words("Verdict: `pass` or `blockers found`"), ["verdict"]);
+        assert_eq!(words("`Role`"), ["role"]);
     }
 
     #[test]

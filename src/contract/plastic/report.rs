@@ -396,7 +396,24 @@ fn check_payload(role: Role, fields: &Fields<Target>, envelope: &Envelope<'_>) -
         // The value, the label's aside (`Actions implemented (2/4)`), or
         // the envelope field that may carry it.
         if let Some(problem) = rule(value) {
+            // The contract's own label sentence may run on past its colon
+            // (`Verdict: \`pass\` or \`blockers found\`: pass`): the value is
+            // what follows the last colon of the first line.
+            let after_template = first_line(value)
+                .rsplit_once(": ")
+                .map(|(_, tail)| tail)
+                .filter(|tail| !tail.trim().is_empty());
+            // A heading label's template (`## Verdict: \`pass\` or ...`) puts
+            // the value on a line of its own.
+            let some_line = || {
+                value.lines().count() > 1
+                    && value
+                        .lines()
+                        .any(|l| !l.trim().is_empty() && rule(l).is_none())
+            };
             if rule(&format!("{} {value}", field.label)).is_none()
+                || after_template.is_some_and(|tail| rule(tail).is_none())
+                || some_line()
                 || fallback.is_some_and(|carrier| rule(&carrier.value).is_none())
             {
                 continue;
