@@ -504,13 +504,20 @@ pub fn read<T: Copy + PartialEq>(text: &str, labeler: &Labeler<'_, T>) -> Fields
                 let given = out.fields.iter().any(|f| f.target == target)
                     || open.as_ref().is_some_and(|o| o.target == target);
                 // Inside a block, a label for a part already given is an
-                // item, and so is a weak label (`**Testing**:`) that continues
-                // a list or table; only an unambiguous label for a new part,
-                // or a weak one after prose, starts a field.
-                let listing = open
-                    .as_ref()
-                    .and_then(|o| o.parts.iter().rev().find(|p| !p.trim().is_empty()))
-                    .is_some_and(|p| fields_list_line(p));
+                // item, and so is a weak label (`**Testing**:`) in a list or
+                // table of the value; only an unambiguous label for a new
+                // part, or a weak one after prose, starts a field.
+                let listing = match open.as_ref() {
+                    // A list or table that opens the value.
+                    Some(o) if !o.has_value() => fields_list_line(line),
+                    Some(o) => o
+                        .parts
+                        .iter()
+                        .rev()
+                        .find(|p| !p.trim().is_empty())
+                        .is_some_and(|p| fields_list_line(p)),
+                    None => false,
+                };
                 let item = given || (!found.is_strong() && listing);
                 let inside = match (&open, form) {
                     // A deeper heading is a sub-section of a heading field.
