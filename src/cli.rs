@@ -36,8 +36,10 @@ pub enum Command {
         #[arg(long, value_name = "ROLE")]
         role: Option<String>,
         /// Subagent returns: the dispatch description the return answers to;
-        /// its prefix routes it as seed 004's table says (a role's schema,
-        /// the envelope only, or free-form). Other kinds ignore it.
+        /// its prefix routes it (composer-*, reviewer-*, probe-*, ...: the
+        /// role's schema; cleanup-*, phase1-*, ...: the envelope only; j-*,
+        /// sj-*: free-form). A file of no inferable kind is
+        /// then a subagent return; other kinds ignore it.
         #[arg(long, value_name = "DESCRIPTION", conflicts_with = "role")]
         dispatch: Option<String>,
         #[command(flatten)]

@@ -36,7 +36,9 @@ impl Judge<'_> {
 
 /// Check one file: infer or take its kind, read it bounded, run its contract.
 pub fn check_file(path: &str, judge: &Judge<'_>) -> FileResult {
-    let Some(kind) = judge.kind.or_else(|| Kind::infer(path)) else {
+    // `--dispatch` names a subagent return's description: it implies the kind.
+    let dispatched = judge.dispatch.map(|_| Kind::SubagentReturn);
+    let Some(kind) = judge.kind.or_else(|| Kind::infer(path)).or(dispatched) else {
         return FileResult::new(
             path.to_string(),
             None,

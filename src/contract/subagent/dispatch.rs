@@ -141,7 +141,7 @@ pub fn unknown(description: &str) -> Diagnostic {
     Diagnostic::new(
         Code::subagent_dispatch_unknown,
         format!(
-            "dispatch description `{shown}` starts with no prefix of the routing table (seed 004 section 4.4), so no return contract applies"
+            "dispatch description `{shown}` starts with no prefix of the subagent-return routing table, so no return contract applies"
         ),
     )
 }

@@ -175,7 +175,7 @@ fn check_text(text: &str) -> (Vec<FindingBlock>, Vec<Diagnostic>) {
             diagnostics.push(at(
                 Code::finding_id_invalid,
                 format!(
-                    "finding `{id}` {place}, so it is a Stage B reviewer finding: its id uses the `-R-` subformat `j-<journey>-<pass>-<cycle>-R-<nn>` (seed 004 section 2.4), not the {} scheme (a phase-validator finding is `pv-<phase>-<nn>`)",
+                    "finding `{id}` {place}, so it is a Stage B reviewer finding: its id uses the `-R-` subformat `j-<journey>-<pass>-<cycle>-R-<nn>`, not the {} scheme (a phase-validator finding is `pv-<phase>-<nn>`)",
                     scheme.name()
                 ),
             ));

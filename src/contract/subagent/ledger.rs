@@ -181,7 +181,7 @@ impl Reader {
             _ => self.push(
                 Code::ledger_sentinel_missing,
                 1,
-                format!("line 1 should be the sentinel `{SENTINEL}` (the reference guide's header; seed 004 section 3.1 has none)"),
+                format!("line 1 should be the sentinel `{SENTINEL}` (the older reference guide's header; the current schema's header has none)"),
             ),
         }
         let mut place = Place::Header(0);

@@ -137,7 +137,7 @@ fn syntax_hint(d: Diagnostic, text: &str) -> Diagnostic {
             ),
         )
         .with_line(Some(text::line_number(line)))
-        .with_hint("A subagent return is one JSON or YAML document: give each finding as an object (`{\"id\": ..., \"title\": ...}`) or quote the bullet text; JSON is preferred (seed 004 section 2.0).");
+        .with_hint("A subagent return is one JSON or YAML document: give each finding as an object (`{\"id\": ..., \"title\": ...}`) or quote the bullet text; JSON is preferred.");
     }
     d.with_hint(
         "A subagent return is one JSON or YAML document: drop any prose and ``` fences around it (nothing is extracted); `- **ID**` bullets are YAML aliases, so quote them or use JSON.",
@@ -363,7 +363,7 @@ fn reviewer_id_rule(pointer: &str, document: &Value) -> Option<String> {
         _ => "is not",
     };
     Some(format!(
-        "reviewer finding id `{id}` {what} the Stage B `-R-` subformat `j-<journey>-<pass>-<cycle>-R-<nn>` (seed 004 section 2.4)"
+        "reviewer finding id `{id}` {what} the Stage B `-R-` subformat `j-<journey>-<pass>-<cycle>-R-<nn>`"
     ))
 }
 
