@@ -511,7 +511,7 @@ impl<'a> Envelope<'a> {
             slots.push((Slot::Stage, intent));
         }
         if let (None, Some(stage)) = (given(&slots, Slot::IntentId), given(&slots, Slot::Stage))
-            && values::numbers(&stage.value).first().is_some()
+            && !values::numbers(&stage.value).is_empty()
             && envelope::intent_id_in(&stage.value)
                 .is_some_and(|id| id.chars().any(|c| c.is_ascii_digit()))
         {
