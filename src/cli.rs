@@ -36,6 +36,13 @@ pub enum Command {
         /// handover.role. Other kinds ignore it.
         #[arg(long, value_name = "ROLE")]
         role: Option<String>,
+        /// Subagent returns: the dispatch description the return answers to;
+        /// its prefix routes it (composer-*, reviewer-*, probe-*, ...: the
+        /// role's schema; cleanup-*, phase1-*, ...: the envelope only; j-*,
+        /// sj-*: free-form). A file of no inferable kind is
+        /// then a subagent return; other kinds ignore it.
+        #[arg(long, value_name = "DESCRIPTION", conflicts_with = "role")]
+        dispatch: Option<String>,
         #[command(flatten)]
         output: OutputArgs,
         /// Files to validate.
@@ -311,11 +318,17 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Validate {
             kind,
             role,
+            dispatch,
             output,
             files,
         } => {
             output.color.apply();
-            commands::validate::run(&files, kind, role.as_deref(), &output)
+            let judge = commands::validate::Judge {
+                kind,
+                role: role.as_deref(),
+                dispatch: dispatch.as_deref(),
+            };
+            commands::validate::run(&files, &judge, &output)
         }
         Command::Check {
             staged,

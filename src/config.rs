@@ -133,6 +133,89 @@ struct ReceiptsFile {
     accept_unverifiable_v1: bool,
 }
 
+/// `error` or `warning`: how a contract knob grades its findings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Grade {
+    Error,
+    Warning,
+}
+
+impl Grade {
+    fn severity(self) -> Severity {
+        match self {
+            Grade::Error => Severity::Error,
+            Grade::Warning => Severity::Warning,
+        }
+    }
+}
+
+/// What a subagent return whose dispatch description routes nowhere gets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnknownDispatch {
+    /// No finding at all (the reference guard's silent pass).
+    Allow,
+    /// A warning (`subagent_dispatch_unknown`).
+    #[default]
+    Warn,
+    /// An error: the return cannot be checked (exit 2).
+    Block,
+}
+
+/// `contracts:`: how the plastic and subagent-return contracts grade the
+/// rules their authors left soft (docs/src/parity.md, order of authority).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Contracts {
+    /// A well-formed synthesized fallback report (`plastic_report_synthesized`):
+    /// `warning` (default; plastic never blocks on it) or `error` (teams
+    /// that require agent-authored reports).
+    #[serde(default = "warning")]
+    pub synthesized_reports: Grade,
+    /// Rules only the plastic role prompts state (the Tier lines):
+    /// `warning` (default) or `error`.
+    #[serde(default = "warning")]
+    pub role_prompt_rules: Grade,
+    /// A return whose dispatch description matches no prefix of the routing
+    /// table: `allow`, `warn` (default) or `block`.
+    #[serde(default)]
+    pub unknown_dispatch: UnknownDispatch,
+}
+
+fn warning() -> Grade {
+    Grade::Warning
+}
+
+impl Default for Contracts {
+    fn default() -> Self {
+        Contracts {
+            synthesized_reports: Grade::Warning,
+            role_prompt_rules: Grade::Warning,
+            unknown_dispatch: UnknownDispatch::Warn,
+        }
+    }
+}
+
+impl Contracts {
+    /// The severity a knob gives `code`, when a knob governs it; `None`
+    /// inside means "drop the finding" (`unknown_dispatch: allow`).
+    fn severity_of(&self, code: Code) -> Option<Option<Severity>> {
+        match code {
+            Code::plastic_report_synthesized => Some(Some(self.synthesized_reports.severity())),
+            Code::plastic_report_prompt_part_missing | Code::plastic_report_prompt_part_invalid => {
+                Some(Some(self.role_prompt_rules.severity()))
+            }
+            Code::subagent_dispatch_unknown => Some(match self.unknown_dispatch {
+                UnknownDispatch::Allow => None,
+                UnknownDispatch::Warn => Some(Severity::Warning),
+                UnknownDispatch::Block => Some(Severity::Error),
+            }),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ConfigFile {
@@ -163,6 +246,8 @@ struct ConfigFile {
     specs: SpecsFile,
     #[serde(default)]
     agent_hooks: AgentHooksFile,
+    #[serde(default)]
+    contracts: Contracts,
 }
 
 /// A set of path globs (`**` crosses directories, `*` does not).
@@ -234,6 +319,8 @@ pub struct Config {
     pub specs_on_base: bool,
     /// `agent_hooks`: the agent-harness hooks (`agent-hook stop|subagent`).
     pub agent_hooks: AgentHooks,
+    /// The contract knobs (`contracts:`).
+    pub contracts: Contracts,
     /// Where the configuration came from, for messages.
     pub source: Option<String>,
 }
@@ -365,6 +452,7 @@ impl Config {
             ),
             severity,
             agent_hooks: AgentHooks::from_file(file.agent_hooks),
+            contracts: file.contracts,
             source: Some(source.to_string()),
         };
         if problems.is_empty() {
@@ -387,12 +475,27 @@ impl Config {
         ]
     }
 
-    /// Apply severity overrides to a finding.
+    /// Apply the contract knobs, then the severity overrides, to a finding.
+    /// A finding the knobs drop (`unknown_dispatch: allow`) becomes a note;
+    /// [`Config::apply_all`] leaves it out instead.
     pub fn apply(&self, mut diagnostic: Diagnostic) -> Diagnostic {
+        if let Some(graded) = self.contracts.severity_of(diagnostic.code) {
+            diagnostic.severity = graded.unwrap_or(Severity::Note);
+        }
         if let Some(severity) = self.severity.get(&diagnostic.code) {
             diagnostic.severity = *severity;
         }
         diagnostic
+    }
+
+    /// [`Config::apply`] to every finding, leaving out those the contract
+    /// knobs drop.
+    pub fn apply_all(&self, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+        diagnostics
+            .into_iter()
+            .filter(|d| self.contracts.severity_of(d.code) != Some(None))
+            .map(|d| self.apply(d))
+            .collect()
     }
 }
 
@@ -600,6 +703,54 @@ mod tests {
             "agent_hooks:\n  loop: 2\n",
             "agent_hooks:\n  subagent:\n    default: allow\n",
             "agent_hooks:\n  subagent:\n    prefixes:\n      'probe-': ignore\n",
+        ] {
+            assert_eq!(codes(bad), [Code::config_invalid], "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn contract_knobs_grade_their_codes() {
+        let d = |code| Diagnostic::new(code, "m");
+        let defaults = Config::parse(b"", "t").unwrap();
+        assert_eq!(
+            defaults.apply(d(Code::plastic_report_synthesized)).severity,
+            Severity::Warning
+        );
+        assert_eq!(
+            defaults.apply_all(vec![d(Code::subagent_dispatch_unknown)])[0].severity,
+            Severity::Warning
+        );
+        let text = "contracts:\n  synthesized_reports: error\n  role_prompt_rules: error\n  unknown_dispatch: block\n";
+        let strict = Config::parse(text.as_bytes(), "t").unwrap();
+        for code in [
+            Code::plastic_report_synthesized,
+            Code::plastic_report_prompt_part_missing,
+            Code::plastic_report_prompt_part_invalid,
+            Code::subagent_dispatch_unknown,
+        ] {
+            assert_eq!(strict.apply(d(code)).severity, Severity::Error, "{code:?}");
+        }
+        let allow = Config::parse(b"contracts:\n  unknown_dispatch: allow\n", "t").unwrap();
+        assert!(
+            allow
+                .apply_all(vec![d(Code::subagent_dispatch_unknown)])
+                .is_empty()
+        );
+        assert_eq!(allow.apply_all(vec![d(Code::yaml_tag)]).len(), 1);
+        // The explicit severity map still has the last word.
+        let both = Config::parse(
+            b"contracts:\n  synthesized_reports: error\nseverity:\n  plastic_report_synthesized: note\n",
+            "t",
+        )
+        .unwrap();
+        assert_eq!(
+            both.apply(d(Code::plastic_report_synthesized)).severity,
+            Severity::Note
+        );
+        for bad in [
+            "contracts:\n  synthesized_reports: off\n",
+            "contracts:\n  unknown_dispatch: warning\n",
+            "contracts:\n  surprise: 1\n",
         ] {
             assert_eq!(codes(bad), [Code::config_invalid], "{bad:?}");
         }

@@ -1,4 +1,5 @@
-//! Fuzz the plastic report contract: any bytes, no panic, and a verdict.
+//! Fuzz the plastic report contract: any bytes, no panic, and a verdict,
+//! with the role read from the report and given as each role in turn.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -8,5 +9,8 @@ fuzz_target!(|data: &[u8]| {
     let checked = contract::check(Kind::PlasticReport, data);
     if data.is_empty() {
         assert!(checked.diagnostics.iter().any(|d| d.is_error()));
+    }
+    for role in ["brainstorming", "spec", "planner", "executor", "reviewer"] {
+        let _ = contract::check_with_role(Kind::PlasticReport, data, Some(role));
     }
 });

@@ -1,17 +1,44 @@
 //! `mastermind-hooks validate`: check files on disk against their contracts.
+//! Subagent returns are judged by `--role`, by `--dispatch` (the dispatch
+//! description's prefix routes them, seed 004 section 4.4), or by their own
+//! `handover.role`.
 
 use crate::codes::Code;
 use crate::commands::output::{self, OutputArgs};
+use crate::contract::subagent::dispatch;
 use crate::contract::{self, Kind};
 use crate::diagnostic::{Diagnostic, ExitStatus};
 use crate::input;
 use crate::report::{FileResult, Report};
 use std::path::Path;
 
+/// How the files are to be judged: `--kind`, `--role`, `--dispatch`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Judge<'a> {
+    pub kind: Option<Kind>,
+    /// Plastic reports and subagent returns only.
+    pub role: Option<&'a str>,
+    /// Subagent returns only: the dispatch description.
+    pub dispatch: Option<&'a str>,
+}
+
+impl Judge<'_> {
+    fn run(&self, kind: Kind, bytes: &[u8]) -> contract::Checked {
+        match (kind, self.dispatch) {
+            (Kind::SubagentReturn, Some(description)) => contract::Checked {
+                diagnostics: dispatch::check_dispatched(bytes, description).diagnostics,
+                state: None,
+            },
+            _ => contract::check_with_role(kind, bytes, self.role),
+        }
+    }
+}
+
 /// Check one file: infer or take its kind, read it bounded, run its contract.
-/// `role` is `--role` (plastic reports and subagent returns only).
-pub fn check_file(path: &str, kind: Option<Kind>, role: Option<&str>) -> FileResult {
-    let Some(kind) = kind.or_else(|| Kind::infer(path)) else {
+pub fn check_file(path: &str, judge: &Judge<'_>) -> FileResult {
+    // `--dispatch` names a subagent return's description: it implies the kind.
+    let dispatched = judge.dispatch.map(|_| Kind::SubagentReturn);
+    let Some(kind) = judge.kind.or_else(|| Kind::infer(path)).or(dispatched) else {
         return FileResult::new(
             path.to_string(),
             None,
@@ -31,7 +58,7 @@ pub fn check_file(path: &str, kind: Option<Kind>, role: Option<&str>) -> FileRes
     };
     match input::read_bounded(Path::new(path), kind.max_bytes()) {
         Ok(bytes) => {
-            let checked = contract::check_with_role(kind, &bytes, role);
+            let checked = judge.run(kind, &bytes);
             FileResult::new(
                 path.to_string(),
                 Some(kind.name()),
@@ -45,13 +72,8 @@ pub fn check_file(path: &str, kind: Option<Kind>, role: Option<&str>) -> FileRes
     }
 }
 
-pub fn run(
-    files: &[String],
-    kind: Option<Kind>,
-    role: Option<&str>,
-    out: &OutputArgs,
-) -> ExitStatus {
-    output::finish(&Report::new(check_files(files, kind, role)), out)
+pub fn run(files: &[String], judge: &Judge<'_>, out: &OutputArgs) -> ExitStatus {
+    output::finish(&Report::new(check_files(files, judge)), out)
 }
 
 /// Below this many files one thread is faster than starting more.
@@ -59,13 +81,10 @@ const PARALLEL_THRESHOLD: usize = 32;
 
 /// Check every file, in parallel across the available cores when there are
 /// many; results keep the order of `files`.
-pub fn check_files(files: &[String], kind: Option<Kind>, role: Option<&str>) -> Vec<FileResult> {
+pub fn check_files(files: &[String], judge: &Judge<'_>) -> Vec<FileResult> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     if threads < 2 || files.len() < PARALLEL_THRESHOLD {
-        return files
-            .iter()
-            .map(|path| check_file(path, kind, role))
-            .collect();
+        return files.iter().map(|path| check_file(path, judge)).collect();
     }
     let chunk = files.len().div_ceil(threads);
     std::thread::scope(|scope| {
@@ -74,7 +93,7 @@ pub fn check_files(files: &[String], kind: Option<Kind>, role: Option<&str>) -> 
             .map(|part| {
                 scope.spawn(move || {
                     part.iter()
-                        .map(|path| check_file(path, kind, role))
+                        .map(|path| check_file(path, judge))
                         .collect::<Vec<_>>()
                 })
             })

@@ -348,6 +348,10 @@ fn outcome_is_valid(receipt: &Receipt) -> bool {
     receipt.passed() && streams_are_valid(&receipt.stdout, &receipt.stderr)
 }
 
+/// The operating system this build runs on, as receipts name it
+/// (`std::env::consts::OS`: `linux`, `macos`, ...).
+pub const HOST_PLATFORM: &str = std::env::consts::OS;
+
 /// Inspect a receipt's bytes without a task: the state it would have if its
 /// task binding, snapshot and executable all matched.
 pub fn inspect_intrinsic(bytes: &[u8]) -> Inspection {
@@ -390,6 +394,19 @@ pub fn inspect_intrinsic(bytes: &[u8]) -> Inspection {
             CheckState::Stale,
             Code::receipt_binding_mismatch,
             &problem,
+            &receipt,
+        );
+    }
+    // The platform is part of the binding, as the gate compares it: a check
+    // observed on another operating system says nothing about this one.
+    if receipt.platform != HOST_PLATFORM {
+        return found(
+            CheckState::Stale,
+            Code::receipt_binding_mismatch,
+            &format!(
+                "the check ran on `{}`, this host is `{HOST_PLATFORM}`",
+                receipt.platform
+            ),
             &receipt,
         );
     }
@@ -469,7 +486,7 @@ pub(crate) mod tests {
             "stdout": {"bytes": 10, "sha256": digest},
             "stderr": {"bytes": 0, "sha256": digest},
             "runner_version": "0.40.0",
-            "platform": "linux",
+            "platform": HOST_PLATFORM,
             "provenance": "local_runner_unsigned"
         })
     }
@@ -498,6 +515,25 @@ pub(crate) mod tests {
         v.as_object_mut().unwrap().remove("signal");
         v.as_object_mut().unwrap().remove("reason");
         assert_eq!(inspect(&v).state, CheckState::Current);
+    }
+
+    #[test]
+    fn a_receipt_from_another_platform_is_stale_as_in_the_gate() {
+        let other = if HOST_PLATFORM == "linux" {
+            "macos"
+        } else {
+            "linux"
+        };
+        let i = inspect(&with(&["platform"], json!(other)));
+        assert_eq!(i.state, CheckState::Stale);
+        assert_eq!(i.reason, Some(Code::receipt_binding_mismatch));
+        assert!(
+            i.diagnostics[0]
+                .message
+                .contains(&format!("ran on `{other}`")),
+            "{:?}",
+            i.diagnostics
+        );
     }
 
     #[test]

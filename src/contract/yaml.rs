@@ -148,9 +148,16 @@ impl YamlError {
 }
 
 fn options() -> serde_saphyr::Options {
+    options_with(true)
+}
+
+/// The parser options; `leading_zero_as_strings` keeps `042` a string (the
+/// Mastermind decoder) or reads it as the integer 42 (the YAML 1.2 core
+/// schema's int pattern `[-+]?[0-9]+`).
+fn options_with(leading_zero_as_strings: bool) -> serde_saphyr::Options {
     serde_saphyr::options! {
         strict_booleans: true,
-        leading_zero_numbers_as_strings: true,
+        leading_zero_numbers_as_strings: leading_zero_as_strings,
         underscored_numbers_as_strings: true,
         legacy_octal_numbers: false,
         non_finite_float_policy: serde_saphyr::NonFiniteFloatPolicy::PassThrough,
@@ -182,6 +189,18 @@ pub fn parse_strict(text: &str) -> Result<(YamlNode, Value), Vec<YamlError>> {
 /// layer, decides where a null is allowed.
 pub fn parse_strict_keeping_nulls(text: &str) -> Result<(YamlNode, Value), Vec<YamlError>> {
     let node = parse(text).map_err(|e| vec![e])?;
+    let value = to_json(&node, text, Nulls::Keep)?;
+    Ok((node, value))
+}
+
+/// [`parse_strict_keeping_nulls`] with plain scalars resolved as the YAML
+/// 1.2 core schema resolves them (<https://yaml.org/spec/1.2.2/#1032-tag-resolution>):
+/// `02` is the integer 2. For documents a YAML 1.2 core parser reads
+/// elsewhere (subagent returns, read by the reference guard with the
+/// `yaml` package's default core schema).
+pub fn parse_core_keeping_nulls(text: &str) -> Result<(YamlNode, Value), Vec<YamlError>> {
+    let node = serde_saphyr::from_str_with_options::<YamlNode>(text, options_with(false))
+        .map_err(|e| vec![classify(e)])?;
     let value = to_json(&node, text, Nulls::Keep)?;
     Ok((node, value))
 }

@@ -3,10 +3,19 @@
 //! ledgers, subagent returns, the adversarial-findings ledger) are validated
 //! with their contract, and a ledger edit must only append to journey
 //! sections, never rewrite or drop one.
+//!
+//! A subagent return is routed by its recorded dispatch description (seed
+//! 004 section 4.4, [`recorded_description`]): a first line
+//! `# dispatch: <description>` (a YAML comment), else the file name without
+//! its extensions. When that routes nowhere, the return's own
+//! `handover.role` routes it; when that does not either, the outcome is the
+//! configured `contracts.unknown_dispatch`.
 
 use super::Gate;
 use crate::codes::Code;
 use crate::config::{Config, Globs};
+use crate::contract::subagent::dispatch::{self, DispatchRoute};
+use crate::contract::subagent::{returns, routing};
 use crate::contract::{self, Kind};
 use crate::diagnostic::Diagnostic;
 use crate::repo::Result;
@@ -77,6 +86,42 @@ pub fn rewritten_sections(old: &str, new: &str) -> Vec<(String, &'static str)> {
         .collect()
 }
 
+/// The dispatch description recorded for a subagent-return file: the
+/// text after `# dispatch:` on its first line, else its file name without
+/// extensions (`composer-j-login.c2.json` -> `composer-j-login`).
+pub fn recorded_description<'a>(path: &'a str, bytes: &'a [u8]) -> &'a str {
+    let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+    if let Ok(first) = std::str::from_utf8(first)
+        && let Some(rest) = first.trim().strip_prefix('#')
+        && let Some(description) = rest.trim_start().strip_prefix("dispatch:")
+        && !description.trim().is_empty()
+    {
+        return description.trim();
+    }
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.split('.').next().unwrap_or(name)
+}
+
+/// Judge a subagent-return file by its recorded description, else by its
+/// `handover.role`, else as an unknown dispatch.
+fn check_return(path: &str, bytes: &[u8]) -> Vec<Diagnostic> {
+    let description = recorded_description(path, bytes);
+    if dispatch::route(description) != DispatchRoute::Unknown {
+        return dispatch::check_dispatched(bytes, description).diagnostics;
+    }
+    let (parsed, diagnostics) = returns::check(bytes, None);
+    let routed_by_role = parsed
+        .as_ref()
+        .is_some_and(|r| r.route != routing::Route::Unknown);
+    let unrouted = diagnostics
+        .iter()
+        .any(|d| d.code == Code::subagent_return_role_unknown);
+    if routed_by_role || !unrouted {
+        return diagnostics;
+    }
+    vec![dispatch::unknown(description)]
+}
+
 fn read_text(
     gate: &Gate<'_>,
     at: Snapshot<'_>,
@@ -120,7 +165,11 @@ pub fn check(gate: &Gate<'_>) -> Result<Vec<FileResult>> {
             match gate.tip.read(gate.repo, path, kind.max_bytes())? {
                 None => None,
                 Some(Content::Bytes(bytes)) => {
-                    diagnostics.extend(contract::check(kind, &bytes).diagnostics);
+                    diagnostics.extend(if kind == Kind::SubagentReturn {
+                        check_return(path, &bytes)
+                    } else {
+                        contract::check(kind, &bytes).diagnostics
+                    });
                     Some(bytes)
                 }
                 Some(Content::TooLarge { size }) => {
@@ -163,10 +212,7 @@ pub fn check(gate: &Gate<'_>) -> Result<Vec<FileResult>> {
         if change == ChangeKind::Deleted && diagnostics.is_empty() {
             continue;
         }
-        let diagnostics = diagnostics
-            .into_iter()
-            .map(|d| gate.config.apply(d))
-            .collect();
+        let diagnostics = gate.config.apply_all(diagnostics);
         results.push(FileResult::new(
             path.to_string(),
             Some(kind.name()),
@@ -182,6 +228,38 @@ mod tests {
     use super::*;
 
     const LEDGER: &str = "<!-- coverage-expansion-adversarial:generated -->\n# Adversarial Findings — app\n## Cross-cutting findings\n\n### j-cart\n\n**Pass 4 — probe (2026-01-01)**\nScope: cart.\n\n### j-login\n\n**Pass 4 — probe (2026-01-01)**\nScope: login.\n";
+
+    #[test]
+    fn a_return_is_routed_by_its_recorded_description() {
+        assert_eq!(
+            recorded_description("r/composer-j-login.c2.json", b"{}"),
+            "composer-j-login"
+        );
+        assert_eq!(
+            recorded_description(
+                "r/x.yaml",
+                b"# dispatch: probe-j-cart: pass 4\nhandover: {}\n"
+            ),
+            "probe-j-cart: pass 4"
+        );
+        assert_eq!(recorded_description("r/x.yaml", b"#dispatch:\n"), "x");
+        let probe = br#"{"handover": {"role": "probe-j-cart", "cycle": 1, "status": "clean", "next-action": "x"}}"#;
+        // The name routes; a free-form name is a silent allow.
+        assert!(check_return("r/probe-j-cart.json", probe).is_empty());
+        assert!(check_return("r/j-cart.json", b"free text").is_empty());
+        // A name that routes nowhere: the handover role routes.
+        assert!(check_return("r/return-1.json", probe).is_empty());
+        let broken = br#"{"handover": {"role": "probe-j-cart", "cycle": 1, "status": "clean"}}"#;
+        assert_eq!(
+            check_return("r/return-1.json", broken)[0].code,
+            Code::subagent_return_schema_violation
+        );
+        // Neither routes: the unknown-dispatch finding.
+        let unrouted = br#"{"handover": {"role": "helper", "cycle": 1, "status": "done", "next-action": "x"}}"#;
+        let found = check_return("r/return-1.json", unrouted);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].code, Code::subagent_dispatch_unknown);
+    }
 
     #[test]
     fn appending_to_a_section_is_fine_rewriting_or_dropping_one_is_not() {

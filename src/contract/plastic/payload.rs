@@ -1,180 +1,373 @@
 //! The per-role payload of a plastic completion report: which parts each of
-//! the five roles must carry, the labels each part may be written under, and
-//! the value rules that can be checked without guessing at prose.
+//! the five roles carries, what each part's label means (matched by
+//! meaning, [`super::labels`]), and the value rules that can be checked
+//! without guessing at prose.
+//!
+//! Each part has an authority. The contract document (seed 002, "Per-role
+//! payload") states most parts: missing or malformed, they are errors. The
+//! Tier lines (brainstorming's tier recommendation, the spec's stamped
+//! tier, the planner's tier shape) are asked for only by plastic's role
+//! prompts, a lower source: they are warnings
+//! (`plastic_report_prompt_part_missing`, `plastic_report_prompt_part_invalid`)
+//! unless `contracts.role_prompt_rules: error`.
 
-use super::fields::{self, Fields};
+use super::labels::Concept;
 use super::role::Role;
-use crate::codes::Code;
-use crate::diagnostic::Diagnostic;
+use super::values;
+
+/// Which source states a part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Authority {
+    /// The contract document (seed 002): an error when broken.
+    Contract,
+    /// Only the plastic role prompts: a warning when broken.
+    RolePrompt,
+}
+
+/// Where a value rule may also find its value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fallback {
+    None,
+    /// The envelope's Verification / tests run (the executor's test result).
+    Verification,
+    /// The envelope's Checklist deltas (the executor's checked / total).
+    Checklist,
+}
 
 /// One payload part of one role.
 #[derive(Debug)]
 pub struct Part {
-    /// The part's name in messages.
+    /// The part's name in messages, in the contract's words.
     pub name: &'static str,
-    /// Normalized labels the part may be written under.
-    pub labels: &'static [&'static str],
+    pub concept: Concept,
     /// Whether `none` / `n/a` is an acceptable value.
     pub none_allowed: bool,
     /// A value rule, returning what is wrong.
     pub rule: Option<fn(&str) -> Option<String>>,
+    pub authority: Authority,
+    /// An envelope field that may carry the value instead.
+    pub fallback: Fallback,
 }
 
 const fn part(
     name: &'static str,
-    labels: &'static [&'static str],
+    concept: Concept,
     none_allowed: bool,
     rule: Option<fn(&str) -> Option<String>>,
 ) -> Part {
     Part {
         name,
-        labels,
+        concept,
         none_allowed,
         rule,
+        authority: Authority::Contract,
+        fallback: Fallback::None,
     }
+}
+
+const fn prompt_part(
+    name: &'static str,
+    concept: Concept,
+    rule: fn(&str) -> Option<String>,
+) -> Part {
+    Part {
+        name,
+        concept,
+        none_allowed: false,
+        rule: Some(rule),
+        authority: Authority::RolePrompt,
+        fallback: Fallback::None,
+    }
+}
+
+const fn with_fallback(mut part: Part, fallback: Fallback) -> Part {
+    part.fallback = fallback;
+    part
 }
 
 const BRAINSTORMING: &[Part] = &[
     part(
-        "Decisions",
-        &["decisions", "decisions recorded"],
+        "Decisions recorded (with their rationale)",
+        Concept {
+            signatures: &[(3, &[&["decision"]])],
+            vocabulary: &["recorded", "rationale", "key", "made", "taken"],
+        },
         false,
         None,
     ),
     part(
-        "Context enriched",
-        &["context", "context enriched"],
+        "Context enriched (what was researched, key findings)",
+        Concept {
+            signatures: &[
+                (3, &[&["context"]]),
+                (2, &[&["research"]]),
+                (2, &[&["finding"]]),
+                (1, &[&["enrich"]]),
+            ],
+            vocabulary: &[
+                "enrich",
+                "research",
+                "key",
+                "finding",
+                "background",
+                "gathered",
+            ],
+        },
         false,
         None,
     ),
     part(
-        "Open questions",
-        &["open questions", "open questions resolved", "questions"],
+        "Open questions (resolved, or left for the spec)",
+        Concept {
+            signatures: &[(3, &[&["question"]])],
+            vocabulary: &[
+                "open",
+                "resolved",
+                "left",
+                "deliberately",
+                "spec",
+                "remaining",
+                "unresolved",
+                "parked",
+                "deferred",
+            ],
+        },
         true,
         None,
     ),
-    part(
+    prompt_part(
         "Tier recommendation",
-        &["tier", "tier recommendation"],
-        false,
-        Some(tier_with_rationale),
+        Concept {
+            signatures: &[(3, &[&["tier"]]), (2, &[&["sizing"]])],
+            vocabulary: &["recommend", "rationale", "size", "proposed", "suggested"],
+        },
+        tier_with_rationale,
     ),
 ];
 
 const SPEC: &[Part] = &[
     part(
         "Spec sections produced",
-        &[
-            "spec sections",
-            "spec sections produced",
-            "sections",
-            "sections produced",
-        ],
+        Concept {
+            signatures: &[(3, &[&["section"]])],
+            vocabulary: &["spec", "produced", "written", "drafted", "created"],
+        },
         false,
         Some(names_spec_sections),
     ),
     part(
-        "How decisions resolved into the approach",
-        &[
-            "approach",
-            "decisions resolved",
-            "decision resolution",
-            "how decisions resolved",
-        ],
+        "How the recorded decisions resolved into the approach",
+        Concept {
+            signatures: &[
+                (3, &[&["approach"]]),
+                (3, &[&["decision"], &["resolv", "approach", "map"]]),
+                (2, &[&["decision"]]),
+                (2, &[&["resolution", "resolv"]]),
+            ],
+            vocabulary: &["recorded", "chosen", "resolved", "into", "became", "how"],
+        },
         false,
         None,
     ),
     part(
         "Acceptance-criteria count",
-        &[
-            "acceptance criteria",
-            "acceptance-criteria count",
-            "acceptance criteria count",
-            "criteria count",
-        ],
+        Concept {
+            signatures: &[(3, &[&["acceptance", "criteri", "ac$", "acs$"]])],
+            vocabulary: &[
+                "count", "number", "surface", "cover", "planner", "knows", "total",
+            ],
+        },
         false,
         Some(positive_count),
     ),
-    part("Tier", &["tier"], false, Some(tier_letter)),
+    prompt_part(
+        "Tier (the value stamped on spec.md)",
+        Concept {
+            signatures: &[(3, &[&["tier"]])],
+            vocabulary: &["stamped", "value", "top", "spec"],
+        },
+        tier_letter,
+    ),
 ];
 
 const PLANNER: &[Part] = &[
     part(
-        "Ordered actions",
-        &["ordered actions", "actions", "plan"],
+        "Ordered actions (one line each, with how each is verified)",
+        Concept {
+            signatures: &[
+                (
+                    3,
+                    &[
+                        &["action", "step", "task"],
+                        &["order", "list", "plan", "sequence"],
+                    ],
+                ),
+                (2, &[&["action"]]),
+                (1, &[&["plan"]]),
+                (1, &[&["step"]]),
+            ],
+            vocabulary: &["ordered", "verif", "does", "each", "how"],
+        },
         false,
         None,
     ),
     part(
         "Decomposition rationale",
-        &["decomposition rationale", "decomposition", "rationale"],
+        Concept {
+            signatures: &[
+                (3, &[&["decompos"]]),
+                (2, &[&["rationale"]]),
+                (
+                    2,
+                    &[
+                        &["sequenc", "ordering", "order"],
+                        &["why", "rationale", "reason"],
+                    ],
+                ),
+            ],
+            vocabulary: &["why", "order", "independ", "action", "reason"],
+        },
         false,
         None,
     ),
     part(
-        "Checklist coverage",
-        &["checklist coverage", "coverage"],
+        "Checklist coverage (item count)",
+        Concept {
+            signatures: &[
+                (3, &[&["checklist"], &["coverage", "cover"]]),
+                (2, &[&["coverage"]]),
+            ],
+            vocabulary: &["item", "count", "action", "suite", "green", "covered"],
+        },
         false,
         Some(positive_count),
     ),
-    part(
-        "Tier shape",
-        &["tier shape", "shape", "tier"],
-        false,
-        Some(tier_shape),
+    prompt_part(
+        "Tier shape (inline plan-as-checklist or full actions/)",
+        Concept {
+            signatures: &[(3, &[&["tier"]]), (2, &[&["shape"]])],
+            vocabulary: &["produced", "plan", "inline", "full"],
+        },
+        tier_shape,
     ),
 ];
 
 const EXECUTOR: &[Part] = &[
-    part(
-        "Actions implemented (checked / total)",
-        &["actions implemented", "actions", "checklist progress"],
-        false,
-        Some(checked_of_total),
+    with_fallback(
+        part(
+            "Actions implemented, mapped to checklist items (checked / total)",
+            Concept {
+                signatures: &[
+                    (
+                        3,
+                        &[
+                            &["action", "task", "step"],
+                            &[
+                                "implement",
+                                "done",
+                                "complet",
+                                "taken",
+                                "perform",
+                                "deliver",
+                                "execut",
+                                "finish",
+                            ],
+                        ],
+                    ),
+                    (3, &[&["checklist"], &["progress"]]),
+                    (2, &[&["implement"]]),
+                    (2, &[&["progress"]]),
+                    (1, &[&["action"]]),
+                ],
+                vocabulary: &["mapped", "checklist", "item", "checked", "off", "total"],
+            },
+            false,
+            Some(checked_of_total),
+        ),
+        Fallback::Checklist,
     ),
     part(
-        "Code changed",
-        &[
-            "code changed",
-            "summary of code changed",
-            "changes",
-            "code summary",
-            "summary",
-        ],
+        "Summary of the code changed (files and the shape of the change)",
+        Concept {
+            signatures: &[
+                (
+                    3,
+                    &[
+                        &["code"],
+                        &["chang", "summar", "touch", "modif", "edit", "diff"],
+                    ],
+                ),
+                (2, &[&["code"]]),
+                (2, &[&["change"]]),
+                (1, &[&["summary"]]),
+                (1, &[&["diff"]]),
+            ],
+            vocabulary: &["summary", "file", "shape", "made", "changed"],
+        },
         false,
         None,
     ),
-    part(
-        "Test result",
-        &["test result", "test results", "tests", "full suite"],
-        false,
-        Some(has_counts),
+    with_fallback(
+        part(
+            "Test result (full-suite command and its pass / fail counts)",
+            Concept {
+                signatures: &[
+                    (
+                        3,
+                        &[
+                            &["test"],
+                            &["result", "count", "outcome", "pass", "fail", "summar"],
+                        ],
+                    ),
+                    (3, &[&["suite"]]),
+                    (2, &[&["result"]]),
+                ],
+                vocabulary: &["full", "command", "count", "pass", "fail", "run"],
+            },
+            false,
+            Some(has_counts),
+        ),
+        Fallback::Verification,
     ),
 ];
 
 const REVIEWER: &[Part] = &[
-    part("Verdict", &["verdict"], false, Some(verdict)),
     part(
-        "Acceptance criteria with evidence",
-        &[
-            "acceptance criteria",
-            "acceptance criteria checked",
-            "criteria",
-        ],
+        "Verdict",
+        Concept {
+            signatures: &[(3, &[&["verdict"]])],
+            vocabulary: &["final", "review", "overall", "gate"],
+        },
+        false,
+        Some(verdict),
+    ),
+    part(
+        "Acceptance criteria checked, with evidence",
+        Concept {
+            signatures: &[
+                (3, &[&["acceptance", "criteri", "ac$", "acs$"]]),
+                (2, &[&["evidence"]]),
+            ],
+            vocabulary: &[
+                "checked", "evidence", "confirm", "refute", "met", "verified", "review",
+            ],
+        },
         false,
         None,
     ),
     part(
-        "Gaps and risks",
-        &[
-            "gaps",
-            "risks",
-            "gaps / risks",
-            "gaps and risks",
-            "gaps or risks",
-            "gaps and risks found",
-            "gaps or risks found",
-        ],
+        "Gaps or risks found, ranked, with a disposition",
+        Concept {
+            signatures: &[(3, &[&["gap", "risk"]]), (2, &[&["concern"]])],
+            vocabulary: &[
+                "found",
+                "ranked",
+                "recommend",
+                "disposition",
+                "open",
+                "remaining",
+            ],
+        },
         true,
         None,
     ),
@@ -191,77 +384,105 @@ pub fn parts(role: Role) -> &'static [Part] {
     }
 }
 
-/// True when `label` names a payload part of `role`.
-pub fn is_label(role: Role, label: &str) -> bool {
-    parts(role).iter().any(|p| p.labels.contains(&label))
-}
-
-fn first_word(value: &str) -> String {
-    fields::strip_markup(value)
-        .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')' | '.' | ':'))
-        .find(|w| !w.is_empty())
-        .map(|w| fields::strip_markup(w).to_string())
-        .unwrap_or_default()
-}
-
-fn is_tier(word: &str) -> bool {
-    matches!(word, "S" | "M" | "L")
+/// A tier as written: `S`, `M`, `L`, or `small`, `medium`, `large`.
+fn tier_of(value: &str) -> Option<char> {
+    let normalized = values::normalize(value);
+    let first = values::tokens(&normalized).first().copied()?;
+    match first {
+        "s" | "small" => Some('S'),
+        "m" | "medium" => Some('M'),
+        "l" | "large" => Some('L'),
+        _ => None,
+    }
 }
 
 fn tier_letter(value: &str) -> Option<String> {
-    let word = first_word(value);
-    (!is_tier(&word)).then(|| format!("tier must start with `S`, `M` or `L`, not `{word}`"))
+    tier_of(value).is_none().then(|| {
+        format!(
+            "the tier is `S`, `M` or `L`, not `{}`",
+            value.lines().next().unwrap_or_default().trim()
+        )
+    })
 }
 
 fn tier_with_rationale(value: &str) -> Option<String> {
     if let Some(problem) = tier_letter(value) {
         return Some(problem);
     }
-    let rest = fields::strip_markup(value)
-        .trim_start_matches(['S', 'M', 'L', '*', '`'])
-        .trim_start_matches(|c: char| c.is_whitespace() || "-—–:,;(".contains(c));
-    rest.trim()
-        .is_empty()
+    let normalized = values::normalize(value);
+    let words = values::tokens(&normalized);
+    (words.len() < 2)
         .then(|| "the tier recommendation needs a one-line rationale after the tier".to_string())
 }
 
 fn tier_shape(value: &str) -> Option<String> {
-    let lower = value.to_lowercase();
-    let words: Vec<&str> = value
-        .split(|c: char| !c.is_ascii_alphanumeric() && c != '/')
-        .collect();
-    let names_tier = words
-        .iter()
-        .any(|w| is_tier(w) || matches!(*w, "S/M" | "M/L"));
-    (!(names_tier || lower.contains("inline") || lower.contains("actions/"))).then(|| {
-        "tier shape must say inline plan-as-checklist (S/M) or full `actions/` (L)".to_string()
+    let normalized = values::normalize(value);
+    let names_tier = values::tokens(&normalized).iter().any(|w| {
+        matches!(
+            *w,
+            "s" | "m" | "l" | "s/m" | "m/l" | "small" | "medium" | "large"
+        )
+    });
+    (!(names_tier
+        || normalized.contains("inline")
+        || normalized.contains("actions/")
+        || normalized.contains("action files")
+        || normalized.contains("plan-as-checklist")))
+    .then(|| {
+        "the tier shape says inline plan-as-checklist (S/M) or full `actions/` (L)".to_string()
     })
 }
 
-const SPEC_SECTIONS: &[&str] = &[
-    "Problem",
-    "Goals",
-    "Non-Goals",
-    "Approach",
-    "Decisions",
-    "Acceptance Criteria",
+/// The six sections a spec carries, each with the spellings that name it.
+const SPEC_SECTIONS: &[(&str, &[&str])] = &[
+    ("Problem", &["problem"]),
+    ("Goals", &["goals", "goal"]),
+    (
+        "Non-Goals",
+        &[
+            "non-goals",
+            "non-goal",
+            "nongoals",
+            "non goals",
+            "out of scope",
+        ],
+    ),
+    ("Approach", &["approach"]),
+    ("Decisions", &["decisions", "decision"]),
+    (
+        "Acceptance Criteria",
+        &["acceptance", "criteria", "ac", "acs"],
+    ),
 ];
 
 fn names_spec_sections(value: &str) -> Option<String> {
-    let lower = value.to_lowercase();
-    // "Goals" must appear outside "Non-Goals" too.
-    let without_non_goals = lower.replace("non-goals", "").replace("non goals", "");
+    let normalized = values::normalize(value).replace(['_', '#'], " ");
+    if normalized.contains("all six") || normalized.contains("all 6") {
+        return None;
+    }
+    let without_non_goals = ["non-goals", "non-goal", "nongoals", "non goals"]
+        .iter()
+        .fold(normalized.clone(), |text, spelling| {
+            text.replace(spelling, " ")
+        });
+    let names = |spelling: &str, text: &str| {
+        if spelling.contains(' ') || spelling.contains('-') {
+            text.contains(spelling)
+        } else {
+            values::tokens(text).contains(&spelling)
+        }
+    };
     let missing: Vec<&str> = SPEC_SECTIONS
         .iter()
-        .copied()
-        .filter(|section| {
-            let needle = section.to_lowercase();
-            match *section {
-                "Goals" => !without_non_goals.contains("goals"),
-                "Non-Goals" => !(lower.contains("non-goals") || lower.contains("non goals")),
-                _ => !lower.contains(&needle),
-            }
+        .filter(|(section, spellings)| {
+            let text = if *section == "Goals" {
+                without_non_goals.as_str()
+            } else {
+                normalized.as_str()
+            };
+            !spellings.iter().any(|s| names(s, text))
         })
+        .map(|(section, _)| *section)
         .collect();
     (!missing.is_empty()).then(|| {
         format!(
@@ -275,164 +496,75 @@ fn names_spec_sections(value: &str) -> Option<String> {
     })
 }
 
-fn numbers(value: &str) -> Vec<u64> {
-    value
-        .split(|c: char| !c.is_ascii_digit())
-        .filter(|w| !w.is_empty())
-        .filter_map(|w| w.parse().ok())
-        .collect()
-}
-
+/// A count >= 1: the first number written (digits or words), or, with no
+/// number, the items listed one per line.
 fn positive_count(value: &str) -> Option<String> {
-    match numbers(value).first() {
+    let listed = value
+        .lines()
+        .filter(|l| super::fields::is_list_item(l))
+        .count();
+    match values::numbers(value).first() {
         Some(n) if *n >= 1 => None,
         Some(_) => Some("the count must be at least 1".to_string()),
+        None if listed >= 1 => None,
         None => Some("the value must state a count (a number)".to_string()),
     }
 }
 
 fn has_counts(value: &str) -> Option<String> {
-    numbers(value).is_empty().then(|| {
-        "the test result must give the full-suite command and its pass / fail counts".to_string()
+    values::numbers(value).is_empty().then(|| {
+        "the test result gives the full-suite command and its pass / fail counts".to_string()
     })
 }
 
-/// `N/M`, `N / M` or `N of M`, with `N <= M` and `M >= 1`.
+/// Checklist progress `checked / total`, with `checked <= total` and
+/// `total >= 1`, however it is written.
 fn checked_of_total(value: &str) -> Option<String> {
-    let flat = value.replace(" of ", "/").replace(' ', "");
-    let pair = flat
-        .split('/')
-        .collect::<Vec<_>>()
-        .windows(2)
-        .find_map(|w| {
-            let checked: String = w[0]
-                .chars()
-                .rev()
-                .take_while(char::is_ascii_digit)
-                .collect();
-            let total: String = w[1].chars().take_while(char::is_ascii_digit).collect();
-            let checked: String = checked.chars().rev().collect();
-            Some((checked.parse::<u64>().ok()?, total.parse::<u64>().ok()?))
-        });
-    match pair {
+    match values::progress(value) {
         Some((checked, total)) if total >= 1 && checked <= total => None,
         Some((checked, total)) => Some(format!(
             "checklist progress {checked}/{total} is impossible (checked must be 0..=total, total >= 1)"
         )),
-        None => {
-            Some("actions implemented must map to checklist items as `checked/total`".to_string())
-        }
+        None => Some(
+            "the actions implemented map to checklist items as checked / total (for example `3/9`)"
+                .to_string(),
+        ),
     }
+}
+
+/// The index of the reviewer's Verdict in [`parts`].
+pub const REVIEWER_VERDICT: usize = 0;
+
+/// True when a reviewer verdict is `blockers found`.
+pub fn verdict_is_blockers_found(value: &str) -> bool {
+    let spaced = value.replace(['_', '-'], " ");
+    values::is_word_then_aside(&spaced, "blockers found")
+        || values::is_word_then_aside(&spaced, "blocker found")
 }
 
 fn verdict(value: &str) -> Option<String> {
-    let v = fields::strip_markup(value)
-        .trim_end_matches('.')
-        .to_lowercase();
-    (!matches!(v.as_str(), "pass" | "blockers found")).then(|| {
-        format!(
-            "verdict must be `pass` or `blockers found`, not `{}`",
-            value.trim()
-        )
-    })
-}
-
-/// Check the payload of a delivered report of `role`. The executor's test
-/// result may be carried by the envelope's verification field instead.
-pub fn check(role: Role, fields: &Fields, verification: Option<&str>) -> Vec<Diagnostic> {
-    let mut diagnostics = Vec::new();
-    for part in parts(role) {
-        let found: Vec<_> = fields.with_label(part.labels).collect();
-        let Some(field) = found.first() else {
-            let fallback = (role == Role::Executor && part.name == "Test result")
-                .then_some(verification)
-                .flatten()
-                .filter(|v| !fields::is_not_applicable(v) && !v.trim().is_empty());
-            match (fallback, part.rule) {
-                (Some(v), Some(rule)) => {
-                    if let Some(problem) = rule(v) {
-                        diagnostics.push(Diagnostic::new(
-                            Code::plastic_report_payload_invalid,
-                            format!(
-                                "{role} payload `{}` (from Verification / tests run): {problem}",
-                                part.name
-                            ),
-                        ));
-                    }
-                }
-                (Some(_), None) => {}
-                (None, _) => diagnostics.push(Diagnostic::new(
-                    Code::plastic_report_payload_missing,
-                    format!(
-                        "{role} report lacks its payload part `{}` (labels: {})",
-                        part.name,
-                        part.labels.join(", ")
-                    ),
-                )),
-            }
-            continue;
-        };
-        for extra in found.iter().skip(1) {
-            diagnostics.push(
-                Diagnostic::new(
-                    Code::plastic_report_field_duplicated,
-                    format!(
-                        "payload part `{}` appears again (first on line {})",
-                        part.name, field.line
-                    ),
-                )
-                .with_line(Some(extra.line)),
-            );
-        }
-        let value = field.value.as_str();
-        if value.is_empty() {
-            diagnostics.push(
-                Diagnostic::new(
-                    Code::plastic_report_field_empty,
-                    format!("payload part `{}` has no value", part.name),
-                )
-                .with_line(Some(field.line)),
-            );
-            continue;
-        }
-        if fields::is_not_applicable(value) {
-            if !part.none_allowed {
-                diagnostics.push(
-                    Diagnostic::new(
-                        Code::plastic_report_payload_missing,
-                        format!(
-                            "{role} payload `{}` is `{}`; a delivered {role} report must carry it",
-                            part.name,
-                            value.trim()
-                        ),
-                    )
-                    .with_line(Some(field.line)),
-                );
-            }
-            continue;
-        }
-        if let Some(problem) = part.rule.and_then(|rule| rule(value)) {
-            diagnostics.push(
-                Diagnostic::new(
-                    Code::plastic_report_payload_invalid,
-                    format!("{role} payload `{}`: {problem}", part.name),
-                )
-                .with_line(Some(field.line)),
-            );
-        }
-    }
-    diagnostics
+    let spaced = value.replace(['_', '-'], " ");
+    (!(values::is_word_then_aside(&spaced, "pass") || verdict_is_blockers_found(value))).then(
+        || {
+            format!(
+                "the verdict is `pass` or `blockers found`, not `{}`",
+                value.lines().next().unwrap_or_default().trim()
+            )
+        },
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contract::plastic::labels;
 
     #[test]
     fn value_rules() {
         assert_eq!(tier_letter("M"), None);
         assert_eq!(tier_letter("**L** — big"), None);
-        assert!(tier_letter("medium").is_some());
+        assert_eq!(tier_letter("medium"), None);
+        assert!(tier_letter("XL").is_some());
         assert_eq!(tier_with_rationale("M — two modules, one seam"), None);
         assert!(tier_with_rationale("M").is_some());
         assert_eq!(tier_shape("inline plan-as-checklist (S/M)"), None);
@@ -444,37 +576,113 @@ mod tests {
             ),
             None
         );
+        assert_eq!(
+            names_spec_sections("problem / goals / non goals / approach / decisions / ACs"),
+            None
+        );
         let missing =
             names_spec_sections("Problem, Non-Goals, Approach, Decisions, Acceptance Criteria")
                 .unwrap();
         assert!(missing.contains("`Goals`"), "{missing}");
         assert_eq!(positive_count("7 criteria"), None);
+        assert_eq!(positive_count("seven criteria"), None);
         assert!(positive_count("0").is_some());
         assert!(positive_count("several").is_some());
+        assert_eq!(
+            positive_count("- rejects an expired token\n- keeps the account"),
+            None
+        );
         assert_eq!(has_counts("`cargo test`: 212 passed, 0 failed"), None);
         assert!(has_counts("all green").is_some());
         assert_eq!(checked_of_total("n1, n2 -> 5/12 checked"), None);
         assert_eq!(checked_of_total("5 of 12"), None);
-        assert_eq!(checked_of_total("5 / 12"), None);
+        assert_eq!(checked_of_total("checked: 5, total: 12"), None);
         assert!(checked_of_total("13/12").is_some());
         assert!(checked_of_total("0/0").is_some());
         assert!(checked_of_total("most of them").is_some());
         assert_eq!(verdict("pass"), None);
         assert_eq!(verdict("**Blockers found**"), None);
+        assert_eq!(verdict("PASS — all five criteria hold"), None);
+        assert_eq!(verdict("blockers_found (2)"), None);
         assert!(verdict("pass with notes").is_some());
+        assert!(verdict("fail").is_some());
     }
 
     #[test]
-    fn every_role_has_parts_with_distinct_labels() {
-        for &role in Role::ALL {
-            let mut labels: Vec<&str> = parts(role)
-                .iter()
-                .flat_map(|p| p.labels.iter().copied())
-                .collect();
-            let before = labels.len();
-            labels.sort_unstable();
-            labels.dedup();
-            assert_eq!(labels.len(), before, "{role}");
+    fn the_contract_wording_and_its_rephrasings_name_each_part() {
+        let pick = |role: Role, label: &str| {
+            labels::best(label, parts(role).iter().map(|p| (p.name, &p.concept)), 4)
+                .map(|(name, _)| name)
+        };
+        for (role, label, expected) in [
+            (
+                Role::Brainstorming,
+                "Decisions recorded in ### Decisions, each with its one-line rationale",
+                0,
+            ),
+            (Role::Brainstorming, "Key decisions", 0),
+            (Role::Brainstorming, "Context enriched", 1),
+            (Role::Brainstorming, "Research and key findings", 1),
+            (
+                Role::Brainstorming,
+                "Open questions resolved, and any deliberately left for the spec",
+                2,
+            ),
+            (Role::Brainstorming, "Questions left open", 2),
+            (Role::Brainstorming, "Tier recommendation", 3),
+            (Role::Spec, "Spec sections produced", 0),
+            (Role::Spec, "Sections written", 0),
+            (
+                Role::Spec,
+                "How the recorded decisions resolved into the chosen approach",
+                1,
+            ),
+            (Role::Spec, "Decisions → approach", 1),
+            (
+                Role::Spec,
+                "Acceptance-criteria count, so the planner knows the surface to cover",
+                2,
+            ),
+            (Role::Spec, "AC count", 2),
+            (Role::Spec, "Tier", 3),
+            (Role::Planner, "The ordered actions, one line each", 0),
+            (Role::Planner, "Actions, in order", 0),
+            (Role::Planner, "Decomposition rationale", 1),
+            (Role::Planner, "Why this order", 1),
+            (Role::Planner, "Checklist coverage", 2),
+            (Role::Planner, "Tier shape produced", 3),
+            (
+                Role::Executor,
+                "Actions implemented this turn, mapped to checklist items checked off",
+                0,
+            ),
+            (Role::Executor, "Implemented actions", 0),
+            (Role::Executor, "Checklist progress", 0),
+            (Role::Executor, "A summary of the code changed", 1),
+            (Role::Executor, "Code changes", 1),
+            (Role::Executor, "Summary of changes", 1),
+            (Role::Executor, "Test result", 2),
+            (Role::Executor, "Full-suite result", 2),
+            (Role::Executor, "Test results (full suite)", 2),
+            (Role::Reviewer, "Verdict", 0),
+            (
+                Role::Reviewer,
+                "Each acceptance criterion checked, with the evidence that confirms or refutes it",
+                1,
+            ),
+            (Role::Reviewer, "Acceptance criteria", 1),
+            (
+                Role::Reviewer,
+                "Gaps or risks found, ranked, with a recommended disposition",
+                2,
+            ),
+            (Role::Reviewer, "Risks", 2),
+        ] {
+            assert_eq!(
+                pick(role, label),
+                Some(parts(role)[expected].name),
+                "{role}: {label}"
+            );
         }
     }
 }

@@ -3,13 +3,19 @@
 //!
 //! The role comes from `--role` when given, else from the report's Role
 //! field. A text carrying the synthesized banner is judged by
-//! [`super::synthesized`] instead. Payload parts are required of a
-//! `delivered` report; a `blocked` report needs only the envelope.
+//! [`super::synthesized`] instead. Labels are matched by meaning
+//! ([`super::labels`]), values read with one normalisation
+//! ([`super::values`]). Payload parts are required of a `delivered` report;
+//! a `blocked` report needs only the envelope. A `delivered` report that
+//! names a blocker contradicts itself.
 
-use super::fields::{self, Fields};
-use super::payload;
+use super::envelope::{self, Slot};
+use super::fields::{self, Field, Fields, Form};
+use super::labels::{self, Match};
+use super::payload::{self, Authority, Fallback};
 use super::role::Role;
 use super::synthesized;
+use super::values;
 use crate::codes::Code;
 use crate::contract::text;
 use crate::diagnostic::Diagnostic;
@@ -33,124 +39,48 @@ pub struct CompletionReport {
     pub status: Status,
 }
 
-/// The envelope fields, with the intent id and the stage apart.
+/// What a label names: an envelope field or a part of the role's payload
+/// (by its index in [`payload::parts`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Slot {
-    Role,
-    IntentId,
-    Stage,
-    Status,
-    Artifacts,
-    Verification,
-    Checklist,
-    Deviations,
-    Blockers,
-    Insights,
+enum Target {
+    Slot(Slot),
+    Part(usize),
 }
 
-impl Slot {
-    const ALL: [Slot; 10] = [
-        Slot::Role,
-        Slot::IntentId,
-        Slot::Stage,
-        Slot::Status,
-        Slot::Artifacts,
-        Slot::Verification,
-        Slot::Checklist,
-        Slot::Deviations,
-        Slot::Blockers,
-        Slot::Insights,
-    ];
-
-    fn name(self) -> &'static str {
-        match self {
-            Slot::Role => "Role",
-            Slot::IntentId => "Intent id (of `Intent id and stage`)",
-            Slot::Stage => "stage (of `Intent id and stage`)",
-            Slot::Status => "Status",
-            Slot::Artifacts => "Artifacts written",
-            Slot::Verification => "Verification / tests run",
-            Slot::Checklist => "Checklist deltas",
-            Slot::Deviations => "Deviations from spec",
-            Slot::Blockers => "Blockers / handoff notes",
-            Slot::Insights => "Insights",
-        }
+/// The labeler for a role (`None`: the envelope alone).
+fn labeler(role: Option<Role>) -> impl Fn(&str, usize) -> Option<(Target, Match)> {
+    move |label: &str, slack: usize| {
+        let parts: &[payload::Part] = role.map_or(&[], payload::parts);
+        labels::best(
+            label,
+            Slot::LABELS
+                .iter()
+                .map(|slot| (Target::Slot(*slot), slot.concept()))
+                .chain(
+                    parts
+                        .iter()
+                        .enumerate()
+                        .map(|(index, part)| (Target::Part(index), &part.concept)),
+                ),
+            slack,
+        )
     }
 }
 
-/// Envelope labels (normalized) and the slots each fills.
-const ENVELOPE_LABELS: &[(&str, &[Slot])] = &[
-    ("role", &[Slot::Role]),
-    ("intent id and stage", &[Slot::IntentId, Slot::Stage]),
-    ("intent and stage", &[Slot::IntentId, Slot::Stage]),
-    ("intent id / stage", &[Slot::IntentId, Slot::Stage]),
-    ("intent / stage", &[Slot::IntentId, Slot::Stage]),
-    ("intent", &[Slot::IntentId]),
-    ("intent id", &[Slot::IntentId]),
-    ("stage", &[Slot::Stage]),
-    ("status", &[Slot::Status]),
-    ("artifacts written", &[Slot::Artifacts]),
-    ("artifacts", &[Slot::Artifacts]),
-    ("verification / tests run", &[Slot::Verification]),
-    ("verification", &[Slot::Verification]),
-    ("tests run", &[Slot::Verification]),
-    ("checklist deltas", &[Slot::Checklist]),
-    ("checklist delta", &[Slot::Checklist]),
-    ("checklist", &[Slot::Checklist]),
-    ("deviations from spec", &[Slot::Deviations]),
-    ("deviations", &[Slot::Deviations]),
-    ("blockers / handoff notes", &[Slot::Blockers]),
-    ("blockers", &[Slot::Blockers]),
-    ("handoff notes", &[Slot::Blockers]),
-    ("insights", &[Slot::Insights]),
-];
-
-/// Labels that are one half of a conjoined envelope label.
-fn is_split_half(label: &str) -> bool {
-    matches!(
-        label,
-        "verification" | "tests run" | "blockers" | "handoff notes"
-    )
-}
-
-fn slots_of(label: &str) -> &'static [Slot] {
-    ENVELOPE_LABELS
-        .iter()
-        .find(|(l, _)| *l == label)
-        .map_or(&[], |(_, slots)| slots)
-}
-
-const STAGES: &[&str] = &["what", "why", "how", "exec", "done"];
-const FILLER: &[&str] = &["intent", "id", "stage", "and"];
-
-fn words(value: &str) -> impl Iterator<Item = &str> {
-    value
-        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
-        .map(|w| w.trim_matches(|c| matches!(c, '.' | '-' | '_')))
-        .filter(|w| !w.is_empty())
-}
-
-fn stage_in(value: &str) -> Option<&str> {
-    words(value).find(|w| STAGES.contains(&w.to_lowercase().as_str()))
-}
-
-fn intent_id_in(value: &str) -> Option<&str> {
-    if fields::is_not_applicable(value) {
-        return None;
-    }
-    words(value).find(|w| {
-        let lower = w.to_lowercase();
-        !FILLER.contains(&lower.as_str())
-            && !STAGES.contains(&lower.as_str())
-            && w.starts_with(|c: char| c.is_ascii_alphanumeric())
+fn role_option(name: &str) -> Result<Role, Diagnostic> {
+    Role::parse(name).ok_or_else(|| {
+        Diagnostic::new(
+            Code::role_option_unknown,
+            format!(
+                "--role `{name}` is no plastic role; use {}",
+                Role::ALL
+                    .iter()
+                    .map(|r| r.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
     })
-}
-
-/// The label set in effect: the envelope, plus the payload of `role`.
-fn reader(role: Option<Role>) -> impl Fn(&str) -> bool {
-    move |label: &str| {
-        !slots_of(label).is_empty() || role.is_some_and(|role| payload::is_label(role, label))
-    }
 }
 
 /// Check a completion report; `role_option` is `--role`.
@@ -159,7 +89,7 @@ pub fn check(
     role_option: Option<&str>,
 ) -> (Option<CompletionReport>, Vec<Diagnostic>) {
     let text = match text::decode(bytes, MAX_REPORT_BYTES, "completion report") {
-        Ok(text) => text,
+        Ok(text) => text.strip_prefix('\u{feff}').unwrap_or(text),
         Err(d) => return (None, vec![d]),
     };
     if text.trim().is_empty() {
@@ -174,36 +104,18 @@ pub fn check(
     if synthesized::is_synthesized(text) {
         return (None, synthesized::check(text).1);
     }
-    let option_role = match role_option {
-        None => None,
-        Some(name) => match Role::parse(name) {
-            Some(role) => Some(role),
-            None => {
-                return (
-                    None,
-                    vec![Diagnostic::new(
-                        Code::role_option_unknown,
-                        format!(
-                            "--role `{name}` is no plastic role; use {}",
-                            Role::ALL
-                                .iter()
-                                .map(|r| r.name())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
-                    )],
-                );
-            }
-        },
+    let option_role = match role_option.map(self::role_option).transpose() {
+        Ok(role) => role,
+        Err(d) => return (None, vec![d]),
     };
     // First pass: the envelope alone, to learn the role when --role is absent.
-    let envelope_only = fields::read(text, &reader(None));
+    let envelope_only = fields::read(text, &labeler(None));
     let document_role = envelope_only
-        .with_label(&["role"])
+        .of(Target::Slot(Slot::Role))
         .next()
-        .map(|f| (f.line, f.value.clone(), Role::parse(&f.value)));
-    let role = option_role.or_else(|| document_role.as_ref().and_then(|(_, _, r)| *r));
-    let fields = fields::read(text, &reader(role));
+        .and_then(|f| Role::parse(&f.value));
+    let role = option_role.or(document_role);
+    let fields = fields::read(text, &labeler(role));
     let mut diagnostics = Vec::new();
 
     if let Some((line, preamble)) = &fields.preamble {
@@ -226,7 +138,7 @@ pub fn check(
                     Code::plastic_report_role_unknown,
                     format!(
                         "Role `{}` is not brainstorming, spec, planner, executor or reviewer",
-                        field.value
+                        first_line(&field.value)
                     ),
                 )
                 .with_line(Some(field.line)),
@@ -246,85 +158,95 @@ pub fn check(
 
     // Intent id and stage.
     let intent_id = envelope.value(Slot::IntentId).and_then(|field| {
-        let id = intent_id_in(&field.value);
+        let id = envelope::intent_id_in(&field.value);
         if id.is_none() {
             diagnostics.push(
                 Diagnostic::new(
                     Code::plastic_report_intent_invalid,
                     format!(
                         "no intent id in `{}`; write the active intent's id, e.g. `337`",
-                        field.value
+                        first_line(&field.value)
                     ),
                 )
                 .with_line(Some(field.line)),
             );
         }
-        id.map(str::to_string)
+        id
     });
     let stage = envelope.value(Slot::Stage).and_then(|field| {
-        let stage = stage_in(&field.value);
+        let stage = envelope::stage_in(&field.value);
         if stage.is_none() {
             diagnostics.push(
                 Diagnostic::new(
                     Code::plastic_report_stage_invalid,
                     format!(
                         "no cycle stage in `{}`; name What, Why, How or Exec",
-                        field.value
+                        first_line(&field.value)
                     ),
                 )
                 .with_line(Some(field.line)),
             );
         }
-        stage.map(str::to_string)
+        stage
     });
 
     // Status.
-    let status =
-        envelope
-            .value(Slot::Status)
-            .and_then(|field| match fields::strip_markup(&field.value) {
-                "delivered" => Some(Status::Delivered),
-                "blocked" => Some(Status::Blocked),
-                other => {
-                    let hint = if other.starts_with("synthesized") {
-                        " (a synthesized report keeps its banner and exact form)"
-                    } else {
-                        ""
-                    };
-                    diagnostics.push(
+    let status = envelope.value(Slot::Status).and_then(|field| {
+        if values::starts_with_word(&field.value, "delivered") {
+            return Some(Status::Delivered);
+        }
+        if values::starts_with_word(&field.value, "blocked") {
+            return Some(Status::Blocked);
+        }
+        let shown = first_line(&field.value);
+        let hint = if values::normalize(shown).starts_with("synthesized") {
+            " (a synthesized report keeps its banner and exact form)"
+        } else {
+            ""
+        };
+        diagnostics.push(
+            Diagnostic::new(
+                Code::plastic_report_status_invalid,
+                format!("Status is `{shown}`; it must be `delivered` or `blocked`{hint}"),
+            )
+            .with_line(Some(field.line)),
+        );
+        None
+    });
+
+    // A delivered report with a blocker contradicts itself; a reviewer whose
+    // verdict is `blockers found` lists the blockers it found in the code.
+    let reviewer_found_blockers = role == Some(Role::Reviewer)
+        && fields
+            .of(Target::Part(payload::REVIEWER_VERDICT))
+            .next()
+            .is_some_and(|f| payload::verdict_is_blockers_found(&f.value));
+    if status == Some(Status::Delivered) && !reviewer_found_blockers {
+        for field in envelope.all(Slot::Blockers) {
+            if envelope::names_a_blocker(&labels::words(&field.label), &field.value) {
+                diagnostics.push(
                     Diagnostic::new(
-                        Code::plastic_report_status_invalid,
+                        Code::plastic_report_delivered_with_blockers,
                         format!(
-                            "Status is `{other}`; it must be exactly `delivered` or `blocked`{hint}"
+                            "Status is `delivered` but `{}` names a blocker: `{}`",
+                            field.label,
+                            first_line(&field.value)
                         ),
                     )
                     .with_line(Some(field.line)),
                 );
-                    None
-                }
-            });
+                break;
+            }
+        }
+    }
 
     // Payload and the executor's insight marker.
     if let Some(role) = role {
         if status == Some(Status::Delivered) {
-            let verification = envelope.value(Slot::Verification).map(|f| f.value.as_str());
-            diagnostics.extend(payload::check(role, &fields, verification));
+            diagnostics.extend(check_payload(role, &fields, &envelope));
         }
-        if role == Role::Executor
-            && let Some(field) = envelope.value(Slot::Insights)
-            && !fields::is_not_applicable(&field.value)
-        {
-            for item in fields::items(&field.value) {
-                if !item.contains("(autonomous)") {
-                    diagnostics.push(
-                        Diagnostic::new(
-                            Code::plastic_report_insight_unmarked,
-                            format!("executor insight `{item}` lacks the `(autonomous)` marker"),
-                        )
-                        .with_line(Some(field.line)),
-                    );
-                }
-            }
+        if role == Role::Executor {
+            diagnostics.extend(unmarked_insights(&envelope));
         }
     }
 
@@ -344,73 +266,264 @@ pub fn check(
     (report, diagnostics)
 }
 
+fn first_line(value: &str) -> &str {
+    value
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default()
+}
+
+/// Executor insights each carry the `(autonomous)` marker.
+fn unmarked_insights(envelope: &Envelope<'_>) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for field in envelope.all(Slot::Insights) {
+        if field.value.is_empty()
+            || values::is_not_applicable(&field.value)
+            || envelope::is_reference(&field.value)
+        {
+            continue;
+        }
+        for item in fields::items(&field.value) {
+            if values::is_not_applicable(&item) {
+                continue;
+            }
+            if !item.to_lowercase().contains("(autonomous)") {
+                out.push(
+                    Diagnostic::new(
+                        Code::plastic_report_insight_unmarked,
+                        format!("executor insight `{item}` lacks the `(autonomous)` marker"),
+                    )
+                    .with_line(Some(field.line)),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// The payload of a delivered report of `role`.
+fn check_payload(role: Role, fields: &Fields<Target>, envelope: &Envelope<'_>) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::new();
+    for (index, part) in payload::parts(role).iter().enumerate() {
+        let (missing_code, invalid_code) = match part.authority {
+            Authority::Contract => (
+                Code::plastic_report_payload_missing,
+                Code::plastic_report_payload_invalid,
+            ),
+            Authority::RolePrompt => (
+                Code::plastic_report_prompt_part_missing,
+                Code::plastic_report_prompt_part_invalid,
+            ),
+        };
+        let fallback = match part.fallback {
+            Fallback::None => None,
+            Fallback::Verification => envelope.value(Slot::Verification),
+            Fallback::Checklist => envelope.value(Slot::Checklist),
+        }
+        .filter(|f| !values::is_not_applicable(&f.value));
+        let found: Vec<&Field<Target>> = fields.of(Target::Part(index)).collect();
+        // A part named twice (`Summary` and `Code changed`): the first that
+        // satisfies the part counts.
+        let satisfies = |f: &&&Field<Target>| {
+            !f.value.is_empty()
+                && !values::is_not_applicable(&f.value)
+                && part.rule.is_none_or(|rule| rule(&f.value).is_none())
+        };
+        let chosen = found.iter().find(satisfies).or(found.first()).copied();
+        let Some(field) = chosen else {
+            match (fallback, part.rule) {
+                (Some(carrier), Some(rule)) => {
+                    if let Some(problem) = rule(&carrier.value) {
+                        diagnostics.push(
+                            Diagnostic::new(
+                                invalid_code,
+                                format!(
+                                    "{role} payload `{}` (carried by `{}`): {problem}",
+                                    part.name, carrier.label
+                                ),
+                            )
+                            .with_line(Some(carrier.line)),
+                        );
+                    }
+                }
+                (Some(_), None) => {}
+                (None, _) => diagnostics.push(Diagnostic::new(
+                    missing_code,
+                    format!(
+                        "{role} report lacks its payload part `{}`{}",
+                        part.name,
+                        match part.authority {
+                            Authority::Contract => "",
+                            Authority::RolePrompt => " (asked for by the plastic role prompt)",
+                        }
+                    ),
+                )),
+            }
+            continue;
+        };
+        let value = field.value.as_str();
+        if value.is_empty() {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::plastic_report_field_empty,
+                    format!(
+                        "payload part `{}` has no value; write it, or `none` where it does not apply",
+                        part.name
+                    ),
+                )
+                .with_line(Some(field.line)),
+            );
+            continue;
+        }
+        if values::is_not_applicable(value) {
+            if !part.none_allowed {
+                diagnostics.push(
+                    Diagnostic::new(
+                        missing_code,
+                        format!(
+                            "{role} payload `{}` is `{}`; a delivered {role} report carries it",
+                            part.name,
+                            first_line(value)
+                        ),
+                    )
+                    .with_line(Some(field.line)),
+                );
+            }
+            continue;
+        }
+        let Some(rule) = part.rule else { continue };
+        // The value, the label's aside (`Actions implemented (2/4)`), or
+        // the envelope field that may carry it.
+        if let Some(problem) = rule(value) {
+            // The contract's own label sentence may run on past its colon
+            // (`Verdict: \`pass\` or \`blockers found\`: pass`): the value is
+            // what follows the last colon of the first line.
+            let after_template = first_line(value)
+                .rsplit_once(": ")
+                .map(|(_, tail)| tail)
+                .filter(|tail| !tail.trim().is_empty());
+            // A heading label's template (`## Verdict: \`pass\` or ...`) puts
+            // the value on a line of its own.
+            let some_line = || {
+                value.lines().count() > 1
+                    && value
+                        .lines()
+                        .any(|l| !l.trim().is_empty() && rule(l).is_none())
+            };
+            if rule(&format!("{} {value}", field.label)).is_none()
+                || after_template.is_some_and(|tail| rule(tail).is_none())
+                || some_line()
+                || fallback.is_some_and(|carrier| rule(&carrier.value).is_none())
+            {
+                continue;
+            }
+            diagnostics.push(
+                Diagnostic::new(
+                    invalid_code,
+                    format!("{role} payload `{}`: {problem}", part.name),
+                )
+                .with_line(Some(field.line)),
+            );
+        }
+    }
+    diagnostics
+}
+
 /// The envelope fields found, one per slot, after reporting missing,
 /// duplicated and empty ones.
 struct Envelope<'a> {
-    slots: Vec<(Slot, &'a fields::Field)>,
+    /// The first field of each slot.
+    slots: Vec<(Slot, &'a Field<Target>)>,
+    /// Every field of each slot (merged slots keep all).
+    every: Vec<(Slot, &'a Field<Target>)>,
 }
 
 impl<'a> Envelope<'a> {
-    fn collect(fields: &'a Fields, diagnostics: &mut Vec<Diagnostic>) -> Envelope<'a> {
-        let mut slots: Vec<(Slot, &fields::Field)> = Vec::new();
-        let mut labels_seen: Vec<(&str, u32)> = Vec::new();
+    fn collect(fields: &'a Fields<Target>, diagnostics: &mut Vec<Diagnostic>) -> Envelope<'a> {
+        let mut slots: Vec<(Slot, &Field<Target>)> = Vec::new();
+        let mut every: Vec<(Slot, &Field<Target>)> = Vec::new();
         for field in &fields.fields {
-            let field_slots = slots_of(&field.label);
-            if field_slots.is_empty() {
+            let Target::Slot(target) = field.target else {
+                continue;
+            };
+            // "Reported in the `insights:` field" points at the field; it
+            // is not the field.
+            if target == Slot::Insights && envelope::is_reference(&field.value) {
                 continue;
             }
-            let repeated_label = labels_seen.iter().find(|(l, _)| *l == field.label);
-            // The halves of a conjoined label (`Verification` + `Tests run`,
-            // `Blockers` + `Handoff notes`) may both appear; any other second
-            // filling of a slot is a duplicate.
-            let clash = field_slots.iter().find_map(|slot| {
-                slots
-                    .iter()
-                    .find(|(s, other)| {
-                        s == slot && !(is_split_half(&field.label) && is_split_half(&other.label))
-                    })
-                    .map(|(_, other)| other.line)
-            });
-            if let Some(first) = repeated_label.map(|(_, line)| *line).or(clash) {
+            let clash = target
+                .fills()
+                .iter()
+                .find_map(|slot| slots.iter().find(|(s, _)| s == slot))
+                .map(|(_, other)| other.line);
+            // A weak label (`Checklist`, `Tests`) that names a field already
+            // given is more likely prose of the payload than a second field.
+            if clash.is_some() && !field.found.is_strong() {
+                continue;
+            }
+            if let Some(first) = clash
+                && !target.merges()
+            {
                 diagnostics.push(
                     Diagnostic::new(
                         Code::plastic_report_field_duplicated,
                         format!(
-                            "field `{}` appears again (first on line {first})",
-                            field.label
+                            "field `{}` ({}) appears again (first on line {first})",
+                            field.label,
+                            target.name()
                         ),
                     )
                     .with_line(Some(field.line)),
                 );
                 continue;
             }
-            labels_seen.push((&field.label, field.line));
-            if field.value.is_empty() {
+            let empty = field.value.is_empty();
+            if empty && clash.is_none() {
+                let heading = matches!(field.form, Form::Heading(_));
                 diagnostics.push(
                     Diagnostic::new(
                         Code::plastic_report_field_empty,
                         format!(
-                            "field `{}` has no value; write `n/a` or `none` if it does not apply",
-                            field.label
+                            "field `{}` has no value{}; write `n/a` or `none` if it does not apply",
+                            field.label,
+                            if heading { " under its heading" } else { "" }
                         ),
                     )
                     .with_line(Some(field.line)),
                 );
             }
-            for &slot in field_slots {
-                // Aliases of one field (Verification + Tests run) merge: the first one counts.
+            for &slot in target.fills() {
+                every.push((slot, field));
                 if !slots.iter().any(|(s, _)| *s == slot) {
                     slots.push((slot, field));
                 }
             }
         }
-        for slot in Slot::ALL {
+        // `Intent: 418 (Exec)` names the stage too, and `Stage: Exec
+        // (intent 418)` the intent: one half given inside the other counts.
+        let given = |slots: &[(Slot, &'a Field<Target>)], slot: Slot| {
+            slots.iter().find(|(s, _)| *s == slot).map(|(_, f)| *f)
+        };
+        if let (Some(intent), None) = (given(&slots, Slot::IntentId), given(&slots, Slot::Stage))
+            && envelope::stage_named_in(&intent.value).is_some()
+        {
+            slots.push((Slot::Stage, intent));
+        }
+        if let (None, Some(stage)) = (given(&slots, Slot::IntentId), given(&slots, Slot::Stage))
+            && !values::numbers(&stage.value).is_empty()
+            && envelope::intent_id_in(&stage.value)
+                .is_some_and(|id| id.chars().any(|c| c.is_ascii_digit()))
+        {
+            slots.push((Slot::IntentId, stage));
+        }
+        for slot in Slot::REQUIRED {
             if !slots.iter().any(|(s, _)| *s == slot) {
                 let also = match slot {
                     Slot::IntentId | Slot::Stage => {
                         "; write `Intent id and stage: <id> / <stage>` or separate `Intent` and `Stage` fields"
                     }
-                    _ => "",
+                    _ => "; write `n/a` or `none` when it does not apply",
                 };
                 diagnostics.push(Diagnostic::new(
                     Code::plastic_report_field_missing,
@@ -418,14 +531,23 @@ impl<'a> Envelope<'a> {
                 ));
             }
         }
-        Envelope { slots }
+        Envelope { slots, every }
     }
 
     /// The field for `slot` when it has a value.
-    fn value(&self, slot: Slot) -> Option<&'a fields::Field> {
+    fn value(&self, slot: Slot) -> Option<&'a Field<Target>> {
         self.slots
             .iter()
+            .chain(self.every.iter())
             .find(|(s, f)| *s == slot && !f.value.is_empty())
+            .map(|(_, f)| *f)
+    }
+
+    /// Every field given for `slot`.
+    fn all(&self, slot: Slot) -> impl Iterator<Item = &'a Field<Target>> + '_ {
+        self.every
+            .iter()
+            .filter(move |(s, _)| *s == slot)
             .map(|(_, f)| *f)
     }
 }
@@ -481,8 +603,13 @@ mod tests {
             ),
             (
                 "- **Status**: delivered\n",
-                "- **Status**: Delivered\n",
+                "- **Status**: partially delivered\n",
                 Code::plastic_report_status_invalid,
+            ),
+            (
+                "- **Blockers / handoff notes**: none\n",
+                "- **Blockers / handoff notes**: Blocker: the staging DB is down\n",
+                Code::plastic_report_delivered_with_blockers,
             ),
             (
                 "- **Role**: plastic-planner\n",
@@ -574,8 +701,10 @@ mod tests {
     }
 
     /// Every payload part of every role: the full report passes; without the
-    /// part it is `payload_missing`; with `n/a` it is missing unless the part
-    /// allows it; with a value its rule rejects, it is `payload_invalid`.
+    /// part it is missing (an error for a part the contract states, a
+    /// warning for a Tier line only the role prompts ask for); `n/a` counts
+    /// as missing unless the part allows it; a value its rule rejects is
+    /// invalid, with the same split.
     #[test]
     fn every_role_payload_part_is_required_and_checked() {
         type Part<'a> = (&'a str, &'a str, Option<&'a str>);
@@ -594,7 +723,7 @@ mod tests {
                     (
                         "Tier recommendation",
                         "M - two modules, one seam",
-                        Some("medium"),
+                        Some("XL"),
                     ),
                 ],
             ),
@@ -673,24 +802,40 @@ mod tests {
                 "{role}"
             );
             for (index, (label, _, bad)) in parts.iter().enumerate() {
+                let part = &payload::parts(Role::parse(role).unwrap())[index];
+                let (missing, invalid) = match part.authority {
+                    Authority::Contract => (
+                        Code::plastic_report_payload_missing,
+                        Code::plastic_report_payload_invalid,
+                    ),
+                    Authority::RolePrompt => (
+                        Code::plastic_report_prompt_part_missing,
+                        Code::plastic_report_prompt_part_invalid,
+                    ),
+                };
                 let without: Vec<_> = full
                     .iter()
                     .enumerate()
                     .filter(|(i, _)| *i != index)
                     .map(|(_, p)| *p)
                     .collect();
+                let (_, d) = check(delivered(role, stage, &without).as_bytes(), None);
                 assert_eq!(
-                    codes(&delivered(role, stage, &without), None),
-                    vec![Code::plastic_report_payload_missing],
+                    d.iter().map(|d| d.code).collect::<Vec<_>>(),
+                    vec![missing],
                     "{role} without {label}"
                 );
-                let allows_none = payload::parts(Role::parse(role).unwrap())[index].none_allowed;
+                assert_eq!(
+                    d[0].is_error(),
+                    part.authority == Authority::Contract,
+                    "{role} {label}"
+                );
                 let mut na = full.clone();
                 na[index].1 = "n/a";
-                let expected = if allows_none {
+                let expected = if part.none_allowed {
                     vec![]
                 } else {
-                    vec![Code::plastic_report_payload_missing]
+                    vec![missing]
                 };
                 assert_eq!(
                     codes(&delivered(role, stage, &na), None),
@@ -702,7 +847,7 @@ mod tests {
                     broken[index].1 = bad;
                     assert_eq!(
                         codes(&delivered(role, stage, &broken), None),
-                        vec![Code::plastic_report_payload_invalid],
+                        vec![invalid],
                         "{role} {label}: {bad}"
                     );
                 }
@@ -738,13 +883,23 @@ mod tests {
     }
 
     #[test]
-    fn envelope_and_payload_labels_do_not_overlap() {
-        for &role in Role::ALL {
-            for part in payload::parts(role) {
-                for label in part.labels {
-                    assert!(slots_of(label).is_empty(), "{role}: {label}");
-                }
-            }
+    fn one_normalisation_and_no_absorbed_blocks() {
+        // Case, emphasis and a final period do not matter.
+        for status in ["Delivered", "**delivered**", "delivered.", "`DELIVERED`"] {
+            let text = PLANNER.replace(
+                "- **Status**: delivered",
+                &format!("- **Status**: {status}"),
+            );
+            assert!(codes(&text, None).is_empty(), "{status}");
         }
+        // `Insights: none` followed by a bold payload heading is not two
+        // unmarked insights.
+        let executor = "Role: executor\nIntent id and stage: 74 / Exec\nStatus: delivered\nArtifacts written: src/a.rb\nVerification / tests run: rake test: 12 runs, 0 failures\nChecklist deltas: items 1 and 2 checked off\nDeviations from spec: none\nBlockers / handoff notes: none\nInsights: none\n**Actions implemented (checked / total)**\n2/5: the lease check\n**Code changed**\nsrc/a.rb gains the lease check\n";
+        assert_eq!(codes(executor, None), vec![]);
+        // Progress in words, checked / total labelled.
+        let worded = executor.replace("2/5: the lease check", "two of five: the lease check");
+        assert_eq!(codes(&worded, None), vec![]);
+        let labelled = executor.replace("2/5: the lease check", "checked: 2, total: 5");
+        assert_eq!(codes(&labelled, None), vec![]);
     }
 }

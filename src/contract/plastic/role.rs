@@ -61,11 +61,20 @@ impl Role {
             }
         };
         exact(&cleaned).or_else(|| {
-            let words: Vec<&str> = cleaned.split_whitespace().collect();
-            let two = words.get(..2).map(|w| w.join(" "));
-            two.as_deref()
-                .and_then(exact)
-                .or_else(|| words.first().and_then(|w| exact(w)))
+            // The first role named in the value (`the executor`, `Executor
+            // agent (plastic-executor)`), a two-word name first.
+            let words: Vec<&str> = cleaned
+                .split(|c: char| {
+                    c.is_whitespace() || matches!(c, '(' | ')' | ',' | ';' | ':' | '/')
+                })
+                .filter(|w| !w.is_empty())
+                .collect();
+            (0..words.len()).find_map(|i| {
+                words
+                    .get(i..i + 2)
+                    .and_then(|pair| exact(&pair.join(" ")))
+                    .or_else(|| exact(words[i]))
+            })
         })
     }
 }
@@ -93,6 +102,9 @@ mod tests {
             ("final reviewer (final gate)", Role::Reviewer),
             ("reviewer", Role::Reviewer),
             ("executor (Exec)", Role::Executor),
+            ("the executor", Role::Executor),
+            ("Executor agent (plastic-executor)", Role::Executor),
+            ("plastic planner", Role::Planner),
         ] {
             assert_eq!(Role::parse(text), Some(role), "{text}");
         }

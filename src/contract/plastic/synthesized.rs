@@ -2,13 +2,16 @@
 //! ten-line block derived from the intent directory when an agent returned
 //! nothing usable.
 //!
-//! Decision: a synthesized report is **not** a delivered report. Its Status
-//! is the fixed `synthesized (...)` text, never `delivered` or `blocked`, and
-//! it carries no agent-authored account, so even a well-formed one is
-//! reported as `plastic_report_synthesized` (an error by default). A block
-//! that starts with the banner but deviates from the exact form is
-//! `plastic_synthesized_malformed`: the script is a pure function, so any
-//! deviation is a hand edit.
+//! A synthesized report is recognised as such, and is **not** a delivered
+//! report: its Status is the fixed `synthesized (...)` text, never
+//! `delivered` or `blocked`, and it carries no agent-authored account. A
+//! well-formed one is `plastic_report_synthesized`, a warning by default
+//! because the seed makes the contract "never a hard block" (decision D3);
+//! `contracts.synthesized_reports: error` makes it an error for teams that
+//! require agent-authored reports. A block that starts with the banner but
+//! deviates from the exact form is `plastic_synthesized_malformed`, always
+//! an error: the script is a pure function, so any deviation is a hand
+//! edit.
 
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
@@ -106,8 +109,13 @@ fn check_checklist(value: &str) -> Result<Option<(u64, u64)>, String> {
 /// Check a text known to contain the banner: the exact form, then the
 /// verdict that a synthesized report is no delivered report.
 pub fn check(text: &str) -> (Option<Synthesized>, Vec<Diagnostic>) {
-    let body = text.strip_suffix('\n').unwrap_or(text);
-    let lines: Vec<&str> = body.split('\n').collect();
+    // Line endings and trailing blank lines are the carrier's, not the
+    // script's: `\r\n` and a final blank line are read as the script wrote.
+    let body = text.trim_end_matches(['\n', '\r', ' ', '\t']);
+    let lines: Vec<&str> = body
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
     let mut diagnostics = Vec::new();
     if lines.first() != Some(&BANNER) {
         let at = lines
@@ -246,11 +254,18 @@ Insights: (none)\n\
         assert_eq!(report.checklist, Some((12, 12)));
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].code, Code::plastic_report_synthesized);
-        // Without the final newline, and the minimal what-stage report.
-        assert_eq!(
-            codes(GOOD.trim_end()),
-            vec![(Code::plastic_report_synthesized, Some(1))]
-        );
+        // Without the final newline, with CRLF or a trailing blank line, and
+        // the minimal what-stage report.
+        for carried in [
+            GOOD.trim_end().to_string(),
+            GOOD.replace('\n', "\r\n"),
+            format!("{GOOD}\n"),
+        ] {
+            assert_eq!(
+                codes(&carried),
+                vec![(Code::plastic_report_synthesized, Some(1))]
+            );
+        }
         let minimal = "=== Plastic agent report (synthesized) ===\nIntent: (unknown) - (unknown)\nStage: What\nRole: What\nStatus: synthesized (filesystem-derived; no agent-authored report)\nArtifacts present: (none)\nChecklist: n/a\nOutcome: (no outcome yet)\nInsights: (none)\n=== end report ===\n";
         assert_eq!(
             codes(minimal),

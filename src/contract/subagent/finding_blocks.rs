@@ -164,6 +164,23 @@ fn check_text(text: &str) -> (Vec<FindingBlock>, Vec<Diagnostic>) {
                 continue;
             }
         };
+        // A severity-scheme id where the context says reviewer (under a
+        // reviewer list, or a `[must-fix]` bracket): the id is what is wrong,
+        // not the column.
+        if scheme.has_severity() && ((list.is_some() && head_indent > 0) || bracket == "must-fix") {
+            let place = match list {
+                Some(list) if head_indent > 0 => format!("sits under `{list}:`"),
+                _ => "carries `[must-fix]`".to_string(),
+            };
+            diagnostics.push(at(
+                Code::finding_id_invalid,
+                format!(
+                    "finding `{id}` {place}, so it is a Stage B reviewer finding: its id uses the `-R-` subformat `j-<journey>-<pass>-<cycle>-R-<nn>`, not the {} scheme (a phase-validator finding is `pv-<phase>-<nn>`)",
+                    scheme.name()
+                ),
+            ));
+            continue;
+        }
         let expected_indent = if scheme.has_severity() { 0 } else { 2 };
         let indented_right = head_indent == expected_indent;
         if !indented_right {
@@ -450,6 +467,20 @@ mod tests {
         assert_eq!(
             codes(category),
             vec![(Code::finding_category_invalid, Some(4))]
+        );
+        let stage_a_in_reviewer = "missing-scenarios:\n  - **j-login-4-01** [must-fix] — Locked account\n    - why: x\n    - category: mobile\n    - suggested-test: y\n";
+        let found = check(stage_a_in_reviewer.as_bytes()).1;
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].code, Code::finding_id_invalid);
+        assert!(
+            found[0].message.contains("`-R-` subformat"),
+            "{}",
+            found[0].message
+        );
+        let must_fix_stage_a = STAGE_A.replace("[high]", "[must-fix]");
+        assert_eq!(
+            codes(&must_fix_stage_a),
+            vec![(Code::finding_id_invalid, Some(1))]
         );
         let pv8 =
             "  - **pv-8-01** [must-fix] — x\n    - criterion: a\n    - issue: b\n    - fix: c\n";

@@ -181,7 +181,7 @@ impl Reader {
             _ => self.push(
                 Code::ledger_sentinel_missing,
                 1,
-                format!("line 1 must be the sentinel `{SENTINEL}`"),
+                format!("line 1 should be the sentinel `{SENTINEL}` (the older reference guide's header; the current schema's header has none)"),
             ),
         }
         let mut place = Place::Header(0);

@@ -1,6 +1,7 @@
 //! Subagent returns and their ledger (contract B, "Subagent Return + Ledger
 //! Schema"): the handover envelope and per-role returns (schema layer and
-//! contract layer), finding blocks, and the adversarial-findings ledger.
+//! contract layer), finding blocks, the adversarial-findings ledger, and the
+//! routing of a return by its dispatch description.
 //! Every module is pure: bytes in, values and diagnostics out.
 
 pub mod banned;

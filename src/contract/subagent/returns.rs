@@ -3,10 +3,14 @@
 //!
 //! * Parsing: the whole text is one document, as the reference guard reads
 //!   it. Prose around it and ```` ``` ```` fences are not extracted; they
-//!   make the text unparseable or a plain string. Strict YAML rules apply
-//!   (duplicate keys, tags, non-string keys, non-finite numbers, depth), but
-//!   nulls are kept: the schemas decide where `null` is allowed.
-//! * Routing: `--role`, else `handover.role` (see [`super::routing`]).
+//!   make the text unparseable or a plain string. Plain scalars resolve as
+//!   the YAML 1.2 core schema resolves them (the reference guard's parser:
+//!   `02` is 2), and a number with no fraction is an integer. Strict YAML
+//!   rules apply (duplicate keys, tags, non-string keys, non-finite numbers,
+//!   depth), but nulls are kept: the schemas decide where `null` is allowed.
+//! * Routing: `--role` (`handover` judges the envelope alone), else
+//!   `handover.role` (see [`super::routing`]); by dispatch description, see
+//!   [`super::dispatch`].
 //! * Schema layer: the role's JSON Schema
 //!   (`subagent_return_schema_violation`), with the reference's conditional
 //!   semantics: a missing `handover` makes every status condition hold, an
@@ -24,9 +28,9 @@ use crate::codes::Code;
 use crate::contract::text;
 use crate::contract::yaml;
 use crate::diagnostic::Diagnostic;
-use crate::schema;
+use crate::schema::{self, SchemaId};
 use regex::Regex;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::sync::LazyLock;
 
 /// Bytes a subagent return may have.
@@ -58,77 +62,135 @@ fn role_names() -> String {
         .join(", ")
 }
 
-/// Check one return; `role_option` is `--role` (a role name or a dispatch
-/// description).
+/// Check one return; `role_option` is `--role`: a schema role, a dispatch
+/// description, or `handover` (the envelope alone).
 pub fn check(bytes: &[u8], role_option: Option<&str>) -> (Option<SubagentReturn>, Vec<Diagnostic>) {
-    let text = match text::decode(bytes, MAX_RETURN_BYTES, "subagent return") {
-        Ok(text) => text,
-        Err(d) => return (None, vec![d]),
-    };
-    let expected = match role_option.map(routing::route) {
-        Some(Route::Unknown) => {
-            return (
+    match role_option.map(str::trim) {
+        None => check_routed(bytes, None),
+        Some(HANDOVER) => check_envelope_alone(bytes),
+        Some(option) => match routing::route(option) {
+            Route::Unknown => (
                 None,
                 vec![Diagnostic::new(
                     Code::role_option_unknown,
                     format!(
-                        "--role `{}` routes to no subagent return contract; use a schema role ({}) or a routed description prefix",
-                        role_option.unwrap_or_default(),
+                        "--role `{option}` routes to no subagent return contract; use a schema role ({}), `handover` for the envelope alone, or a routed description prefix",
                         role_names()
                     ),
                 )],
-            );
-        }
-        other => other,
-    };
-    let empty = || {
-        (
-            None,
-            vec![Diagnostic::new(
-                Code::subagent_return_empty,
-                "subagent return is empty; an empty, `null`, `{}` or `[]` return never passes",
-            )],
-        )
-    };
-    if text.trim().is_empty() {
-        return empty();
+            ),
+            route => check_routed(bytes, Some(route)),
+        },
     }
-    let (node, document) = match yaml::parse_strict_keeping_nulls(text) {
+}
+
+/// `--role handover`: the envelope judged alone.
+const HANDOVER: &str = "handover";
+
+/// The text decoded and parsed as one document (YAML 1.2 core scalars,
+/// integral numbers as integers), or the diagnostics that stop there.
+fn parse(bytes: &[u8]) -> Result<(yaml::YamlNode, Value), Vec<Diagnostic>> {
+    let text = text::decode(bytes, MAX_RETURN_BYTES, "subagent return").map_err(|d| vec![d])?;
+    if text.trim().is_empty() {
+        return Err(vec![empty()]);
+    }
+    let (node, mut document) = yaml::parse_core_keeping_nulls(text).map_err(|errors| {
+        errors
+            .iter()
+            .map(|e| {
+                let d = e.to_diagnostic(0);
+                if d.code == Code::yaml_syntax {
+                    syntax_hint(d, text)
+                } else {
+                    d
+                }
+            })
+            .collect::<Vec<_>>()
+    })?;
+    integral_numbers(&mut document);
+    Ok((node, document))
+}
+
+fn empty() -> Diagnostic {
+    Diagnostic::new(
+        Code::subagent_return_empty,
+        "subagent return is empty; an empty, `null`, `{}` or `[]` return never passes",
+    )
+}
+
+static MARKDOWN_BULLET: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?m)^( *)- \*\*([^*\s]+)\*\*").unwrap());
+
+/// A YAML syntax error, with what usually causes it in a return: a
+/// Markdown finding bullet (YAML alias syntax), prose or a fence.
+fn syntax_hint(d: Diagnostic, text: &str) -> Diagnostic {
+    if let Some(bullet) = MARKDOWN_BULLET.captures(text) {
+        let line = text[..bullet.get(0).map_or(0, |m| m.start())]
+            .matches('\n')
+            .count();
+        let id = bullet.get(2).map_or("", |m| m.as_str());
+        return Diagnostic::new(
+            Code::yaml_syntax,
+            format!(
+                "the Markdown finding bullet `- **{id}**` is YAML alias syntax, so the return does not parse ({})",
+                d.message
+            ),
+        )
+        .with_line(Some(text::line_number(line)))
+        .with_hint("A subagent return is one JSON or YAML document: give each finding as an object (`{\"id\": ..., \"title\": ...}`) or quote the bullet text; JSON is preferred.");
+    }
+    d.with_hint(
+        "A subagent return is one JSON or YAML document: drop any prose and ``` fences around it (nothing is extracted); `- **ID**` bullets are YAML aliases, so quote them or use JSON.",
+    )
+}
+
+/// Numbers with no fraction become integers, as a JavaScript reader sees
+/// them (`2.0`, and `02` read as a float by the YAML layer, are the integer
+/// 2 to Ajv's `integer`).
+fn integral_numbers(value: &mut Value) {
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            if let Some(f) = n.as_f64()
+                && f.fract() == 0.0
+                && f.abs() <= 9_007_199_254_740_992.0
+            {
+                // Exact: |f| <= 2^53 and no fraction.
+                *value = Value::from(f as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral_numbers),
+        Value::Object(map) => map.values_mut().for_each(integral_numbers),
+        _ => {}
+    }
+}
+
+/// The document as one non-empty mapping, or the diagnostic that stops.
+fn as_mapping(document: &Value) -> Result<&Map<String, Value>, Diagnostic> {
+    match document {
+        Value::Null => Err(empty()),
+        Value::Object(map) if map.is_empty() => Err(empty()),
+        Value::Array(items) if items.is_empty() => Err(empty()),
+        Value::Object(map) => Ok(map),
+        other => Err(Diagnostic::new(
+            Code::subagent_return_not_mapping,
+            format!("the return is {}, not one mapping", describe(other)),
+        )
+        .with_line(Some(1))),
+    }
+}
+
+/// Check one return routed to `expected` (`None`: by its `handover.role`).
+pub fn check_routed(
+    bytes: &[u8],
+    expected: Option<Route>,
+) -> (Option<SubagentReturn>, Vec<Diagnostic>) {
+    let (node, document) = match parse(bytes) {
         Ok(parsed) => parsed,
-        Err(errors) => {
-            let diagnostics = errors
-                .iter()
-                .map(|e| {
-                    let d = e.to_diagnostic(0);
-                    if d.code == Code::yaml_syntax {
-                        d.with_hint(
-                            "A subagent return is one JSON or YAML document: drop any prose and ``` fences around it (nothing is extracted); `- **ID**` bullets are YAML aliases, so quote them or use JSON.",
-                        )
-                    } else {
-                        d
-                    }
-                })
-                .collect();
-            return (None, diagnostics);
-        }
+        Err(diagnostics) => return (None, diagnostics),
     };
-    let map = match &document {
-        Value::Null => return empty(),
-        Value::Object(map) if map.is_empty() => return empty(),
-        Value::Array(items) if items.is_empty() => return empty(),
-        Value::Object(map) => map,
-        other => {
-            return (
-                None,
-                vec![
-                    Diagnostic::new(
-                        Code::subagent_return_not_mapping,
-                        format!("the return is {}, not one mapping", describe(other)),
-                    )
-                    .with_line(Some(1)),
-                ],
-            );
-        }
+    let map = match as_mapping(&document) {
+        Ok(map) => map,
+        Err(d) => return (None, vec![d]),
     };
     let route = match expected {
         Some(route) => route,
@@ -138,7 +200,7 @@ pub fn check(bytes: &[u8], role_option: Option<&str>) -> (Option<SubagentReturn>
                     None,
                     vec![Diagnostic::new(
                         Code::subagent_return_handover_missing,
-                        "the return has no `handover` envelope, so it names no role; add the envelope (or pass --role to see every other finding)",
+                        "the return has no `handover` envelope, so it names no role; add the envelope (or pass --role or --dispatch to see every other finding)",
                     )],
                 );
             }
@@ -166,7 +228,7 @@ pub fn check(bytes: &[u8], role_option: Option<&str>) -> (Option<SubagentReturn>
                         vec![
                             Diagnostic::new(
                                 Code::subagent_return_role_unknown,
-                                "handover.role is missing or not a string, so no contract can be chosen; pass --role",
+                                "handover.role is missing or not a string, so no contract can be chosen; pass --role or --dispatch",
                             )
                             .with_pointer("/handover")
                             .with_line(node.line_of_pointer("/handover")),
@@ -187,7 +249,7 @@ pub fn check(bytes: &[u8], role_option: Option<&str>) -> (Option<SubagentReturn>
                 Diagnostic::new(
                     Code::subagent_return_role_unknown,
                     format!(
-                        "handover.role `{role}` routes to no return contract (schemas: {})",
+                        "handover.role `{role}` routes to no return contract (schemas: {}); pass --dispatch with the dispatch description",
                         role_names()
                     ),
                 )
@@ -209,12 +271,100 @@ pub fn check(bytes: &[u8], role_option: Option<&str>) -> (Option<SubagentReturn>
     (Some(SubagentReturn { route, document }), diagnostics)
 }
 
+/// `--role handover`: the envelope alone against the handover schema and
+/// the envelope's contract rules. The document is the envelope itself, or
+/// a return whose `handover` is judged (its payload is not).
+fn check_envelope_alone(bytes: &[u8]) -> (Option<SubagentReturn>, Vec<Diagnostic>) {
+    let (node, document) = match parse(bytes) {
+        Ok(parsed) => parsed,
+        Err(diagnostics) => return (None, diagnostics),
+    };
+    let map = match as_mapping(&document) {
+        Ok(map) => map,
+        Err(d) => return (None, vec![d]),
+    };
+    let (envelope, base) = match map.get("handover") {
+        Some(Value::Object(_)) if !map.contains_key("status") => (&map["handover"], "/handover"),
+        Some(other) if !map.contains_key("status") => {
+            return (
+                None,
+                vec![
+                    Diagnostic::new(
+                        Code::subagent_return_handover_missing,
+                        format!(
+                            "`handover` is {}, not the envelope mapping",
+                            describe(other)
+                        ),
+                    )
+                    .with_pointer("/handover")
+                    .with_line(node.line_of_pointer("/handover")),
+                ],
+            );
+        }
+        _ => (&document, ""),
+    };
+    let mut diagnostics: Vec<Diagnostic> =
+        match schema::validate(SchemaId::SubagentHandover, envelope) {
+            Err(unavailable) => vec![Diagnostic::new(
+                Code::internal_error,
+                format!(
+                    "embedded schema {} does not compile: {}",
+                    unavailable.schema, unavailable.message
+                ),
+            )],
+            Ok(errors) => errors
+                .into_iter()
+                .map(|error| {
+                    let pointer = format!("{base}{}", error.focus_pointer());
+                    Diagnostic::new(
+                        Code::subagent_return_schema_violation,
+                        format!("handover schema: {}", backtick_tokens(&error.message)),
+                    )
+                    .with_line(node.line_of_pointer(&pointer))
+                    .with_pointer(pointer)
+                })
+                .collect(),
+        };
+    if let Some(envelope) = envelope.as_object() {
+        diagnostics.extend(rules::envelope_alone(&node, envelope, base));
+    }
+    (
+        Some(SubagentReturn {
+            route: Route::EnvelopeOnly,
+            document,
+        }),
+        diagnostics,
+    )
+}
+
 static QUOTED_TOKEN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#""([^"\s\\]*)""#).unwrap());
 
 /// `"blocked-reason" is a required property` reads better, and stays free of
 /// escapes in JSON output, as `` `blocked-reason` is a required property``.
 fn backtick_tokens(message: &str) -> String {
     QUOTED_TOKEN.replace_all(message, "`$1`").into_owned()
+}
+
+static REVIEWER_FINDING_ID: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\A/(?:missing-scenarios|craft-issues|verification-misses)/[0-9]+/id\z").unwrap()
+});
+
+/// A reviewer finding's id breaks a rule with a name: say which, not just
+/// the pattern (a Stage A id in a reviewer return is the usual slip).
+fn reviewer_id_rule(pointer: &str, document: &Value) -> Option<String> {
+    if !REVIEWER_FINDING_ID.is_match(pointer) {
+        return None;
+    }
+    let id = document.pointer(pointer)?.as_str()?;
+    let what = match super::finding::classify(id) {
+        Ok(super::finding::Scheme::StageA) => "is a Stage A id, not",
+        Ok(super::finding::Scheme::PhaseValidator) => "is a phase-validator id, not",
+        Ok(super::finding::Scheme::AgentsVsAgents) => "is an agents-vs-agents id, not",
+        _ => "is not",
+    };
+    Some(format!(
+        "reviewer finding id `{id}` {what} the Stage B `-R-` subformat `j-<journey>-<pass>-<cycle>-R-<nn>`"
+    ))
 }
 
 /// The schema layer: every violation of the role's schema.
@@ -232,7 +382,8 @@ fn schema_layer(role: ReturnRole, node: &yaml::YamlNode, document: &Value) -> Ve
             .map(|error| {
                 let pointer = error.focus_pointer();
                 let line = node.line_of_pointer(&pointer);
-                let message = backtick_tokens(&error.message);
+                let message = reviewer_id_rule(&pointer, document)
+                    .unwrap_or_else(|| backtick_tokens(&error.message));
                 Diagnostic::new(
                     Code::subagent_return_schema_violation,
                     format!("{} schema: {message}", role.name()),
@@ -493,9 +644,18 @@ mod tests {
             },
             &[Code::subagent_return_cycle_invalid],
         );
+        // A numeric string is the cycle number (the schema admits strings);
+        // other strings are not.
+        case(Probe, |d| d["handover"]["cycle"] = json!("1"), &[]);
+        case(Probe, |d| d["handover"]["cycle"] = json!("02"), &[]);
         case(
             Probe,
-            |d| d["handover"]["cycle"] = json!("1"),
+            |d| d["handover"]["cycle"] = json!("one"),
+            &[Code::subagent_return_cycle_invalid],
+        );
+        case(
+            Probe,
+            |d| d["handover"]["cycle"] = json!("0"),
             &[Code::subagent_return_cycle_invalid],
         );
         case(
@@ -552,10 +712,12 @@ mod tests {
             |d| d["exit-criteria-checked"] = json!([]),
             &[Code::subagent_return_exit_criteria_empty],
         );
+        // Section 2.5 and its worked example leave `findings` off a greenlight.
+        case(PhaseValidator, |d| remove(d, "findings"), &[]);
         case(
             PhaseValidator,
-            |d| remove(d, "findings"),
-            &[Code::subagent_return_greenlight_findings],
+            |d| d["findings"] = json!("none"),
+            &[schema, Code::subagent_return_greenlight_findings],
         );
         case(
             PhaseValidator,
@@ -896,8 +1058,91 @@ mod tests {
     }
 
     #[test]
+    fn yaml_scalars_resolve_as_the_core_schema() {
+        let yaml = |cycle: &str| {
+            format!(
+                "handover:\n  role: probe-j-cart\n  cycle: {cycle}\n  status: clean\n  next-action: advance\njourney: j-cart\n"
+            )
+        };
+        for cycle in ["1", "02", "+3", "0o7", "0x1F", "2.0", "'2'"] {
+            assert_eq!(codes_of(&yaml(cycle), None), vec![], "{cycle}");
+        }
+        let (parsed, _) = check(yaml("02").as_bytes(), None);
+        assert_eq!(parsed.unwrap().document["handover"]["cycle"], json!(2));
+        for cycle in ["0", "'x'", "1_000", "0X1F", "true"] {
+            assert!(
+                codes_of(&yaml(cycle), None).contains(&Code::subagent_return_cycle_invalid),
+                "{cycle}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_envelope_alone() {
+        let envelope = r#"{"role": "composer-j-login", "cycle": 1, "status": "new-tests-landed", "next-action": "reviewer next"}"#;
+        assert_eq!(codes_of(envelope, Some("handover")), vec![]);
+        // A whole return: only its envelope is judged.
+        let whole = format!("{{\"handover\": {envelope}, \"tests-added\": \"many\"}}");
+        assert_eq!(codes_of(&whole, Some("handover")), vec![]);
+        let (_, d) = check(
+            r#"{"role": "x", "cycle": 0, "status": "s", "phase": 2}"#.as_bytes(),
+            Some("handover"),
+        );
+        let found: Vec<(Code, Option<&str>)> = d
+            .iter()
+            .map(|d| (d.code, d.json_pointer.as_deref()))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                (Code::subagent_return_schema_violation, Some("")),
+                (Code::subagent_return_schema_violation, Some("/cycle")),
+                (Code::subagent_return_handover_extra_field, Some("/phase")),
+                (Code::subagent_return_cycle_invalid, Some("/cycle")),
+            ]
+        );
+        let nested = r#"{"handover": {"role": "x", "status": "s", "next-action": "n", "cycle": 1, "journey": "j-x"}}"#;
+        let (_, d) = check(nested.as_bytes(), Some("handover"));
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].json_pointer.as_deref(), Some("/handover/journey"));
+    }
+
+    #[test]
+    fn a_stage_a_id_in_a_reviewer_return_names_the_r_subformat() {
+        let mut document = valid(ReturnRole::ReviewerInloop);
+        document["handover"]["status"] = json!("improvements-needed");
+        document.as_object_mut().map(|m| m.remove("summary"));
+        document["missing-scenarios"] = json!([{"id": "j-login-4-01", "title": "t", "scope": "s", "expected": "e", "observed": "o"}]);
+        let (_, d) = check(render(&document).as_bytes(), None);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(
+            d[0].json_pointer.as_deref(),
+            Some("/missing-scenarios/0/id")
+        );
+        assert!(
+            d[0].message
+                .contains("is a Stage A id, not the Stage B `-R-` subformat"),
+            "{}",
+            d[0].message
+        );
+        // Markdown bullets in a YAML return: the message names the bullet.
+        let (_, d) = check(
+            "handover:\n  role: reviewer-j-login\n  cycle: 1\n  status: improvements-needed\n  next-action: fix\nmissing-scenarios:\n  - **j-login-4-1-R-01** [must-fix] — No lockout test\n".as_bytes(),
+            None,
+        );
+        assert_eq!(d[0].code, Code::yaml_syntax);
+        assert_eq!(d[0].line, Some(7));
+        assert!(
+            d[0].message
+                .contains("`- **j-login-4-1-R-01**` is YAML alias syntax"),
+            "{}",
+            d[0].message
+        );
+    }
+
+    #[test]
     fn diagnostics_locate_the_value() {
-        let text = "{\n  \"handover\": {\n    \"role\": \"probe\",\n    \"cycle\": \"1\",\n    \"status\": \"clean\",\n    \"next-action\": \"x\"\n  }\n}\n";
+        let text = "{\n  \"handover\": {\n    \"role\": \"probe\",\n    \"cycle\": \"x\",\n    \"status\": \"clean\",\n    \"next-action\": \"x\"\n  }\n}\n";
         let (_, d) = check(text.as_bytes(), None);
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].code, Code::subagent_return_cycle_invalid);

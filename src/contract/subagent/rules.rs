@@ -158,10 +158,33 @@ fn envelope(
             format!("`handover` must be the first key of the return; `{first}` comes first"),
         );
     }
+    envelope_fields(f, handover, "/handover");
+    if let (Some(expected), Some(written)) =
+        (expected, handover.get("role").and_then(Value::as_str))
+        && let super::routing::Route::Schema(routed) = super::routing::route(written)
+        && routed != expected
+    {
+        f.push(
+            Code::subagent_return_role_mismatch,
+            "/handover/role",
+            format!(
+                "handover.role `{written}` routes to `{}` but the return was validated as `{}` (--role or --dispatch)",
+                routed.name(),
+                expected.name()
+            ),
+        );
+    }
+}
+
+/// The envelope's own rules (seed 004 section 2.0): only its four fields
+/// (and the schema's two optional ones), and a `cycle` that is an integer of
+/// at least 1. A numeric string (`"2"`) is that integer: the handover schema
+/// admits strings, and the seed asks for the number, not its JSON type.
+fn envelope_fields(f: &mut Finder<'_>, handover: &Map<String, Value>, base: &str) {
     for key in handover.keys() {
         if !ENVELOPE_FIELDS.contains(&key.as_str()) && !ENVELOPE_EXTENSIONS.contains(&key.as_str())
         {
-            let pointer = format!("/handover/{}", key.replace('~', "~0").replace('/', "~1"));
+            let pointer = format!("{base}/{}", key.replace('~', "~0").replace('/', "~1"));
             f.push(
                 Code::subagent_return_handover_extra_field,
                 &pointer,
@@ -174,12 +197,12 @@ fn envelope(
     match handover.get("cycle") {
         None => f.push(
             Code::subagent_return_cycle_invalid,
-            "/handover",
+            if base.is_empty() { "" } else { base },
             "handover.cycle is required (an integer >= 1)".to_string(),
         ),
-        Some(cycle) if as_integer(cycle).is_none_or(|n| n < 1) => f.push(
+        Some(cycle) if cycle_number(cycle).is_none_or(|n| n < 1) => f.push(
             Code::subagent_return_cycle_invalid,
-            "/handover/cycle",
+            &format!("{base}/cycle"),
             format!(
                 "handover.cycle must be an integer >= 1, not {}",
                 shown(cycle)
@@ -187,21 +210,34 @@ fn envelope(
         ),
         Some(_) => {}
     }
-    if let (Some(expected), Some(written)) =
-        (expected, handover.get("role").and_then(Value::as_str))
-        && let super::routing::Route::Schema(routed) = super::routing::route(written)
-        && routed != expected
-    {
-        f.push(
-            Code::subagent_return_role_mismatch,
-            "/handover/role",
-            format!(
-                "handover.role `{written}` routes to `{}` but the return was validated as `{}` (--role)",
-                routed.name(),
-                expected.name()
-            ),
-        );
+}
+
+/// A cycle as a number: an integer, or a string of decimal digits.
+fn cycle_number(value: &Value) -> Option<i128> {
+    match value {
+        Value::String(s) => {
+            let digits = s.trim();
+            (!digits.is_empty() && digits.len() <= 18 && digits.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| digits.parse().ok())
+                .flatten()
+        }
+        other => as_integer(other),
     }
+}
+
+/// `--role handover`: the envelope's contract rules alone; `base` is where
+/// the envelope sits in the document (`/handover` or the root).
+pub fn envelope_alone(
+    node: &YamlNode,
+    handover: &Map<String, Value>,
+    base: &str,
+) -> Vec<Diagnostic> {
+    let mut f = Finder {
+        node,
+        out: Vec::new(),
+    };
+    envelope_fields(&mut f, handover, base);
+    f.out
 }
 
 fn phase_validator(f: &mut Finder<'_>, document: &Map<String, Value>, status: Option<&str>) {
@@ -244,19 +280,19 @@ fn phase_validator(f: &mut Finder<'_>, document: &Map<String, Value>, status: Op
             "`exit-criteria-checked` is empty; list at least one criterion".to_string(),
         );
     }
+    // Section 2.5 (its required fields and its own worked example) and the
+    // schema leave `findings` off a greenlight; the section 4.4 table's
+    // literal `findings: []` is therefore not required. Findings on a
+    // greenlight still contradict it.
     if status == "greenlight" {
         match document.get("findings") {
+            None => {}
             Some(Value::Array(items)) if items.is_empty() => {}
             Some(_) => f.push(
                 Code::subagent_return_greenlight_findings,
                 "/findings",
-                "a greenlight carries `findings: []`; findings mean `improvements-needed`"
+                "a greenlight has no findings (write `findings: []` or leave it out); findings mean `improvements-needed`"
                     .to_string(),
-            ),
-            None => f.push(
-                Code::subagent_return_greenlight_findings,
-                "",
-                "a greenlight carries the literal `findings: []`".to_string(),
             ),
         }
     }
