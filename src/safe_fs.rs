@@ -320,6 +320,31 @@ impl Dir {
         }
     }
 
+    /// [`Dir::open_lock`], saying whether this call created the file.
+    pub fn open_lock_created<N: AsRef<OsStr>>(&self, name: N) -> Result<(File, bool), Error> {
+        let name = name.as_ref();
+        if !plain(name) {
+            return Err(Error::InvalidName);
+        }
+        let flags = OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | base_flags();
+        match rustix::fs::openat(&self.fd, name, flags, Mode::from_raw_mode(0o600)) {
+            Ok(fd) => Ok((regular(fd)?, true)),
+            Err(rustix::io::Errno::EXIST) => Ok((self.open_lock(name)?, false)),
+            Err(e) => Err(classify(&self.fd, name, e, false)),
+        }
+    }
+
+    /// True when `name` (not followed) is the very file `file` has open:
+    /// a lock taken on a file someone has since removed or replaced guards
+    /// nothing.
+    pub fn still_names<N: AsRef<OsStr>>(&self, name: N, file: &File) -> bool {
+        let Ok(open) = rustix::fs::fstat(file) else {
+            return false;
+        };
+        rustix::fs::statat(&self.fd, name.as_ref(), AtFlags::SYMLINK_NOFOLLOW)
+            .is_ok_and(|named| named.st_dev == open.st_dev && named.st_ino == open.st_ino)
+    }
+
     /// Create the new regular file `name` (it must not exist) with `mode`
     /// and write `bytes` to it.
     pub fn create_file<N: AsRef<OsStr>>(

@@ -506,3 +506,22 @@ fn a_crafted_tree_cannot_write_outside_or_into_git_metadata() {
     let parent = repo.path().parent().unwrap();
     assert!(!parent.join("escape.txt").exists());
 }
+
+#[test]
+fn the_runner_s_lock_is_transient_and_never_left_to_be_committed() {
+    let repo = base_repo();
+    write_task(&repo, &[("unit", &["true"])], &["src/lib.py"]);
+    let out = verify(&repo, &["--id", "unit"]);
+    assert_eq!(status(&out), 0, "{}", text(&out));
+    let lock = repo.path().join(TASK).join("verification/run.lock");
+    assert!(!lock.exists(), "the lock this run created is gone");
+    repo.git(&["add", "-A"]);
+    let staged = repo.git(&["diff", "--cached", "--name-only"]);
+    assert!(!staged.contains("run.lock"), "{staged}");
+    // A lock file that was already there (the reference runner keeps one)
+    // is left in place.
+    std::fs::write(&lock, "").unwrap();
+    let out = verify(&repo, &["--id", "unit"]);
+    assert_eq!(status(&out), 0, "{}", text(&out));
+    assert!(lock.exists());
+}

@@ -19,7 +19,21 @@ pub struct Records {
     /// Repository-relative path of the directory.
     relative: String,
     /// Held for as long as this value lives.
-    _lock: File,
+    lock: File,
+    /// True when this run created `run.lock`: it then removes it when done,
+    /// so the lock never lingers to be committed (a lock the reference
+    /// runner keeps is left alone).
+    created_lock: bool,
+}
+
+impl Drop for Records {
+    fn drop(&mut self) {
+        // Still holding the lock: a runner that opened the file meanwhile
+        // finds it no longer named and takes a fresh one.
+        if self.created_lock && self.dir.still_names("run.lock", &self.lock) {
+            let _ = self.dir.remove_file("run.lock");
+        }
+    }
 }
 
 fn unsafe_path(relative: &str, error: &safe_fs::Error) -> Diagnostic {
@@ -52,36 +66,56 @@ impl Records {
             .child_dir("verification", true)
             .map_err(|e| unsafe_path(&relative, &e))?;
         let lock_rel = super::echo::escape(format!("{relative}/run.lock").as_bytes());
-        let lock = dir.open_lock("run.lock").map_err(|e| match e {
-            safe_fs::Error::Symlink | safe_fs::Error::NotRegular(_) => unsafe_path(&lock_rel, &e),
-            other => Diagnostic::new(
-                Code::verification_io_failed,
-                format!("cannot open {lock_rel}: {other}"),
-            ),
-        })?;
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
+        // A lock file another runner removed between our open and our lock
+        // guards nothing: take it again (a few times at most).
+        let mut attempt = 0;
+        let (lock, created_lock) = loop {
+            attempt += 1;
+            let (lock, created) = dir.open_lock_created("run.lock").map_err(|e| match e {
+                safe_fs::Error::Symlink | safe_fs::Error::NotRegular(_) => {
+                    unsafe_path(&lock_rel, &e)
+                }
+                other => Diagnostic::new(
+                    Code::verification_io_failed,
+                    format!("cannot open {lock_rel}: {other}"),
+                ),
+            })?;
+            match lock.try_lock() {
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(Diagnostic::new(
+                        Code::verification_busy,
+                        format!("verification_busy: another runner holds {lock_rel}"),
+                    )
+                    .with_path(lock_rel)
+                    .with_hint(format!(
+                        "Wait for the other run to finish, then run again: `{rerun_hint}`"
+                    )));
+                }
+                Err(std::fs::TryLockError::Error(e)) => {
+                    return Err(Diagnostic::new(
+                        Code::verification_io_failed,
+                        format!("cannot lock {lock_rel}: {e}"),
+                    ));
+                }
+            }
+            if dir.still_names("run.lock", &lock) {
+                break (lock, created);
+            }
+            if attempt >= 3 {
                 return Err(Diagnostic::new(
                     Code::verification_busy,
-                    format!("verification_busy: another runner holds {lock_rel}"),
+                    format!("verification_busy: {lock_rel} keeps changing under this runner"),
                 )
                 .with_path(lock_rel)
-                .with_hint(format!(
-                    "Wait for the other run to finish, then run again: `{rerun_hint}`"
-                )));
+                .with_hint(format!("Run again: `{rerun_hint}`")));
             }
-            Err(std::fs::TryLockError::Error(e)) => {
-                return Err(Diagnostic::new(
-                    Code::verification_io_failed,
-                    format!("cannot lock {lock_rel}: {e}"),
-                ));
-            }
-        }
+        };
         Ok(Records {
             dir,
             relative,
-            _lock: lock,
+            lock,
+            created_lock,
         })
     }
 
