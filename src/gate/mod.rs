@@ -180,10 +180,9 @@ fn declared_baseline(gate: &Gate<'_>, at: Snapshot<'_>, dir: &str) -> Result<Bas
         // Unreadable or oversized state is reported by the task's checks.
         _ => return Ok(Baseline::Undeclared),
     };
-    let Some(reference) = serde_json::from_slice::<serde_json::Value>(&bytes)
-        .ok()
-        .and_then(|v| v.get("baseline_ref")?.as_str().map(str::to_string))
-    else {
+    // An unusable state.json or baseline_ref is the task check's finding
+    // (task_state_invalid); here it simply declares nothing.
+    let Ok(Some(reference)) = task::declared_baseline_ref(&bytes) else {
         return Ok(Baseline::Undeclared);
     };
     let invalid = |code: Code, message: String| {
@@ -193,11 +192,8 @@ fn declared_baseline(gate: &Gate<'_>, at: Snapshot<'_>, dir: &str) -> Result<Bas
                 .with_pointer("/baseline_ref"),
         ))
     };
-    let full = (reference.len() == 40 || reference.len() == 64)
-        && reference.bytes().all(|b| b.is_ascii_hexdigit());
     let id = match ObjectId::from_hex(reference.as_bytes()) {
-        Ok(id) if full && gate.repo.has_commit(id) => id,
-        _ if !full => return Ok(Baseline::Undeclared), // task_state_invalid says why
+        Ok(id) if gate.repo.has_commit(id) => id,
         _ => {
             return invalid(
                 Code::task_baseline_unavailable,
@@ -254,7 +250,8 @@ fn owned_paths<'s>(
 /// Declared scopes of tasks at steps, parsed once.
 struct ScopeCache<'g> {
     gate: &'g Gate<'g>,
-    by_step: HashMap<(String, String), BTreeSet<String>>,
+    /// Keyed by task and commit (`None`: the pending step).
+    by_step: HashMap<(String, Option<ObjectId>), BTreeSet<String>>,
 }
 
 impl ScopeCache<'_> {
@@ -264,7 +261,7 @@ impl ScopeCache<'_> {
         step: &Step,
         snapshot: Snapshot<'_>,
     ) -> Result<BTreeSet<String>> {
-        let key = (task.to_string(), step.label.clone());
+        let key = (task.to_string(), step.commit_id());
         if let Some(set) = self.by_step.get(&key) {
             return Ok(set.clone());
         }

@@ -65,50 +65,51 @@ fn located(diagnostics: Vec<Diagnostic>, path: &str, task: &str) -> Vec<Diagnost
         .collect()
 }
 
-/// Check that `state.json`, when present, is a JSON object whose
-/// `baseline_ref` (if any) is a full object id. Whether that commit may be
-/// the task's baseline is decided with the change (see `gate::prepare`).
-fn check_state(ctx: &TaskContext<'_>, out: &mut Vec<Diagnostic>) -> Result<()> {
-    let path = format!("{}/state.json", ctx.dir);
-    let bytes = match read(ctx, &path, MAX_STATE_BYTES)? {
-        Artifact::Absent => return Ok(()),
-        Artifact::Refused(d) => {
-            out.push(d);
-            return Ok(());
-        }
-        Artifact::Bytes(bytes) => bytes,
-    };
-    let invalid = |detail: String| {
-        Diagnostic::new(Code::task_state_invalid, format!("{path}: {detail}"))
-            .with_path(path.clone())
-    };
+/// The `baseline_ref` a `state.json` declares: `Ok(None)` when it names
+/// none, `Err` with what makes the file or the value unusable. A declared
+/// ref is always a full object id.
+pub fn declared_baseline_ref(bytes: &[u8]) -> std::result::Result<Option<String>, String> {
     if bytes.len() > MAX_STATE_BYTES {
-        out.push(invalid(format!("larger than {MAX_STATE_BYTES} bytes")));
-        return Ok(());
+        return Err(format!("larger than {MAX_STATE_BYTES} bytes"));
     }
-    let value: serde_json::Value = match serde_json::from_slice(&bytes) {
-        Ok(v) => v,
-        Err(e) => {
-            out.push(invalid(format!("not JSON: {e}")));
-            return Ok(());
-        }
-    };
+    let value: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("not JSON: {e}"))?;
     let Some(object) = value.as_object() else {
-        out.push(invalid("not a JSON object".into()));
-        return Ok(());
+        return Err("not a JSON object".into());
     };
     match object.get("baseline_ref") {
-        None => {}
+        None => Ok(None),
         Some(serde_json::Value::String(reference)) => {
             let full_oid = (reference.len() == 40 || reference.len() == 64)
                 && reference.bytes().all(|b| b.is_ascii_hexdigit());
-            if !full_oid {
-                out.push(invalid(format!(
+            if full_oid {
+                Ok(Some(reference.clone()))
+            } else {
+                Err(format!(
                     "baseline_ref `{reference}` is not a full object id"
-                )));
+                ))
             }
         }
-        Some(_) => out.push(invalid("baseline_ref is not a string".into())),
+        Some(_) => Err("baseline_ref is not a string".into()),
+    }
+}
+
+/// Check that `state.json`, when present, is usable (see
+/// [`declared_baseline_ref`]). Whether its commit may be the task's
+/// baseline is decided with the change (see `gate::prepare`).
+fn check_state(ctx: &TaskContext<'_>, out: &mut Vec<Diagnostic>) -> Result<()> {
+    let path = format!("{}/state.json", ctx.dir);
+    match read(ctx, &path, MAX_STATE_BYTES)? {
+        Artifact::Absent => {}
+        Artifact::Refused(d) => out.push(d),
+        Artifact::Bytes(bytes) => {
+            if let Err(detail) = declared_baseline_ref(&bytes) {
+                out.push(
+                    Diagnostic::new(Code::task_state_invalid, format!("{path}: {detail}"))
+                        .with_path(path.clone()),
+                );
+            }
+        }
     }
     Ok(())
 }
