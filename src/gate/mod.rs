@@ -274,10 +274,14 @@ impl ScopeCache<'_> {
 /// Everything the gate knows about one task before judging it.
 struct Prepared<'a> {
     context: TaskContext<'a>,
-    archived: bool,
     baseline_problem: Option<Diagnostic>,
-    /// Indices into the gate's steps.
-    change_steps: Vec<usize>,
+}
+
+/// True when a task's last step removed its whole folder (the task is
+/// archived).
+fn archived_at(gate: &Gate<'_>, last: &Step, dir: &str) -> Result<bool> {
+    let at = last.snapshot(gate.pending);
+    Ok(folder_gone(gate.repo, at, dir)? && at.get(gate.repo, &format!("{dir}/spec.md"))?.is_none())
 }
 
 fn prepare<'a>(
@@ -289,8 +293,6 @@ fn prepare<'a>(
 ) -> Result<Prepared<'a>> {
     let last = &gate.steps[*change_steps.last().unwrap_or(&0)];
     let at = last.snapshot(gate.pending);
-    let archived =
-        folder_gone(gate.repo, at, dir)? && at.get(gate.repo, &format!("{dir}/spec.md"))?.is_none();
     let (declared, baseline_problem) = match declared_baseline(gate, at, dir)? {
         Baseline::Declared(id) => (Some(id), None),
         Baseline::Invalid(d) => (None, Some(d)),
@@ -348,9 +350,7 @@ fn prepare<'a>(
             paths,
             change_steps: change_steps.len(),
         },
-        archived,
         baseline_problem,
-        change_steps,
     })
 }
 
@@ -367,22 +367,24 @@ pub fn run<'a>(gate: &'a Gate<'a>) -> Result<GateOutcome> {
     let mut untasked_extra: Vec<untasked::ArchiveLeftover> = Vec::new();
     let mut judged = 0usize;
     for (dir, change_steps) in &attribution.tasks {
-        let prepared = prepare(gate, dir, change_steps.clone(), &in_change, &mut scopes)?;
-        if prepared.archived {
+        let Some(last) = change_steps.last().map(|i| &gate.steps[*i]) else {
+            continue;
+        };
+        if archived_at(gate, last, dir)? {
             let agent_files = gate.config.agent_files();
             outcome.diagnostics.push(
                 Diagnostic::new(
                     Code::task_archived,
                     format!(
                         "task {dir} was removed in {}; its earlier commits were judged when they landed",
-                        prepared.context.at_label
+                        last.label
                     ),
                 )
                 .with_path(dir.clone()),
             );
             // What the archiving steps changed besides the task is covered
             // by no task.
-            for index in &prepared.change_steps {
+            for index in change_steps {
                 let step = &gate.steps[*index];
                 let content: Vec<(String, ChangeKind)> = step
                     .content_changes(&agent_files)
@@ -398,6 +400,7 @@ pub fn run<'a>(gate: &'a Gate<'a>) -> Result<GateOutcome> {
             continue;
         }
         judged += 1;
+        let prepared = prepare(gate, dir, change_steps.clone(), &in_change, &mut scopes)?;
         let mut result = task::check(&prepared.context, &mut memo, prepared.baseline_problem)?;
         result.checks.push(crate::report::CheckOutcome::new(
             "contract",
