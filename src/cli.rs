@@ -42,7 +42,7 @@ pub enum Command {
         files: Vec<String>,
     },
     /// The gate: check the tasks touched in the tree that would land.
-    #[command(group(clap::ArgGroup::new("mode").required(true).args(["staged", "push", "ci", "worktree"])))]
+    #[command(group(clap::ArgGroup::new("mode").required(true).args(["staged", "push", "ci", "worktree", "receive"])))]
     Check {
         /// pre-commit: the index git is about to commit (GIT_INDEX_FILE honoured) against HEAD.
         #[arg(long)]
@@ -56,6 +56,10 @@ pub enum Command {
         /// The working tree against HEAD (or --since), like the reference's audit.
         #[arg(long)]
         worktree: bool,
+        /// pre-receive (server side, bare repository): every `<old> <new> <ref>` line on
+        /// stdin, reading git's quarantined objects; findings go to the pusher.
+        #[arg(long)]
+        receive: bool,
         /// --ci: the branch the change merges into.
         #[arg(long, value_name = "REV", requires = "ci")]
         base: Option<String>,
@@ -124,6 +128,9 @@ pub enum Command {
         /// Write to a core.hooksPath from global or system config, and replace a newer shim.
         #[arg(long)]
         force: bool,
+        /// In a bare repository: the pre-receive hook (`check --receive`) instead.
+        #[arg(long, conflicts_with_all = ["hooks", "force"])]
+        server: bool,
     },
     /// Remove the shims and put back the hooks they replaced.
     #[command(after_help = "Exit status: 0 done (or nothing installed), 2 refused or failed.")]
@@ -204,6 +211,7 @@ pub fn run(cli: Cli) -> ExitStatus {
             push,
             ci,
             worktree,
+            receive,
             base,
             head,
             since,
@@ -211,6 +219,10 @@ pub fn run(cli: Cli) -> ExitStatus {
             remote,
             url: _,
         } => {
+            if receive {
+                output.color.apply_to(crate::render::Stream::Stderr);
+                return commands::receive::run(&output);
+            }
             let mode = if staged {
                 Mode::Staged
             } else if push {
@@ -252,7 +264,8 @@ pub fn run(cli: Cli) -> ExitStatus {
         }
         Command::Codes { code } => commands::codes::run(code.as_deref()),
         Command::Schema { name } => commands::schema::run(name.as_deref()),
-        Command::Install { hooks, force } => commands::hooks::install(&hooks, force),
+        Command::Install { server: true, .. } => commands::hooks::install_server(),
+        Command::Install { hooks, force, .. } => commands::hooks::install(&hooks, force),
         Command::Uninstall { hooks, force } => commands::hooks::uninstall(&hooks, force),
         Command::Status { hooks, format } => commands::hooks::status(&hooks, format),
     }

@@ -83,6 +83,26 @@ fn shim_binary() -> Result<Vec<u8>, Diagnostic> {
     }
 }
 
+/// `install --server`: the pre-receive shim in the bare repository here.
+pub fn install_server() -> ExitStatus {
+    use crate::install::server;
+    let result = server::hooks_dir(&current_dir()).and_then(|dir| {
+        let binary = shim_binary()?;
+        server::install(&dir, &server::render(&binary))
+    });
+    match result {
+        Ok((path, true)) => finish(
+            &format!("installed pre-receive: {}\n", path.display()),
+            ExitStatus::Pass,
+        ),
+        Ok((path, false)) => finish(
+            &format!("pre-receive is already current: {}\n", path.display()),
+            ExitStatus::Pass,
+        ),
+        Err(d) => refuse(&[d]),
+    }
+}
+
 pub fn install(named: &[Hook], force: bool) -> ExitStatus {
     let hooks = Hook::selection(named);
     let dir = match hooks_dir::resolve(&current_dir()) {

@@ -7,6 +7,7 @@ pub mod codes;
 pub mod digest;
 pub mod hooks;
 pub mod output;
+pub mod receive;
 pub mod schema;
 pub mod validate;
 pub mod verification;

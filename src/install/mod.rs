@@ -29,6 +29,7 @@ pub mod binary;
 pub mod files;
 pub mod hooks_dir;
 pub mod plan;
+pub mod server;
 pub mod shim;
 pub mod status;
 

@@ -68,6 +68,15 @@ impl Repo {
         })
     }
 
+    /// The same repository reading its objects through `objects` (the
+    /// pre-receive quarantine), still without writing any.
+    pub fn with_object_store(mut self, objects: gix::OdbHandle) -> Repo {
+        self.inner.objects = objects;
+        Repo {
+            inner: self.inner.with_object_memory(),
+        }
+    }
+
     pub fn gix(&self) -> &gix::Repository {
         &self.inner
     }
