@@ -271,6 +271,34 @@ def validate_rows(runs):
     return [("validate 1,000 reports (one process)", ours_s), ("ajv-cli, same 1,000 reports", theirs_s)]
 
 
+def receive_rows(repo, runs, commits=100):
+    """`check --receive` judging a push of `commits` commits, as a bare
+    repository's pre-receive hook would (GitHub Enterprise Server allows a
+    pre-receive hook 5 seconds). A bare clone of the bench repository gets a
+    branch of `commits` commits on top of HEAD, each changing one tracked
+    file; the hook input names the branch's old and new tip."""
+    bare = os.path.join(WORK, os.path.basename(repo) + "-receive.git")
+    if not os.path.isdir(bare):
+        sh(["git", "clone", "-q", "--bare", repo, bare])
+        scratch = tempfile.mkdtemp(dir=WORK)
+        sh(["git", "clone", "-q", "--shared", bare, scratch])
+        files = [f for f in tracked_files(scratch) if not f.startswith(".mastermind/")][:commits]
+        for i, path in enumerate(files):
+            with open(os.path.join(scratch, path), "ab") as fh:
+                fh.write(f"\nbench change {i}\n".encode())
+            sh(["git", "commit", "-q", "--no-verify", "-am", f"bench change {i}"], cwd=scratch)
+        sh(["git", "push", "-q", "origin", "HEAD:refs/heads/bench-receive"], cwd=scratch)
+        shutil.rmtree(scratch)
+    old = sh(["git", "rev-parse", f"bench-receive~{commits}"], cwd=bare, capture=True).stdout.strip()
+    new = sh(["git", "rev-parse", "bench-receive"], cwd=bare, capture=True).stdout.strip()
+    lines = os.path.join(WORK, os.path.basename(bare) + ".input")
+    with open(lines, "w") as fh:
+        fh.write(f"{old} {new} refs/heads/bench-receive\n")
+    command = f"{BIN} check --receive < {shlex.quote(lines)} 2>/dev/null; test $? -le 1"
+    return [(f"check --receive, push of {commits} commits (pre-receive)",
+             hyperfine("receive", command, bare, max(3, runs // 3), shell="sh"))]
+
+
 def fmt(seconds):
     if seconds is None:
         return "n/a"
@@ -317,6 +345,7 @@ def main():
         print(f"== {size}: {files} files, {total // (1024 * 1024)} MiB", file=sys.stderr)
         rows = dict(commit_rows(repo, args.runs))
         rows.update(gate_rows(repo, args.runs))
+        rows.update(receive_rows(repo, args.runs))
         memory_rows = [
             ("check --staged", f"{BIN} check --staged"),
             ("check --ci", f"{BIN} check --ci --base HEAD~1 --head HEAD"),
@@ -340,6 +369,8 @@ def main():
                 budget = "<= 0.5x git status"
             elif name.startswith("check --"):
                 r = f"{ratio(value, status)} of git status"
+            elif name.startswith("check --receive"):
+                budget = "< 5 s (GitHub Enterprise Server's pre-receive limit)"
             elif name == "tree-v1 digest, HEAD (cold, as CI)":
                 r = f"{ratio(value, ssl2)} of 2x openssl"
                 budget = "<= 1.0x openssl, 2 processes"
