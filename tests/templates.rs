@@ -1350,3 +1350,648 @@ fn gitlab_job_gates_a_merge_request_with_check_ci() {
         .collect();
     assert_eq!(failed, ["scope"]);
 }
+
+// ---- every event, emulated from the platforms' documented data --------------
+
+/// Write a GitHub event payload and return the variables GitHub sets for it.
+fn github_event(dir: &Path, name: &str, payload: Value, sha: &str) -> Vec<(&'static str, String)> {
+    let file = dir.join(format!("event-{name}.json"));
+    std::fs::write(&file, serde_json::to_vec(&payload).unwrap()).unwrap();
+    vec![
+        ("GITHUB_ACTIONS", "true".into()),
+        ("CI", "true".into()),
+        ("GITHUB_EVENT_NAME", name.into()),
+        ("GITHUB_EVENT_PATH", file.display().to_string()),
+        ("GITHUB_SHA", sha.into()),
+        ("GITHUB_REPOSITORY", "acme/app".into()),
+    ]
+}
+
+/// The events of a workflow that gates `feature` (head) against `main`.
+fn github_events(
+    repo: &common::TestRepo,
+    dir: &Path,
+) -> Vec<(String, Vec<(&'static str, String)>)> {
+    let base = repo.git(&["rev-parse", "main"]).trim().to_string();
+    let head = repo.head();
+    let zero = "0".repeat(40);
+    let repository = serde_json::json!({"default_branch": "main", "full_name": "acme/app"});
+    vec![
+        (
+            "pull_request".into(),
+            github_event(
+                dir,
+                "pull_request",
+                serde_json::json!({"action": "synchronize", "number": 7,
+                    "pull_request": {"base": {"ref": "main", "sha": base}, "head": {"ref": "feature", "sha": head}},
+                    "repository": repository}),
+                &head,
+            ),
+        ),
+        (
+            "pull_request_target".into(),
+            github_event(
+                dir,
+                "pull_request_target",
+                serde_json::json!({"action": "opened", "number": 7,
+                    "pull_request": {"base": {"ref": "main", "sha": base}, "head": {"ref": "feature", "sha": head}},
+                    "repository": repository}),
+                &base,
+            ),
+        ),
+        (
+            "merge_group".into(),
+            github_event(
+                dir,
+                "merge_group",
+                serde_json::json!({"action": "checks_requested",
+                    "merge_group": {"base_sha": base, "head_sha": head,
+                        "base_ref": "refs/heads/main", "head_ref": "refs/heads/gh-readonly-queue/main/pr-7-x"},
+                    "repository": repository}),
+                &head,
+            ),
+        ),
+        (
+            "push of a new branch".into(),
+            github_event(
+                dir,
+                "push",
+                serde_json::json!({"ref": "refs/heads/feature", "before": zero, "after": head,
+                    "created": true, "forced": false, "repository": repository}),
+                &head,
+            ),
+        ),
+        (
+            "push".into(),
+            github_event(
+                dir,
+                "push",
+                serde_json::json!({"ref": "refs/heads/feature", "before": base, "after": head,
+                    "created": false, "forced": false, "repository": repository}),
+                &head,
+            ),
+        ),
+        (
+            "forced push whose old tip is gone".into(),
+            github_event(
+                dir,
+                "push",
+                serde_json::json!({"ref": "refs/heads/feature", "before": "1".repeat(40), "after": head,
+                    "created": false, "forced": true, "repository": repository}),
+                &head,
+            ),
+        ),
+        (
+            "workflow_dispatch".into(),
+            github_event(
+                dir,
+                "workflow_dispatch",
+                serde_json::json!({"ref": "refs/heads/feature", "inputs": {}, "repository": repository}),
+                &head,
+            ),
+        ),
+    ]
+}
+
+#[test]
+fn every_github_event_gates_the_change_through_the_action() {
+    for (stray, expected) in [(false, 0), (true, 1)] {
+        let repo = gate_repo(stray);
+        let events = tempfile::tempdir().unwrap();
+        for (event, env) in github_events(&repo, events.path()) {
+            let scratch = tempfile::tempdir().unwrap();
+            let summary = scratch.path().join("summary.md");
+            let mut env = env;
+            env.push(("GITHUB_STEP_SUMMARY", summary.display().to_string()));
+            let run =
+                Runner::here(scratch.path()).run(repo.path(), &[("binary-path", BIN)], &refs(&env));
+            let all = text(&run.output.stdout) + &text(&run.output.stderr);
+            assert_eq!(
+                run.output.status.code(),
+                Some(expected),
+                "{event}, stray {stray}: {all}"
+            );
+            assert_eq!(
+                run.out("gate", "exit-code"),
+                Some(expected.to_string().as_str()),
+                "{event}"
+            );
+            if stray {
+                assert!(all.contains("title=unexpected_file"), "{event}: {all}");
+            } else {
+                assert!(all.contains("1 task checked, 0 failed"), "{event}: {all}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_base_the_change_could_set_is_refused_in_ci() {
+    let repo = gate_repo(true);
+    let events = tempfile::tempdir().unwrap();
+    let (_, env) = github_events(&repo, events.path()).remove(0);
+    let head = repo.head();
+    // The base set to the head: nothing would be judged.
+    let output = run_action(
+        repo.path(),
+        &[("binary-path", BIN), ("base", &head)],
+        &refs(&env),
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stdout));
+    assert!(
+        text(&output.stdout).contains("title=ci_override_refused::"),
+        "{}",
+        text(&output.stdout)
+    );
+    // The test-only command override.
+    let mut env = env;
+    env.push(("MASTERMIND_HOOKS_CMD", "validate good/spec.md".into()));
+    let output = run_action(repo.path(), &[("binary-path", BIN)], &refs(&env));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output.stdout).contains("ci_override_refused"));
+}
+
+#[test]
+fn the_action_builds_its_own_source_once_then_runs_from_the_cache() {
+    let repo = gate_repo(false);
+    let events = tempfile::tempdir().unwrap();
+    let (_, env) = github_events(&repo, events.path()).remove(2); // merge_group
+    let scratch = tempfile::tempdir().unwrap();
+    let cargo = FakeCargo::new(scratch.path());
+    let runner = Runner::checked_out(scratch.path(), Some(&cargo));
+    let first = runner.run(repo.path(), &[], &refs(&env));
+    let log = text(&first.output.stdout) + &text(&first.output.stderr);
+    assert_eq!(first.output.status.code(), Some(0), "{log}");
+    let calls = cargo.calls();
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    let source = runner.action_dir.parent().unwrap().parent().unwrap();
+    assert!(
+        calls[0].starts_with("install --locked --root "),
+        "{calls:?}"
+    );
+    assert!(
+        calls[0].ends_with(&format!("--path {}", source.display())),
+        "the action's own source: {calls:?}"
+    );
+    assert!(
+        log.contains("::group::Building mastermind-hooks"),
+        "progress is shown: {log}"
+    );
+    assert!(log.contains("Compiling mastermind-hooks"), "{log}");
+    let key = first.out("prepare", "cache-key").unwrap().to_string();
+    assert!(
+        key.starts_with("mastermind-hooks-Linux-") || key.starts_with("mastermind-hooks-Darwin-"),
+        "{key}"
+    );
+    assert!(
+        runner
+            .cache
+            .join(&key)
+            .join("bin/mastermind-hooks")
+            .is_file(),
+        "saved right after the build"
+    );
+
+    // A new runner (fresh HOME) with GitHub's cache: no build.
+    std::fs::remove_dir_all(&runner.home).unwrap();
+    let second = runner.run(repo.path(), &[], &refs(&env));
+    assert_eq!(
+        second.output.status.code(),
+        Some(0),
+        "{}",
+        text(&second.output.stderr)
+    );
+    assert_eq!(cargo.calls().len(), 1, "the cached binary is reused");
+    assert_eq!(second.out("prepare", "cache-key"), Some(key.as_str()));
+    assert!(text(&second.output.stderr).contains("using the cached build"));
+
+    // Another source is another key.
+    std::fs::write(source.join("src/lib.rs"), b"// changed\n").unwrap();
+    let third = runner.run(repo.path(), &[], &refs(&env));
+    assert_ne!(third.out("prepare", "cache-key"), Some(key.as_str()));
+    assert_eq!(cargo.calls().len(), 2);
+}
+
+#[test]
+fn the_action_works_in_a_container_job() {
+    // In a `container:` job the action sits at the container's path
+    // (/__w/_actions/...), HOME is /github/home, and the host's
+    // `github.action_path` means nothing: run.sh derives everything itself.
+    let repo = gate_repo(true);
+    let events = tempfile::tempdir().unwrap();
+    let (_, env) = github_events(&repo, events.path()).remove(0);
+    let scratch = tempfile::tempdir().unwrap();
+    let cargo = FakeCargo::new(scratch.path());
+    let runner = Runner::checked_out(scratch.path(), Some(&cargo));
+    let run = runner.run(repo.path(), &[], &refs(&env));
+    assert_eq!(
+        run.output.status.code(),
+        Some(1),
+        "{}",
+        text(&run.output.stderr)
+    );
+    assert_eq!(run.out("gate", "exit-code"), Some("1"));
+    let dir = run.out("prepare", "cache-dir").unwrap();
+    assert!(dir.starts_with(runner.home.to_str().unwrap()), "{dir}");
+}
+
+#[test]
+fn exit_code_is_set_when_no_binary_can_be_had() {
+    let repo = gate_repo(false);
+    let events = tempfile::tempdir().unwrap();
+    let (_, env) = github_events(&repo, events.path()).remove(0);
+    let scratch = tempfile::tempdir().unwrap();
+    let runner = Runner::checked_out(scratch.path(), None); // no cargo at all
+    let summary = scratch.path().join("summary.md");
+    let mut env = env;
+    env.push(("GITHUB_STEP_SUMMARY", summary.display().to_string()));
+    let run = runner.run(repo.path(), &[], &refs(&env));
+    assert_eq!(run.output.status.code(), Some(2));
+    assert_eq!(run.out("gate", "exit-code"), Some("2"));
+    assert!(
+        text(&run.output.stdout).contains("needs cargo"),
+        "{}",
+        text(&run.output.stdout)
+    );
+    let summary = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        summary.starts_with("## ⛔ mastermind-hooks could not check"),
+        "{summary}"
+    );
+}
+
+/// A release of the action's tag served where GITHUB_SERVER_URL points.
+fn release(server: &Path, tag: &str, tamper: bool) -> String {
+    let target = match (std::env::consts::OS, std::env::consts::ARCH) {
+        ("linux", "x86_64") => "x86_64-unknown-linux-musl",
+        ("linux", "aarch64") => "aarch64-unknown-linux-musl",
+        ("macos", "aarch64") => "aarch64-apple-darwin",
+        _ => "x86_64-apple-darwin",
+    };
+    let dir = server.join(format!("acme/mastermind-hooks/releases/download/{tag}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let staging = server.join("staging");
+    std::fs::create_dir_all(&staging).unwrap();
+    std::fs::copy(BIN, staging.join("mastermind-hooks")).unwrap();
+    let name = format!("mastermind-hooks-{target}.tar.gz");
+    let status = Command::new("tar")
+        .args([
+            "-czf",
+            dir.join(&name).to_str().unwrap(),
+            "-C",
+            staging.to_str().unwrap(),
+            "mastermind-hooks",
+        ])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let sum = Command::new("sha256sum")
+        .arg(dir.join(&name))
+        .output()
+        .unwrap();
+    let mut hex = text(&sum.stdout)
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    if tamper {
+        hex = "0".repeat(64);
+    }
+    std::fs::write(
+        dir.join(format!("{name}.sha256")),
+        format!("{hex}  {name}\n"),
+    )
+    .unwrap();
+    format!("file://{}", server.display())
+}
+
+#[test]
+fn a_verified_release_binary_is_preferred_and_a_tampered_one_refused() {
+    if Command::new("curl").arg("--version").output().is_err()
+        || Command::new("sha256sum").arg("--version").output().is_err()
+    {
+        eprintln!("skipped: curl and sha256sum are needed to serve a release over file://");
+        return;
+    }
+    let repo = gate_repo(false);
+    let events = tempfile::tempdir().unwrap();
+    let (_, env) = github_events(&repo, events.path()).remove(0);
+    for tamper in [false, true] {
+        let scratch = tempfile::tempdir().unwrap();
+        let server = release(&scratch.path().join("server"), "v9.9.9", tamper);
+        let cargo = FakeCargo::new(scratch.path());
+        let runner = Runner::checked_out(scratch.path(), Some(&cargo));
+        let mut env = env.clone();
+        env.push(("GITHUB_SERVER_URL", server));
+        env.push(("GITHUB_ACTION_REPOSITORY", "acme/mastermind-hooks".into()));
+        env.push(("GITHUB_ACTION_REF", "v9.9.9".into()));
+        let run = runner.run(repo.path(), &[], &refs(&env));
+        let all = text(&run.output.stdout) + &text(&run.output.stderr);
+        assert!(cargo.calls().is_empty(), "no build: {all}");
+        if tamper {
+            assert_eq!(run.output.status.code(), Some(2), "{all}");
+            assert_eq!(run.out("gate", "exit-code"), Some("2"));
+            assert!(all.contains("does not match its published sha256"), "{all}");
+            assert!(run.out("install", "bin").is_none(), "nothing installed");
+        } else {
+            assert_eq!(run.output.status.code(), Some(0), "{all}");
+            assert!(all.contains("using the release binary"), "{all}");
+        }
+    }
+}
+
+#[test]
+fn hostile_file_names_never_become_workflow_commands() {
+    let repo = common::TestRepo::new();
+    repo.write("src/lib.py", "x = 1\n");
+    repo.commit_all("base");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    let hostile = "src/x\n::error::pwned\r\u{1b}[31m::stop-commands::t\n## ✅ passed.py";
+    repo.write_task(
+        "001-change-value",
+        &["src/lib.py"],
+        &["src/lib.py", hostile],
+    );
+    repo.write("src/lib.py", "x = 2\n");
+    repo.write(hostile, "evil\n");
+    repo.commit_all("feature");
+    repo.git(&["update-ref", "refs/remotes/origin/main", "main"]);
+    let events = tempfile::tempdir().unwrap();
+    let (_, env) = github_events(&repo, events.path()).remove(0);
+    for format in ["github", "human", "json"] {
+        let scratch = tempfile::tempdir().unwrap();
+        let summary = scratch.path().join("summary.md");
+        let mut env = env.clone();
+        env.push(("GITHUB_STEP_SUMMARY", summary.display().to_string()));
+        let run = Runner::here(scratch.path()).run(
+            repo.path(),
+            &[("binary-path", BIN), ("format", format)],
+            &refs(&env),
+        );
+        assert_eq!(
+            run.output.status.code(),
+            Some(1),
+            "{format}: {}",
+            text(&run.output.stdout)
+        );
+        let log = text(&run.output.stdout);
+        for line in log.lines() {
+            let trimmed = line.trim_start();
+            assert!(
+                !trimmed.starts_with("::error::")
+                    && !trimmed.starts_with("::stop-commands")
+                    && !trimmed.starts_with("##[")
+                    && !line.contains('\u{1b}')
+                    && !line.contains('\r'),
+                "{format}: {line:?}"
+            );
+        }
+        if format == "github" {
+            let md = std::fs::read_to_string(&summary).unwrap();
+            assert_eq!(
+                md.lines().filter(|l| l.starts_with("## ")).count(),
+                1,
+                "{md}"
+            );
+        }
+    }
+    let base = repo.git(&["rev-parse", "main"]).trim().to_string();
+    let gitlab = run_gitlab_job(
+        repo.path(),
+        &[
+            ("MASTERMIND_HOOKS_BIN", BIN),
+            ("GITLAB_CI", "true"),
+            ("CI_PIPELINE_SOURCE", "merge_request_event"),
+            ("CI_MERGE_REQUEST_DIFF_BASE_SHA", &base),
+            ("CI_COMMIT_SHA", &repo.head()),
+        ],
+    );
+    assert_eq!(gitlab.status.code(), Some(1));
+    let log = text(&gitlab.stdout);
+    for line in log.lines() {
+        // Only the tool's own colours; no escape byte from the file name, no
+        // section marker, no line that reads as a command.
+        assert!(
+            !line.contains("section_start") && !line.trim_start().starts_with("::"),
+            "{line:?}"
+        );
+        assert!(!line.contains("\u{1b}[31m::"), "{line:?}");
+    }
+}
+
+// ---- GitLab pipelines ---------------------------------------------------------
+
+/// `feature` merged into `main` the way GitLab makes a merged-results or
+/// merge-train commit: a merge commit off the target, not on any branch.
+fn merge_commit(repo: &common::TestRepo) -> String {
+    repo.git(&["checkout", "-q", "--detach", "main"]);
+    repo.git(&["merge", "-q", "--no-ff", "--no-edit", "feature"]);
+    let merge = repo.head();
+    repo.git(&["checkout", "-q", "feature"]);
+    merge
+}
+
+fn gitlab_pipelines(
+    repo: &common::TestRepo,
+) -> Vec<(&'static str, Vec<(&'static str, String)>, bool)> {
+    let base = repo.git(&["rev-parse", "main"]).trim().to_string();
+    let head = repo.head();
+    let merge = merge_commit(repo);
+    let zero = "0".repeat(40);
+    let common = |extra: Vec<(&'static str, String)>| {
+        let mut all: Vec<(&'static str, String)> = vec![
+            ("CI", "true".into()),
+            ("GITLAB_CI", "true".into()),
+            ("CI_DEFAULT_BRANCH", "main".into()),
+            ("CI_PROJECT_DIR", repo.path().display().to_string()),
+            ("NO_COLOR", "1".into()),
+        ];
+        all.extend(extra);
+        all
+    };
+    let mr = |kind: &str, commit: &str| {
+        common(vec![
+            ("CI_PIPELINE_SOURCE", "merge_request_event".into()),
+            ("CI_MERGE_REQUEST_EVENT_TYPE", kind.to_string()),
+            ("CI_MERGE_REQUEST_DIFF_BASE_SHA", base.clone()),
+            ("CI_MERGE_REQUEST_TARGET_BRANCH_SHA", base.clone()),
+            ("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA", head.clone()),
+            ("CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "main".into()),
+            ("CI_COMMIT_SHA", commit.to_string()),
+            ("CI_COMMIT_BEFORE_SHA", zero.clone()),
+        ])
+    };
+    vec![
+        ("detached", mr("detached", &head), true),
+        ("merged_result", mr("merged_result", &merge), true),
+        ("merge_train", mr("merge_train", &merge), true),
+        (
+            "branch pipeline",
+            common(vec![
+                ("CI_PIPELINE_SOURCE", "push".into()),
+                ("CI_COMMIT_BRANCH", "feature".into()),
+                ("CI_COMMIT_SHA", head.clone()),
+                ("CI_COMMIT_BEFORE_SHA", zero.clone()),
+            ]),
+            true,
+        ),
+        (
+            "default branch",
+            common(vec![
+                ("CI_PIPELINE_SOURCE", "push".into()),
+                ("CI_COMMIT_BRANCH", "main".into()),
+                ("CI_COMMIT_SHA", base.clone()),
+                ("CI_COMMIT_BEFORE_SHA", zero.clone()),
+            ]),
+            false,
+        ),
+    ]
+}
+
+#[test]
+fn the_gitlab_job_reports_in_every_pipeline_kind() {
+    for stray in [false, true] {
+        let repo = gate_repo(stray);
+        for (kind, env, judges_feature) in gitlab_pipelines(&repo) {
+            let _ = std::fs::remove_file(repo.path().join("gl-code-quality-report.json"));
+            let _ = std::fs::remove_file(repo.path().join("mastermind-hooks-junit.xml"));
+            let mut env = env;
+            env.push(("MASTERMIND_HOOKS_BIN", BIN.into()));
+            let output = run_gitlab_job(repo.path(), &refs(&env));
+            let expected = if stray && judges_feature { 1 } else { 0 };
+            assert_eq!(
+                output.status.code(),
+                Some(expected),
+                "{kind}, stray {stray}: {}{}",
+                text(&output.stdout),
+                text(&output.stderr)
+            );
+            let issues: Value = serde_json::from_str(
+                &std::fs::read_to_string(repo.path().join("gl-code-quality-report.json")).unwrap(),
+            )
+            .unwrap();
+            let unexpected = issues
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|i| i["check_name"] == "unexpected_file");
+            assert_eq!(unexpected, expected == 1, "{kind}");
+            let xml =
+                std::fs::read_to_string(repo.path().join("mastermind-hooks-junit.xml")).unwrap();
+            roxmltree::Document::parse(&xml).unwrap();
+        }
+    }
+}
+
+/// A git repository holding a copy of the crate's manifest (what the
+/// fake cargo checks), as a pinned source would be.
+fn source_repo(scratch: &Path) -> (String, String) {
+    let dir = scratch.join("mastermind-hooks-source");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(path("Cargo.toml"), dir.join("Cargo.toml")).unwrap();
+    git(&dir, &["init", "-q", "-b", "main"]);
+    git(&dir, &["add", "-A"]);
+    git(&dir, &["commit", "-q", "-m", "source"]);
+    (
+        format!("file://{}", dir.display()),
+        git(&dir, &["rev-parse", "HEAD"]),
+    )
+}
+
+#[test]
+fn the_gitlab_job_builds_a_pinned_source_once_and_refuses_an_unpinned_one() {
+    let repo = gate_repo(false);
+    let scratch = tempfile::tempdir().unwrap();
+    let cargo = FakeCargo::new(scratch.path());
+    let (url, rev) = source_repo(scratch.path());
+    let (_, env, _) = gitlab_pipelines(&repo).remove(0);
+    let path_var = format!(
+        "{}:{}",
+        cargo.dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut env = env;
+    env.push(("PATH", path_var));
+    env.push(("MASTERMIND_HOOKS_SOURCE_URL", url));
+    let mut pinned = env.clone();
+    pinned.push(("MASTERMIND_HOOKS_SOURCE_REV", rev.clone()));
+    for _ in 0..2 {
+        let output = run_gitlab_job(repo.path(), &refs(&pinned));
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    }
+    assert_eq!(
+        cargo.calls().len(),
+        1,
+        "built once, then from .mastermind-hooks/ (the job's cache)"
+    );
+    assert!(
+        repo.path()
+            .join(format!(".mastermind-hooks/{rev}/bin/mastermind-hooks"))
+            .is_file()
+    );
+
+    let mut unpinned = env.clone();
+    unpinned.push(("MASTERMIND_HOOKS_SOURCE_REV", "main".into()));
+    let output = run_gitlab_job(repo.path(), &refs(&unpinned));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output.stderr).contains("must be the full commit id"),
+        "{}",
+        text(&output.stderr)
+    );
+    let issues = std::fs::read_to_string(repo.path().join("gl-code-quality-report.json")).unwrap();
+    assert!(issues.contains("\"severity\": \"blocker\""), "{issues}");
+}
+
+#[test]
+fn the_gitlab_job_without_a_binary_still_writes_both_reports() {
+    let repo = gate_repo(false);
+    let (_, env, _) = gitlab_pipelines(&repo).remove(1);
+    let output = run_gitlab_job(repo.path(), &refs(&env));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output.stderr).contains("no mastermind-hooks binary"),
+        "{}",
+        text(&output.stderr)
+    );
+    let issues: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo.path().join("gl-code-quality-report.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(issues[0]["severity"], "blocker");
+    let xml = std::fs::read_to_string(repo.path().join("mastermind-hooks-junit.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    assert_eq!(doc.root_element().attribute("errors"), Some("1"));
+}
+
+#[test]
+fn rerun_is_passed_exactly_when_asked() {
+    for script in ["ci-templates/github/run.sh", "ci-templates/gitlab/run.sh"] {
+        for (rerun, timeout, tail) in [
+            ("false", "600", vec![]),
+            ("true", "600", vec!["--rerun", "--rerun-timeout", "600"]),
+            ("true", "", vec!["--rerun"]),
+        ] {
+            let stub = Stub::new();
+            let work = tempfile::tempdir().unwrap();
+            let output = run_script(
+                script,
+                work.path(),
+                &[
+                    ("MASTERMIND_HOOKS_BIN", stub.bin().to_str().unwrap()),
+                    ("MASTERMIND_HOOKS_BASE", "origin/main"),
+                    ("MASTERMIND_HOOKS_RERUN", rerun),
+                    ("MASTERMIND_HOOKS_RERUN_TIMEOUT", timeout),
+                    ("NO_COLOR", "1"),
+                ],
+            );
+            assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+            for (argv, _) in stub.calls() {
+                let mut expected = vec!["check", "--ci", "--base", "origin/main"];
+                expected.extend(&tail);
+                assert_eq!(argv[..expected.len()], expected[..], "{script} {rerun}");
+                assert_known_command(&argv);
+            }
+        }
+    }
+}
