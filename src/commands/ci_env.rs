@@ -178,7 +178,21 @@ fn detect_github(env: &CiEnv, git: &dyn Commits) -> Result<Detected, Diagnostic>
         }
         None => None,
     };
-    let name = env.var("GITHUB_EVENT_NAME").unwrap_or("push").to_string();
+    // GitHub always names the event; without the name, the payload says.
+    let name = env
+        .var("GITHUB_EVENT_NAME")
+        .map(str::to_string)
+        .unwrap_or_else(|| {
+            let has = |key: &str| event.is_some_and(|e| e.get(key).is_some());
+            if has("pull_request") {
+                "pull_request"
+            } else if has("merge_group") {
+                "merge_group"
+            } else {
+                "push"
+            }
+            .to_string()
+        });
     let text = |pointer: &str| {
         event
             .and_then(|e| e.pointer(pointer))
@@ -265,10 +279,24 @@ fn detect_github(env: &CiEnv, git: &dyn Commits) -> Result<Detected, Diagnostic>
 }
 
 fn detect_gitlab(env: &CiEnv, git: &dyn Commits) -> Detected {
-    let source = env.var("CI_PIPELINE_SOURCE").unwrap_or("push");
     let commit = env.sha("CI_COMMIT_SHA").map(str::to_string);
+    // GitLab always names the source; without it, merge request variables say.
+    let merge_request_vars = env.sha("CI_MERGE_REQUEST_DIFF_BASE_SHA").is_some()
+        || env.sha("CI_MERGE_REQUEST_TARGET_BRANCH_SHA").is_some();
+    let source = env
+        .var("CI_PIPELINE_SOURCE")
+        .unwrap_or(if merge_request_vars {
+            "merge_request_event"
+        } else {
+            "push"
+        });
     if source == "merge_request_event" {
-        let kind = env.var("CI_MERGE_REQUEST_EVENT_TYPE").unwrap_or("detached");
+        let inferred = if env.sha("CI_MERGE_REQUEST_TARGET_BRANCH_SHA").is_some() {
+            "merged_result"
+        } else {
+            "detached"
+        };
+        let kind = env.var("CI_MERGE_REQUEST_EVENT_TYPE").unwrap_or(inferred);
         let event = format!("GitLab {kind} merge request pipeline");
         let source_head = env
             .sha("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA")
