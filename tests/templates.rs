@@ -1791,9 +1791,10 @@ fn merge_commit(repo: &common::TestRepo) -> String {
     merge
 }
 
-fn gitlab_pipelines(
-    repo: &common::TestRepo,
-) -> Vec<(&'static str, Vec<(&'static str, String)>, bool)> {
+/// A pipeline kind, its variables, and whether it judges the feature branch.
+type Pipeline = (&'static str, Vec<(&'static str, String)>, bool);
+
+fn gitlab_pipelines(repo: &common::TestRepo) -> Vec<Pipeline> {
     let base = repo.git(&["rev-parse", "main"]).trim().to_string();
     let head = repo.head();
     let merge = merge_commit(repo);
@@ -2079,10 +2080,10 @@ mod toml_like {
             let line = line.trim();
             if let Some(section) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
                 current = section.strip_prefix("profile.").map(str::to_string);
-            } else if let (Some(profile), Some((k, v))) = (&current, line.split_once('=')) {
-                if !line.starts_with('#') {
-                    out.push((profile.clone(), k.trim().to_string(), v.trim().to_string()));
-                }
+            } else if let (Some(profile), Some((k, v))) = (&current, line.split_once('='))
+                && !line.starts_with('#')
+            {
+                out.push((profile.clone(), k.trim().to_string(), v.trim().to_string()));
             }
         }
         Profiles(out)

@@ -433,25 +433,24 @@ pub fn revisions(
     };
     // A base at or after the head makes the change empty: only honest
     // where the event promises nothing (and never for an override).
-    if detected.expects_change || base_flag.is_some() {
-        if let (Some(b), Some(h)) = (git.resolve(&base), git.resolve(&head))
-            && git.is_ancestor(h, b)
-        {
-            let what = if b == h {
-                "is the head"
-            } else {
-                "is a descendant of the head"
-            };
-            let source = if base_flag.is_some() {
-                "the base given"
-            } else {
-                "the base from the event data"
-            };
-            return Err(refused(format!(
-                "{source}, `{base}`, {what} ({}), so nothing would be judged in this {event}",
-                h.to_hex_with_len(12)
-            )));
-        }
+    if (detected.expects_change || base_flag.is_some())
+        && let (Some(b), Some(h)) = (git.resolve(&base), git.resolve(&head))
+        && git.is_ancestor(h, b)
+    {
+        let what = if b == h {
+            "is the head"
+        } else {
+            "is a descendant of the head"
+        };
+        let source = if base_flag.is_some() {
+            "the base given"
+        } else {
+            "the base from the event data"
+        };
+        return Err(refused(format!(
+            "{source}, `{base}`, {what} ({}), so nothing would be judged in this {event}",
+            h.to_hex_with_len(12)
+        )));
     }
     Ok((base, head))
 }
