@@ -276,16 +276,25 @@ def receive_rows(repo, runs, commits=100):
     repository's pre-receive hook would (GitHub Enterprise Server allows a
     pre-receive hook 5 seconds). A bare clone of the bench repository gets a
     branch of `commits` commits on top of HEAD, each changing one tracked
-    file; the hook input names the branch's old and new tip."""
+    file, the last also the task's report (so the task is judged); the hook
+    input names the branch's old and new tip."""
     bare = os.path.join(WORK, os.path.basename(repo) + "-receive.git")
     if not os.path.isdir(bare):
         sh(["git", "clone", "-q", "--bare", repo, bare])
         scratch = tempfile.mkdtemp(dir=WORK)
         sh(["git", "clone", "-q", "--shared", bare, scratch])
         files = [f for f in tracked_files(scratch) if not f.startswith(".mastermind/")][:commits]
+        reports = [f for f in tracked_files(scratch) if f.endswith("/executor-report.md")]
         for i, path in enumerate(files):
             with open(os.path.join(scratch, path), "ab") as fh:
                 fh.write(f"\nbench change {i}\n".encode())
+            if i == len(files) - 1 and reports:
+                # The last commit touches the task too, so the gate judges it in full.
+                report = os.path.join(scratch, reports[0])
+                with open(report) as fh:
+                    text = fh.read()
+                with open(report, "w") as fh:
+                    fh.write(text.replace("\n", "\n\nBench note.\n", 1))
             sh(["git", "commit", "-q", "--no-verify", "-am", f"bench change {i}"], cwd=scratch)
         sh(["git", "push", "-q", "origin", "HEAD:refs/heads/bench-receive"], cwd=scratch)
         shutil.rmtree(scratch)

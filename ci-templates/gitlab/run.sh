@@ -42,8 +42,10 @@ junit=${MASTERMIND_HOOKS_JUNIT:-mastermind-hooks-junit.xml}
 # Both reports say "could not check", so the merge request shows why; then exit 2.
 fail() {
     printf 'error: mastermind-hooks: %s\n' "$1" >&2
-    text=$(printf '%s' "$1" | tr '\r\n' '  ' | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g')
-    xml=$(printf '%s' "$1" | tr '\r\n' '  ' | sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g')
+    # One line of plain text: control characters out, then JSON and XML escaping.
+    plain=$(printf '%s' "$1" | tr '\r\n\t' '   ' | tr -d '\000-\037\177')
+    text=$(printf '%s' "$plain" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g')
+    xml=$(printf '%s' "$plain" | sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g')
     printf '[{"description": "mastermind-hooks could not check: %s", "check_name": "internal_error", "fingerprint": "mastermind-hooks-setup", "severity": "blocker", "location": {"path": ".", "lines": {"begin": 1}}}]\n' "$text" >"$codequality" || true
     printf '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="mastermind-hooks" tests="1" failures="0" errors="1">\n    <testsuite name="mastermind-hooks" tests="1" failures="0" errors="1">\n        <testcase name="setup" classname="mastermind-hooks">\n            <error message="%s" type="internal_error">%s</error>\n        </testcase>\n    </testsuite>\n</testsuites>\n' "$xml" "$xml" >"$junit" || true
     exit 2

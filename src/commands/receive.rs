@@ -218,6 +218,10 @@ pub fn run(args: &OutputArgs) -> ExitStatus {
             var("GIT_ALTERNATE_OBJECT_DIRECTORIES").as_deref(),
             &own,
         );
+        if dirs.len() == 1 {
+            // Not run by git (no quarantine): every object is in the store.
+            return judge_all(&repo, &updates, &mut out).map_err(|e| vec![e.to_diagnostic()]);
+        }
         let (repo, _scratch) = with_quarantine(repo, &dirs).map_err(|e| vec![e.to_diagnostic()])?;
         judge_all(&repo, &updates, &mut out).map_err(|e| vec![e.to_diagnostic()])
     });
