@@ -253,7 +253,13 @@ fn detect_github(env: &CiEnv, git: &dyn Commits) -> Result<Detected, Diagnostic>
                     "the push event names neither `before` nor the repository's default branch".to_string(),
                 ),
             };
-            let expects_change = matches!(&before, Some(b) if base.as_deref() == Ok(b.as_str()));
+            // A forced push may move a branch back: then nothing lands, honestly.
+            let forced = event
+                .and_then(|e| e.get("forced"))
+                .and_then(|v| v.as_bool())
+                .unwrap_or(false);
+            let expects_change =
+                !forced && matches!(&before, Some(b) if base.as_deref() == Ok(b.as_str()));
             Detected {
                 event: label,
                 base,
@@ -570,6 +576,12 @@ mod tests {
             ),
             Ok(("origin/main".into(), sha('d')))
         );
+        // A forced push back to an older commit lands nothing: no refusal.
+        let back = json!({"before": sha('d'), "after": sha('c'), "ref": "refs/heads/feature",
+            "forced": true, "repository": repo});
+        let mut env = github("push", back);
+        env.vars.insert("GITHUB_SHA".into(), sha('c'));
+        assert_eq!(run(&env, None, None), Ok((sha('d'), sha('c'))));
         // ... but on the default branch itself there is nothing to fall back to.
         assert_eq!(
             run(
