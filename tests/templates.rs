@@ -2048,7 +2048,8 @@ fn the_release_workflow_builds_every_platform_with_checksums_and_an_image() {
 #[test]
 fn profiles_build_fast_for_users_and_small_for_releases() {
     let cargo: toml_like::Profiles = toml_like::profiles(&read("Cargo.toml"));
-    assert_eq!(cargo.get("release", "lto"), Some("false"));
+    assert_eq!(cargo.get("release", "lto"), Some("\"thin\""));
+    assert_eq!(cargo.get("dist", "opt-level"), Some("3"));
     assert_eq!(cargo.get("release", "strip"), Some("true"));
     assert_eq!(cargo.get("dist", "inherits"), Some("\"release\""));
     assert_eq!(cargo.get("dist", "lto"), Some("\"fat\""));
