@@ -287,6 +287,43 @@ def validate_rows(runs):
     return [("validate 1,000 reports (one process)", ours_s), ("ajv-cli, same 1,000 reports", theirs_s)]
 
 
+def receive_rows(repo, runs, commits=100):
+    """`check --receive` judging a push of `commits` commits, as a bare
+    repository's pre-receive hook would (GitHub Enterprise Server allows a
+    pre-receive hook 5 seconds). A bare clone of the bench repository gets a
+    branch of `commits` commits on top of HEAD, each changing one tracked
+    file, the last also the task's report (so the task is judged); the hook
+    input names the branch's old and new tip."""
+    bare = os.path.join(WORK, os.path.basename(repo) + "-receive.git")
+    if not os.path.isdir(bare):
+        sh(["git", "clone", "-q", "--bare", repo, bare])
+        scratch = tempfile.mkdtemp(dir=WORK)
+        sh(["git", "clone", "-q", "--shared", bare, scratch])
+        files = [f for f in tracked_files(scratch) if not f.startswith(".mastermind/")][:commits]
+        reports = [f for f in tracked_files(scratch) if f.endswith("/executor-report.md")]
+        for i, path in enumerate(files):
+            with open(os.path.join(scratch, path), "ab") as fh:
+                fh.write(f"\nbench change {i}\n".encode())
+            if i == len(files) - 1 and reports:
+                # The last commit touches the task too, so the gate judges it in full.
+                report = os.path.join(scratch, reports[0])
+                with open(report) as fh:
+                    text = fh.read()
+                with open(report, "w") as fh:
+                    fh.write(text.replace("\n", "\n\nBench note.\n", 1))
+            sh(["git", "commit", "-q", "--no-verify", "-am", f"bench change {i}"], cwd=scratch)
+        sh(["git", "push", "-q", "origin", "HEAD:refs/heads/bench-receive"], cwd=scratch)
+        shutil.rmtree(scratch)
+    old = sh(["git", "rev-parse", f"bench-receive~{commits}"], cwd=bare, capture=True).stdout.strip()
+    new = sh(["git", "rev-parse", "bench-receive"], cwd=bare, capture=True).stdout.strip()
+    lines = os.path.join(WORK, os.path.basename(bare) + ".input")
+    with open(lines, "w") as fh:
+        fh.write(f"{old} {new} refs/heads/bench-receive\n")
+    command = f"{BIN} check --receive < {shlex.quote(lines)} 2>/dev/null; test $? -le 1"
+    return [(f"check --receive, push of {commits} commits (pre-receive)",
+             hyperfine("receive", command, bare, max(3, runs // 3), shell="sh"))]
+
+
 def fmt(seconds):
     if seconds is None:
         return "n/a"
@@ -335,6 +372,7 @@ def main():
         rows.update(gate_rows(repo, args.runs))
         if supports("agent-hook", "stop"):
             rows.update(agent_hook_rows(repo, args.runs))
+        rows.update(receive_rows(repo, args.runs))
         memory_rows = [
             ("check --staged", f"{BIN} check --staged"),
             ("check --ci", f"{BIN} check --ci --base HEAD~1 --head HEAD"),
@@ -361,6 +399,8 @@ def main():
             elif name.startswith("agent-hook stop"):
                 r = f"{ratio(value, rows.get('check --worktree (same run)'))} of check --worktree"
                 budget = "< 50 ms on the limit repo"
+            elif name.startswith("check --receive"):
+                budget = "< 5 s (GitHub Enterprise Server's pre-receive limit)"
             elif name == "tree-v1 digest, HEAD (cold, as CI)":
                 r = f"{ratio(value, ssl2)} of 2x openssl"
                 budget = "<= 1.0x openssl, 2 processes"

@@ -50,7 +50,7 @@ pub enum Command {
         files: Vec<String>,
     },
     /// The gate: check the tasks touched in the tree that would land.
-    #[command(group(clap::ArgGroup::new("mode").required(true).args(["staged", "push", "ci", "worktree"])))]
+    #[command(group(clap::ArgGroup::new("mode").required(true).args(["staged", "push", "ci", "worktree", "receive"])))]
     Check {
         /// pre-commit: the index git is about to commit (GIT_INDEX_FILE honoured) against HEAD.
         #[arg(long)]
@@ -64,6 +64,10 @@ pub enum Command {
         /// The working tree against HEAD (or --since), like the reference's audit.
         #[arg(long)]
         worktree: bool,
+        /// pre-receive (server side, bare repository): every `<old> <new> <ref>` line on
+        /// stdin, reading git's quarantined objects; findings go to the pusher.
+        #[arg(long)]
+        receive: bool,
         /// --ci: the branch the change merges into.
         #[arg(long, value_name = "REV", requires = "ci")]
         base: Option<String>,
@@ -155,6 +159,9 @@ pub enum Command {
         /// (.claude/settings.json or .codex/hooks.json).
         #[arg(long, value_enum, value_name = "HARNESS", conflicts_with_all = ["hooks", "force"])]
         agent: Option<Harness>,
+        /// In a bare repository: the pre-receive hook (`check --receive`) instead.
+        #[arg(long, conflicts_with_all = ["hooks", "force"])]
+        server: bool,
     },
     /// Remove the shims and put back the hooks they replaced.
     #[command(after_help = "Exit status: 0 done (or nothing installed), 2 refused or failed.")]
@@ -335,6 +342,7 @@ pub fn run(cli: Cli) -> ExitStatus {
             push,
             ci,
             worktree,
+            receive,
             base,
             head,
             since,
@@ -344,6 +352,10 @@ pub fn run(cli: Cli) -> ExitStatus {
             remote,
             url,
         } => {
+            if receive {
+                output.color.apply_to(crate::render::Stream::Stderr);
+                return commands::receive::run(&output);
+            }
             let mode = if staged {
                 Mode::Staged
             } else if push {
@@ -429,6 +441,7 @@ pub fn run(cli: Cli) -> ExitStatus {
             format,
             ..
         } => commands::hooks::agent_status(harness, format),
+        Command::Install { server: true, .. } => commands::hooks::install_server(),
         Command::Install { hooks, force, .. } => commands::hooks::install(&hooks, force),
         Command::Uninstall { hooks, force, .. } => commands::hooks::uninstall(&hooks, force),
         Command::Status { hooks, format, .. } => commands::hooks::status(&hooks, format),

@@ -824,6 +824,20 @@ codes! {
     rerun_unavailable: Error, CannotCheck,
         "CI could not re-run the observed check (it cannot start on this machine, the --rerun-timeout budget ran out, or the run was interrupted).",
         "Install what the check needs in the CI job before the gate, or raise --rerun-timeout, then run the job again.";
+
+    // ---- CI events, outputs and the server side ------------------------
+    ci_base_unknown: Error, CannotCheck,
+        "`check --ci` could not tell the base to compare with from the CI platform's event data.",
+        "Run on a pull request, merge group, push or merge request pipeline, or pass --base REV (the action's `base` input, GitLab's MASTERMIND_HOOKS_BASE) outside CI.";
+    ci_override_refused: Error, CannotCheck,
+        "In CI, a base or head the change could set must agree with the platform's event data, and test-only knobs are refused.",
+        "Remove the override (the action's `base`/`head` inputs, MASTERMIND_HOOKS_BASE/HEAD, MASTERMIND_HOOKS_CMD) or set it to what the event says.";
+    findings_folded: Warning, Violation,
+        "There are more findings than the output format may carry; the rest are counted in this one.",
+        "Run `mastermind-hooks check` with `--format human` or `--format json` to see every finding, and fix the ones listed first.";
+    receive_ref_skipped: Note, Violation,
+        "A pushed ref outside refs/heads/ and refs/tags/, or a deletion, lands no code and is not judged.",
+        "Nothing to do; push branches and tags to have them judged.";
 }
 
 #[cfg(test)]

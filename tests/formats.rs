@@ -144,10 +144,8 @@ fn assert_rules_and_indices(log: &Value) {
     assert_eq!(run["tool"]["driver"]["name"], "mastermind-hooks");
     assert_eq!(run["tool"]["driver"]["version"], env!("CARGO_PKG_VERSION"));
     assert!(
-        run["tool"]["driver"]["informationUri"]
-            .as_str()
-            .unwrap()
-            .starts_with("https://")
+        run["tool"]["driver"].get("informationUri").is_none(),
+        "no link to an unpublished page"
     );
     for result in run["results"].as_array().unwrap() {
         let index = result["ruleIndex"].as_u64().unwrap() as usize;
@@ -558,4 +556,397 @@ fn every_format_exits_like_human_output() {
             assert!(!output.stdout.is_empty(), "{format} prints a report");
         }
     }
+}
+
+// ---- the platforms' own schemas and validators -------------------------------
+
+/// junit-10.xsd as a table: for each element, its attributes (and which
+/// are required), the child elements it may hold, and whether it is text.
+struct Xsd {
+    elements: std::collections::HashMap<String, XsdElement>,
+}
+
+#[derive(Default, Clone)]
+struct XsdElement {
+    attributes: Vec<(String, bool)>,
+    children: Vec<String>,
+    text_only: bool,
+}
+
+impl Xsd {
+    fn load() -> Xsd {
+        let text = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/junit-10.xsd"),
+        )
+        .unwrap();
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        let schema = doc.root_element();
+        let complex = |node: roxmltree::Node| {
+            let mut element = XsdElement::default();
+            for d in node.descendants() {
+                if d.has_tag_name("attribute") {
+                    element.attributes.push((
+                        d.attribute("name").unwrap().to_string(),
+                        d.attribute("use") == Some("required"),
+                    ));
+                }
+                if d.has_tag_name("element") {
+                    let child = d.attribute("ref").or(d.attribute("name")).unwrap();
+                    element.children.push(child.to_string());
+                }
+            }
+            element
+        };
+        let named: std::collections::HashMap<&str, XsdElement> = schema
+            .children()
+            .filter(|n| n.has_tag_name("complexType"))
+            .map(|n| (n.attribute("name").unwrap(), complex(n)))
+            .collect();
+        let mut elements = std::collections::HashMap::new();
+        for node in schema.children().filter(|n| n.has_tag_name("element")) {
+            let name = node.attribute("name").unwrap().to_string();
+            let element = match node.attribute("type") {
+                Some("xs:string") => XsdElement {
+                    text_only: true,
+                    ..XsdElement::default()
+                },
+                Some(t) => named[t].clone(),
+                None => complex(
+                    node.children()
+                        .find(|c| c.has_tag_name("complexType"))
+                        .unwrap(),
+                ),
+            };
+            elements.insert(name, element);
+        }
+        Xsd { elements }
+    }
+
+    fn check(&self, node: roxmltree::Node, errors: &mut Vec<String>) {
+        let name = node.tag_name().name();
+        let Some(element) = self.elements.get(name) else {
+            errors.push(format!("<{name}> is not in the schema"));
+            return;
+        };
+        for attribute in node.attributes() {
+            if !element
+                .attributes
+                .iter()
+                .any(|(a, _)| a == attribute.name())
+            {
+                errors.push(format!("<{name}> may not have `{}`", attribute.name()));
+            }
+        }
+        for (attribute, required) in &element.attributes {
+            if *required && node.attribute(attribute.as_str()).is_none() {
+                errors.push(format!("<{name}> lacks the required `{attribute}`"));
+            }
+        }
+        for child in node.children().filter(|c| c.is_element()) {
+            let child_name = child.tag_name().name();
+            if element.text_only || !element.children.iter().any(|c| c == child_name) {
+                errors.push(format!("<{name}> may not hold <{child_name}>"));
+            }
+            self.check(child, errors);
+        }
+    }
+}
+
+fn assert_valid_junit(xml: &str) {
+    let doc = roxmltree::Document::parse(xml).expect("well-formed XML");
+    let mut errors = Vec::new();
+    Xsd::load().check(doc.root_element(), &mut errors);
+    assert!(errors.is_empty(), "junit-10.xsd: {errors:?}\n{xml}");
+    assert_eq!(doc.root_element().tag_name().name(), "testsuites");
+}
+
+/// The real validators, when the machine has one: xmllint (libxml2-utils)
+/// or Python's xmlschema. Says so when it has neither.
+fn external_xsd_check(xml: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("report.xml");
+    std::fs::write(&file, xml).unwrap();
+    let xsd = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/junit-10.xsd");
+    if let Ok(out) = Command::new("xmllint")
+        .args(["--noout", "--schema"])
+        .arg(&xsd)
+        .arg(&file)
+        .output()
+    {
+        assert!(
+            out.status.success(),
+            "xmllint: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return;
+    }
+    let script = "import sys, xmlschema; xmlschema.XMLSchema(sys.argv[1]).validate(sys.argv[2])";
+    match Command::new("python3")
+        .args(["-c", script])
+        .arg(&xsd)
+        .arg(&file)
+        .output()
+    {
+        Ok(out) if out.status.success() => {}
+        Ok(out) if String::from_utf8_lossy(&out.stderr).contains("No module named") => {
+            eprintln!(
+                "skipped the external XSD check: neither xmllint nor Python's xmlschema is installed"
+            );
+        }
+        Ok(out) => panic!("xmlschema: {}", String::from_utf8_lossy(&out.stderr)),
+        Err(_) => {
+            eprintln!("skipped the external XSD check: neither xmllint nor python3 is installed")
+        }
+    }
+}
+
+#[test]
+fn junit_validates_against_junit_10_xsd() {
+    let reports = [
+        render::render(&gate_report(), Format::Junit, &RenderOptions::default()),
+        render::render(
+            &Report::assemble(vec![], vec![], vec![]),
+            Format::Junit,
+            &RenderOptions::default(),
+        ),
+        stdout(&validate("junit", MIXED, Path::new(FIXTURES))),
+    ];
+    for xml in &reports {
+        assert_valid_junit(xml);
+        external_xsd_check(xml);
+    }
+}
+
+#[test]
+fn the_junit_schema_check_is_not_vacuous() {
+    let xml = render::render(&gate_report(), Format::Junit, &RenderOptions::default());
+    let bad = xml.replacen("<testsuites ", "<testsuites skipped=\"0\" ", 1);
+    let doc = roxmltree::Document::parse(&bad).unwrap();
+    let mut errors = Vec::new();
+    Xsd::load().check(doc.root_element(), &mut errors);
+    assert_eq!(errors, ["<testsuites> may not have `skipped`"]);
+}
+
+fn code_quality_validator() -> jsonschema::Validator {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/gitlab-code-quality-report.schema.json"),
+    )
+    .unwrap();
+    jsonschema::validator_for(&serde_json::from_str::<Value>(&text).unwrap()).unwrap()
+}
+
+#[test]
+fn code_quality_matches_gitlabs_documented_format() {
+    let validator = code_quality_validator();
+    for text in [
+        render::render(&gate_report(), Format::Gitlab, &RenderOptions::default()),
+        stdout(&validate("gitlab", MIXED, Path::new(FIXTURES))),
+    ] {
+        let value: Value = serde_json::from_str(&text).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&value)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+    let mut broken: Value = serde_json::from_str(&render::render(
+        &gate_report(),
+        Format::Gitlab,
+        &RenderOptions::default(),
+    ))
+    .unwrap();
+    broken[0]["severity"] = Value::from("warning");
+    assert!(!validator.is_valid(&broken), "the check is not vacuous");
+}
+
+/// What GitHub code scanning and the SARIF multitool's GitHub rules ask of
+/// a log beyond the schema.
+fn assert_github_accepts(log: &Value) {
+    let run = &log["runs"][0];
+    for rule in run["tool"]["driver"]["rules"].as_array().unwrap() {
+        for key in ["shortDescription", "fullDescription", "help"] {
+            assert!(
+                rule[key]["text"].as_str().is_some_and(|t| !t.is_empty()),
+                "{} lacks {key}",
+                rule["id"]
+            );
+        }
+    }
+    assert!(
+        run["tool"]["driver"].get("informationUri").is_none(),
+        "no link to a page that does not exist"
+    );
+    let results = run["results"].as_array().unwrap();
+    assert!(results.len() <= 25_000);
+    for result in results {
+        let location = &result["locations"][0]["physicalLocation"];
+        assert!(
+            location["region"]["startLine"].as_u64().unwrap() >= 1,
+            "{result}"
+        );
+        let uri = location["artifactLocation"]["uri"].as_str().unwrap();
+        assert!(
+            !uri.starts_with('/') && !uri.contains("://"),
+            "relative: {uri}"
+        );
+        assert!(result["partialFingerprints"]["mastermindHooks/v1"].is_string());
+    }
+}
+
+/// The SARIF multitool (`npm install @microsoft/sarif-multitool`), when
+/// SARIF_MULTITOOL names its binary: `validate` with GitHub's rules must
+/// report no error.
+fn multitool(log: &Value) {
+    let Some(tool) = std::env::var_os("SARIF_MULTITOOL") else {
+        eprintln!("skipped the SARIF multitool: set SARIF_MULTITOOL to its binary to run it");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("log.sarif");
+    let output = dir.path().join("validation.sarif");
+    std::fs::write(&input, serde_json::to_vec_pretty(log).unwrap()).unwrap();
+    let run = Command::new(tool)
+        .args(["validate", "--rule-kind", "Gh;Sarif", "--output"])
+        .arg(&output)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stdout)
+    );
+    let validation: Value =
+        serde_json::from_str(&std::fs::read_to_string(&output).unwrap()).unwrap();
+    let errors: Vec<&Value> = validation["runs"][0]["results"]
+        .as_array()
+        .map(|r| r.iter().filter(|r| r["level"] == "error").collect())
+        .unwrap_or_default();
+    assert!(errors.is_empty(), "multitool errors: {errors:?}");
+}
+
+#[test]
+fn sarif_of_a_failing_gate_is_what_github_accepts() {
+    let repo = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .current_dir(root)
+            .args(args)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    git(&["init", "-q", "-b", "main"]);
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("src/a.py"), "a = 1\n").unwrap();
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "base"]);
+    let task = root.join(".mastermind/tasks/001-t");
+    std::fs::create_dir_all(&task).unwrap();
+    std::fs::write(task.join("spec.md"), "---\nmode: verified\ntouches:\n  - file: src/a.py\nverify:\n  - cmd: make test\n---\n# Task\n\n## Goals\nChange a.\n").unwrap();
+    std::fs::write(root.join("src/a.py"), "a = 2\n").unwrap();
+    std::fs::write(root.join("src/stray.py"), "b = 1\n").unwrap();
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "work without a report"]);
+    let output = Command::new(BIN)
+        .current_dir(root)
+        .args([
+            "check", "--ci", "--base", "main~1", "--head", "main", "--format", "sarif",
+        ])
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITLAB_CI")
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let log: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_valid_sarif(&log);
+    assert_github_accepts(&log);
+    assert!(!log["runs"][0]["results"].as_array().unwrap().is_empty());
+    multitool(&log);
+}
+
+#[test]
+fn sarif_of_validate_and_the_gate_report_is_what_github_accepts() {
+    let log: Value =
+        serde_json::from_str(&stdout(&validate("sarif", MIXED, Path::new(FIXTURES)))).unwrap();
+    assert_github_accepts(&log);
+    multitool(&log);
+    assert_github_accepts(&render::sarif::log(&gate_report()));
+}
+
+// ---- hostile names in every format -------------------------------------------
+
+const HOSTILE: &str = "src/x\n::error::pwned\r\u{1b}[31m::stop-commands::t\n## ✅ passed\u{1b}[0K section_start:1:x.py";
+
+fn hostile_report() -> Report {
+    let d = Diagnostic::new(
+        Code::unexpected_file,
+        format!("{HOSTILE} was modified\n::warning::second line"),
+    )
+    .with_path(HOSTILE);
+    Report::assemble(
+        vec![],
+        vec![TaskResult::new(
+            HOSTILE,
+            vec![CheckOutcome::new("scope", vec![d.clone()])],
+        )],
+        vec![d.with_task(HOSTILE)],
+    )
+}
+
+#[test]
+fn hostile_names_stay_data_in_every_format() {
+    let report = hostile_report();
+    let options = RenderOptions::default();
+    for format in [Format::Human, Format::Github] {
+        let text = render::render(&report, format, &options);
+        for line in text.lines() {
+            let trimmed = line.trim_start();
+            assert!(
+                !trimmed.starts_with("::error::")
+                    && !trimmed.starts_with("::warning::")
+                    && !trimmed.starts_with("::stop-commands")
+                    && !trimmed.starts_with("##[")
+                    && !line.contains('\u{1b}')
+                    && !line.contains('\r'),
+                "{format:?}: {line:?}"
+            );
+        }
+    }
+    let summary = render::github::step_summary(&report);
+    assert_eq!(
+        summary.lines().filter(|l| l.starts_with("## ")).count(),
+        1,
+        "{summary}"
+    );
+    assert!(!summary.contains('\u{1b}') && !summary.contains('\r'));
+    // Machine formats carry the name exactly, escaped by their own syntax.
+    let json: Value =
+        serde_json::from_str(&render::render(&report, Format::Json, &options)).unwrap();
+    assert_eq!(json["diagnostics"][0]["path"], HOSTILE);
+    let sarif = render::sarif::log(&report);
+    assert_valid_sarif(&sarif);
+    let gitlab: Value =
+        serde_json::from_str(&render::render(&report, Format::Gitlab, &options)).unwrap();
+    assert_eq!(gitlab[0]["location"]["path"], HOSTILE);
+    assert!(code_quality_validator().is_valid(&gitlab));
+    let junit = render::render(&report, Format::Junit, &options);
+    assert_valid_junit(&junit);
 }

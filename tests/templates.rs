@@ -5,6 +5,16 @@
 //! variables: `check --ci` on pull-request-shaped repositories with tasks, and
 //! `validate` through the scripts' `MASTERMIND_HOOKS_CMD` override for the
 //! format plumbing (annotations, job summary, SARIF, Code Quality, JUnit).
+//!
+//! The action runs through an emulation of GitHub's composite runner: every
+//! step of action.yml in order, `${{ }}` expressions of inputs and step
+//! outputs substituted, `$GITHUB_OUTPUT` read back after each step, and
+//! actions/cache restore/save kept in a directory standing for GitHub's
+//! cache. Events come from the payloads GitHub documents for them
+//! (`GITHUB_EVENT_PATH`), GitLab pipelines from its predefined variables.
+//! A fake `cargo` stands for the source build (it records its arguments and
+//! installs the test binary), so the build-once-then-cache path is exercised
+//! without compiling for minutes.
 
 mod common;
 
@@ -31,9 +41,8 @@ fn yaml(relative: &str) -> Value {
     serde_saphyr::from_str(&read(relative)).unwrap_or_else(|e| panic!("{relative}: {e}"))
 }
 
-/// The inputs the action must offer (issue 6).
+/// The inputs the action must offer.
 const ACTION_INPUTS: &[&str] = &[
-    "version",
     "binary-path",
     "base",
     "head",
@@ -42,11 +51,31 @@ const ACTION_INPUTS: &[&str] = &[
     "require-task",
     "sarif-file",
     "max-annotations",
+    "rerun",
+    "rerun-timeout",
 ];
+
+/// Whether this build's `check` knows `--rerun` (another part of the
+/// project adds it).
+fn check_has_rerun() -> bool {
+    let help = Command::new(BIN)
+        .args(["check", "--help"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&help.stdout).contains("--rerun")
+}
 
 /// A recorded command line names a subcommand and flags that exist: clap
 /// parses it exactly as the binary would.
 fn assert_known_command(argv: &[String]) {
+    let mut argv = argv.to_vec();
+    if argv.iter().any(|a| a == "--rerun") && !check_has_rerun() {
+        eprintln!("note: this build's check has no --rerun yet; parsing the rest of {argv:?}");
+        if let Some(i) = argv.iter().position(|a| a == "--rerun-timeout") {
+            argv.drain(i..i + 2);
+        }
+        argv.retain(|a| a != "--rerun");
+    }
     let full = std::iter::once("mastermind-hooks".to_string()).chain(argv.iter().cloned());
     if let Err(error) = Cli::try_parse_from(full) {
         panic!("the CLI rejects {argv:?}: {error}");
@@ -71,41 +100,56 @@ fn action_yml_is_a_composite_action_wiring_every_input_into_run_sh() {
         assert!(input["description"].is_string(), "{name} is documented");
         assert!(input["default"].is_string(), "{name} has a string default");
     }
-    let steps = action["runs"]["steps"].as_array().unwrap();
-    assert_eq!(steps.len(), 1);
-    let step = &steps[0];
-    assert_eq!(step["shell"], "sh");
-    assert_eq!(step["run"], "sh \"$GITHUB_ACTION_PATH/run.sh\"");
-    let script = path("ci-templates/github/run.sh");
-    assert!(script.is_file(), "the script the action names exists");
-
+    let text = read("ci-templates/github/action.yml");
+    assert!(
+        !text.contains("github.action_path"),
+        "the host's path is wrong in container jobs: run.sh finds its own directory"
+    );
     let run_sh = read("ci-templates/github/run.sh");
     let mut used = BTreeSet::new();
-    for (var, value) in step["env"].as_object().unwrap() {
-        assert!(run_sh.contains(var.as_str()), "run.sh reads {var}");
-        let value = value.as_str().unwrap();
-        // Inputs only ever reach the script through the environment.
-        if let Some(input) = value
-            .strip_prefix("${{ inputs.")
-            .and_then(|v| v.strip_suffix(" }}"))
-        {
+    let steps = action["runs"]["steps"].as_array().unwrap();
+    let ids: Vec<&str> = steps.iter().filter_map(|s| s["id"].as_str()).collect();
+    assert_eq!(ids, ["prepare", "install", "gate"]);
+    for step in steps {
+        if let Some(uses) = step["uses"].as_str() {
+            let (name, pin) = uses.split_once('@').unwrap();
             assert!(
-                inputs.contains(input),
-                "{var} names an unknown input {input}"
+                ["actions/cache/restore", "actions/cache/save"].contains(&name),
+                "{uses}"
             );
-            used.insert(input);
+            assert!(
+                pin.len() == 40 && pin.bytes().all(|b| b.is_ascii_hexdigit()),
+                "{uses} is pinned to a commit"
+            );
+            continue;
+        }
+        assert_eq!(step["shell"], "sh");
+        let run = step["run"].as_str().unwrap();
+        assert!(
+            run.starts_with("sh \"$GITHUB_ACTION_PATH/run.sh\""),
+            "{run}"
+        );
+        assert!(!run.contains("${{"), "no input is spliced into a command");
+        for (var, value) in step["env"].as_object().unwrap() {
+            assert!(run_sh.contains(var.as_str()), "run.sh reads {var}");
+            let value = value.as_str().unwrap();
+            if let Some(input) = value
+                .strip_prefix("${{ inputs.")
+                .and_then(|v| v.strip_suffix(" }}"))
+            {
+                assert!(
+                    inputs.contains(input),
+                    "{var} names an unknown input {input}"
+                );
+                used.insert(input);
+            }
         }
     }
     assert_eq!(used, inputs, "every input reaches the script");
-    assert!(
-        !step["run"].as_str().unwrap().contains("${{"),
-        "no input is spliced into the command"
-    );
     assert_eq!(
         action["outputs"]["exit-code"]["value"],
         "${{ steps.gate.outputs.exit-code }}"
     );
-    assert_eq!(step["id"], "gate");
 }
 
 /// The script block of the GitLab job, and where it sits in the file.
@@ -160,8 +204,26 @@ fn gitlab_template_is_a_merge_request_job_with_reports() {
         job["variables"]["GIT_DEPTH"], "0",
         "the merge base must be in the clone"
     );
-    let rules = serde_json::to_string(&job["rules"]).unwrap();
-    assert!(rules.contains("merge_request_event"), "{rules}");
+    let rules = job["rules"].as_array().unwrap();
+    let conditions: Vec<&str> = rules.iter().map(|r| r["if"].as_str().unwrap()).collect();
+    assert_eq!(
+        conditions,
+        [
+            "$CI_PIPELINE_SOURCE == \"merge_request_event\"",
+            "$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH",
+            "$CI_COMMIT_BRANCH && $CI_OPEN_MERGE_REQUESTS",
+            "$CI_COMMIT_BRANCH",
+        ]
+    );
+    assert_eq!(
+        rules[1]["allow_failure"], true,
+        "the default branch's run makes Code Quality's base report without failing the pipeline"
+    );
+    assert_eq!(
+        rules[2]["when"], "never",
+        "no duplicate of a merge request pipeline"
+    );
+    assert_eq!(job["cache"]["paths"][0], ".mastermind-hooks/");
     assert_eq!(
         job["artifacts"]["when"], "always",
         "reports of a failing gate are uploaded"
@@ -173,7 +235,6 @@ fn gitlab_template_is_a_merge_request_job_with_reports() {
         "codequality=${{MASTERMIND_HOOKS_CODEQUALITY:-{codequality}}}"
     )));
     assert!(run_sh.contains(&format!("junit=${{MASTERMIND_HOOKS_JUNIT:-{junit}}}")));
-    assert!(run_sh.contains("CI_MERGE_REQUEST_DIFF_BASE_SHA"));
     for (var, _) in job["variables"].as_object().unwrap() {
         assert!(
             var == "GIT_DEPTH" || run_sh.contains(var.as_str()),
@@ -331,7 +392,17 @@ fn github_script_without_revisions_lets_check_detect_them() {
     assert_eq!(output.status.code(), Some(0));
     let calls = stub.calls();
     assert_eq!(calls.len(), 1, "no SARIF unless asked");
-    assert_eq!(calls[0].0, ["check", "--ci", "--format", "github"]);
+    assert_eq!(
+        calls[0].0,
+        [
+            "check",
+            "--ci",
+            "--format",
+            "github",
+            "--max-annotations",
+            "10"
+        ]
+    );
     assert_eq!(calls[0].1, "unset", "require-task is off by default");
     assert_known_command(&calls[0].0);
 }
@@ -566,62 +637,255 @@ fn pull_request_repo() -> Repo {
     Repo { dir, base, head }
 }
 
-/// The environment of the action's step, as GitHub would build it from
-/// action.yml: `${{ inputs.x }}` replaced by `inputs` (or the default).
-fn action_env(inputs: &[(&str, &str)]) -> Vec<(String, String)> {
-    let action = yaml("ci-templates/github/action.yml");
-    let step = &action["runs"]["steps"][0];
-    step["env"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(var, value)| {
-            let value = value.as_str().unwrap();
-            let value = if let Some(input) = value
-                .strip_prefix("${{ inputs.")
-                .and_then(|v| v.strip_suffix(" }}"))
-            {
-                inputs
-                    .iter()
-                    .find(|(k, _)| *k == input)
-                    .map(|(_, v)| v.to_string())
-                    .unwrap_or_else(|| {
-                        action["inputs"][input]["default"]
-                            .as_str()
-                            .unwrap()
-                            .to_string()
-                    })
-            } else {
-                value.replace(
-                    "${{ github.action_path }}",
-                    path("ci-templates/github").to_str().unwrap(),
-                )
-            };
-            (var.clone(), value)
-        })
-        .collect()
+/// What one emulated composite run leaves behind.
+struct ActionRun {
+    /// Every step's stdout and stderr in order; the status of the gate step.
+    output: Output,
+    /// The outputs each step wrote to `$GITHUB_OUTPUT`, by step id.
+    outputs: std::collections::HashMap<String, std::collections::HashMap<String, String>>,
 }
 
-/// Run the action's step (its `run` line, with its env) in `cwd`.
-fn run_action(cwd: &Path, inputs: &[(&str, &str)], extra: &[(&str, &str)]) -> Output {
-    let action = yaml("ci-templates/github/action.yml");
-    let run = action["runs"]["steps"][0]["run"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let mut command = Command::new("sh");
-    command
-        .args(["-e", "-c", &run])
-        .current_dir(cwd)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", std::env::var_os("HOME").unwrap_or_default())
-        .env("GITHUB_ACTION_PATH", path("ci-templates/github"))
-        .envs(action_env(inputs));
-    for (k, v) in extra {
-        command.env(k, v);
+impl ActionRun {
+    fn out(&self, step: &str, key: &str) -> Option<&str> {
+        self.outputs.get(step)?.get(key).map(String::as_str)
     }
-    command.output().unwrap()
+}
+
+/// Substitute `${{ inputs.x }}` and `${{ steps.s.outputs.k }}`.
+fn expression(
+    value: &str,
+    inputs: &dyn Fn(&str) -> String,
+    outputs: &std::collections::HashMap<String, std::collections::HashMap<String, String>>,
+) -> String {
+    let mut out = String::new();
+    let mut rest = value;
+    while let Some(start) = rest.find("${{") {
+        out.push_str(&rest[..start]);
+        let end = rest[start..].find("}}").expect("closed expression") + start;
+        let inner = rest[start + 3..end].trim();
+        let value = if let Some(name) = inner.strip_prefix("inputs.") {
+            inputs(name)
+        } else if let Some(path) = inner.strip_prefix("steps.") {
+            let (step, key) = path.split_once(".outputs.").expect("steps.X.outputs.Y");
+            outputs
+                .get(step)
+                .and_then(|o| o.get(key))
+                .cloned()
+                .unwrap_or_default()
+        } else {
+            panic!("unsupported expression {inner}")
+        };
+        out.push_str(&value);
+        rest = &rest[end + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// An `if:` of the forms the action uses: `X != ''` and `X == 'true'`.
+fn condition(
+    text: &str,
+    outputs: &std::collections::HashMap<String, std::collections::HashMap<String, String>>,
+) -> bool {
+    let (left, op, right) = if let Some((l, r)) = text.split_once(" != ") {
+        (l, false, r)
+    } else if let Some((l, r)) = text.split_once(" == ") {
+        (l, true, r)
+    } else {
+        panic!("unsupported condition {text}")
+    };
+    let value = expression(&format!("${{{{ {left} }}}}"), &|_| String::new(), outputs);
+    (value == right.trim_matches('\'')) == op
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// The runner around an emulated composite run: the action's directory,
+/// HOME, GitHub's cache, and PATH (a fake `cargo` first when given).
+struct Runner {
+    action_dir: PathBuf,
+    home: PathBuf,
+    cache: PathBuf,
+    path: String,
+}
+
+impl Runner {
+    /// The action where this repository has it, PATH as the host's.
+    fn here(scratch: &Path) -> Runner {
+        Runner {
+            action_dir: path("ci-templates/github"),
+            home: scratch.join("home"),
+            cache: scratch.join("github-cache"),
+            path: std::env::var("PATH").unwrap_or_default(),
+        }
+    }
+
+    /// The action checked out somewhere else (as a runner or a container
+    /// sees it: `_actions/<owner>/<repo>/<ref>/`), with the source the
+    /// build needs; PATH has a fake cargo (when `cargo`) and no real one.
+    fn checked_out(scratch: &Path, cargo: Option<&FakeCargo>) -> Runner {
+        let root = scratch.join("_actions/acme/mastermind-hooks/v0");
+        for dir in ["ci-templates/github", "src", "schemas", "hooks"] {
+            copy_tree(&path(dir), &root.join(dir));
+        }
+        for file in ["Cargo.toml", "Cargo.lock"] {
+            std::fs::copy(path(file), root.join(file)).unwrap();
+        }
+        let mut dirs: Vec<String> = cargo.iter().map(|c| c.dir.display().to_string()).collect();
+        dirs.extend(
+            std::env::var("PATH")
+                .unwrap_or_default()
+                .split(':')
+                .filter(|d| !Path::new(d).join("cargo").exists())
+                .map(str::to_string),
+        );
+        Runner {
+            action_dir: root.join("ci-templates/github"),
+            home: scratch.join("github/home"),
+            cache: scratch.join("github-cache"),
+            path: dirs.join(":"),
+        }
+    }
+
+    /// Run every step of action.yml in `cwd`.
+    fn run(&self, cwd: &Path, inputs: &[(&str, &str)], extra: &[(&str, &str)]) -> ActionRun {
+        let action: Value = serde_saphyr::from_str(
+            &std::fs::read_to_string(self.action_dir.join("action.yml")).unwrap(),
+        )
+        .unwrap();
+        let input = |name: &str| {
+            inputs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+                .unwrap_or_else(|| {
+                    action["inputs"][name]["default"]
+                        .as_str()
+                        .unwrap()
+                        .to_string()
+                })
+        };
+        std::fs::create_dir_all(&self.home).unwrap();
+        let mut outputs = std::collections::HashMap::new();
+        let (mut stdout, mut stderr, mut status) = (Vec::new(), Vec::new(), None);
+        for (i, step) in action["runs"]["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+        {
+            if let Some(test) = step["if"].as_str()
+                && !condition(test, &outputs)
+            {
+                continue;
+            }
+            if let Some(uses) = step["uses"].as_str() {
+                let with =
+                    |k: &str| expression(step["with"][k].as_str().unwrap(), &input, &outputs);
+                let (dir, key) = (PathBuf::from(with("path")), with("key"));
+                let stored = self.cache.join(&key);
+                if uses.starts_with("actions/cache/restore@") {
+                    if stored.is_dir() {
+                        copy_tree(&stored, &dir);
+                        make_executable(&dir.join("bin/mastermind-hooks"));
+                    }
+                } else if uses.starts_with("actions/cache/save@") && !stored.exists() {
+                    copy_tree(&dir, &stored);
+                }
+                continue;
+            }
+            let id = step["id"]
+                .as_str()
+                .map_or_else(|| format!("step{i}"), str::to_string);
+            let github_output = self.home.join(format!("output-{id}"));
+            std::fs::write(&github_output, "").unwrap();
+            let mut command = Command::new("sh");
+            command
+                .args(["-e", "-c", step["run"].as_str().unwrap()])
+                .current_dir(cwd)
+                .env_clear()
+                .env("PATH", &self.path)
+                .env("HOME", &self.home)
+                .env("GITHUB_ACTION_PATH", &self.action_dir)
+                .env("GITHUB_OUTPUT", &github_output);
+            for (var, value) in step["env"].as_object().into_iter().flatten() {
+                command.env(var, expression(value.as_str().unwrap(), &input, &outputs));
+            }
+            for (k, v) in extra {
+                command.env(k, v);
+            }
+            let output = command.output().unwrap();
+            stdout.extend_from_slice(&output.stdout);
+            stderr.extend_from_slice(&output.stderr);
+            let written: std::collections::HashMap<String, String> =
+                std::fs::read_to_string(&github_output)
+                    .unwrap()
+                    .lines()
+                    .filter_map(|l| l.split_once('='))
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect();
+            outputs.insert(id.clone(), written);
+            if !output.status.success() || id == "gate" {
+                status = Some(output.status);
+                if !output.status.success() {
+                    break;
+                }
+            }
+        }
+        ActionRun {
+            output: Output {
+                status: status.expect("the gate step ran"),
+                stdout,
+                stderr,
+            },
+            outputs,
+        }
+    }
+}
+
+/// A fake `cargo` that records its arguments and "builds" by copying the
+/// test binary to `--root DIR/bin/`, after checking `--path` is a crate.
+struct FakeCargo {
+    dir: PathBuf,
+}
+
+impl FakeCargo {
+    fn new(scratch: &Path) -> FakeCargo {
+        let dir = scratch.join("fake-cargo");
+        std::fs::create_dir_all(&dir).unwrap();
+        let script = format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{log}'\nroot=; src=\nwhile [ $# -gt 0 ]; do case $1 in --root) root=$2; shift ;; --path) src=$2; shift ;; esac; shift; done\n[ -f \"$src/Cargo.toml\" ] || {{ echo \"error: no Cargo.toml in $src\" >&2; exit 101; }}\necho \"   Compiling mastermind-hooks v0.1.0 ($src)\" >&2\nmkdir -p \"$root/bin\" && cp '{bin}' \"$root/bin/mastermind-hooks\"\n",
+            log = dir.join("calls.log").display(),
+            bin = BIN
+        );
+        std::fs::write(dir.join("cargo"), script).unwrap();
+        make_executable(&dir.join("cargo"));
+        FakeCargo { dir }
+    }
+
+    fn calls(&self) -> Vec<String> {
+        std::fs::read_to_string(self.dir.join("calls.log"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// Run the action as it sits in this repository.
+fn run_action(cwd: &Path, inputs: &[(&str, &str)], extra: &[(&str, &str)]) -> Output {
+    let scratch = tempfile::tempdir().unwrap();
+    Runner::here(scratch.path()).run(cwd, inputs, extra).output
 }
 
 // The format plumbing through `validate` (MASTERMIND_HOOKS_CMD): files with
@@ -633,10 +897,10 @@ fn github_action_annotates_summarizes_writes_sarif_and_fails() {
     let root = repo.dir.path();
     let out = tempfile::tempdir().unwrap();
     let summary = out.path().join("step_summary.md");
-    let github_output = out.path().join("github_output");
     std::fs::write(&summary, "").unwrap();
     let sarif = out.path().join("results.sarif");
-    let output = run_action(
+    let scratch = tempfile::tempdir().unwrap();
+    let run = Runner::here(scratch.path()).run(
         root,
         &[
             ("binary-path", BIN),
@@ -649,15 +913,14 @@ fn github_action_annotates_summarizes_writes_sarif_and_fails() {
                 "MASTERMIND_HOOKS_CMD",
                 "validate good/spec.md bad/spec.md bad/executor-report.md",
             ),
-            ("GITHUB_ACTIONS", "true"),
             ("GITHUB_EVENT_NAME", "pull_request"),
             ("GITHUB_BASE_REF", "main"),
             ("GITHUB_HEAD_REF", "feature"),
             ("GITHUB_SHA", &repo.head),
             ("GITHUB_STEP_SUMMARY", summary.to_str().unwrap()),
-            ("GITHUB_OUTPUT", github_output.to_str().unwrap()),
         ],
     );
+    let output = &run.output;
     let stdout = text(&output.stdout);
     assert_eq!(
         output.status.code(),
@@ -690,10 +953,7 @@ fn github_action_annotates_summarizes_writes_sarif_and_fails() {
     assert_eq!(log["version"], "2.1.0");
     assert_eq!(log["runs"][0]["results"].as_array().unwrap().len(), 2);
 
-    assert_eq!(
-        std::fs::read_to_string(&github_output).unwrap(),
-        "exit-code=1\n"
-    );
+    assert_eq!(run.out("gate", "exit-code"), Some("1"));
 }
 
 #[test]
@@ -798,8 +1058,6 @@ fn gitlab_job_writes_code_quality_and_junit_reports_and_fails() {
                 "MASTERMIND_HOOKS_CMD",
                 "validate good/spec.md bad/spec.md bad/verification/unit.json",
             ),
-            ("CI", "true"),
-            ("GITLAB_CI", "true"),
             ("CI_PIPELINE_SOURCE", "merge_request_event"),
             ("CI_MERGE_REQUEST_DIFF_BASE_SHA", &repo.base),
             ("CI_COMMIT_SHA", &repo.head),
@@ -1012,6 +1270,7 @@ fn the_require_task_input_makes_a_task_mandatory() {
             ("MASTERMIND_HOOKS_BIN", BIN),
             ("MASTERMIND_HOOKS_REQUIRE_TASK", "true"),
             ("GITLAB_CI", "true"),
+            ("CI_PIPELINE_SOURCE", "merge_request_event"),
             ("CI_MERGE_REQUEST_DIFF_BASE_SHA", base.trim()),
             ("CI_COMMIT_SHA", &repo.head()),
         ],
@@ -1090,4 +1349,773 @@ fn gitlab_job_gates_a_merge_request_with_check_ci() {
         .map(|c| c.attribute("name").unwrap())
         .collect();
     assert_eq!(failed, ["scope"]);
+}
+
+// ---- every event, emulated from the platforms' documented data --------------
+
+/// Write a GitHub event payload and return the variables GitHub sets for it.
+fn github_event(dir: &Path, name: &str, payload: Value, sha: &str) -> Vec<(&'static str, String)> {
+    let file = dir.join(format!("event-{name}.json"));
+    std::fs::write(&file, serde_json::to_vec(&payload).unwrap()).unwrap();
+    vec![
+        ("GITHUB_ACTIONS", "true".into()),
+        ("CI", "true".into()),
+        ("GITHUB_EVENT_NAME", name.into()),
+        ("GITHUB_EVENT_PATH", file.display().to_string()),
+        ("GITHUB_SHA", sha.into()),
+        ("GITHUB_REPOSITORY", "acme/app".into()),
+    ]
+}
+
+/// The events of a workflow that gates `feature` (head) against `main`.
+fn github_events(
+    repo: &common::TestRepo,
+    dir: &Path,
+) -> Vec<(String, Vec<(&'static str, String)>)> {
+    let base = repo.git(&["rev-parse", "main"]).trim().to_string();
+    let head = repo.head();
+    let zero = "0".repeat(40);
+    let repository = serde_json::json!({"default_branch": "main", "full_name": "acme/app"});
+    vec![
+        (
+            "pull_request".into(),
+            github_event(
+                dir,
+                "pull_request",
+                serde_json::json!({"action": "synchronize", "number": 7,
+                    "pull_request": {"base": {"ref": "main", "sha": base}, "head": {"ref": "feature", "sha": head}},
+                    "repository": repository}),
+                &head,
+            ),
+        ),
+        (
+            "pull_request_target".into(),
+            github_event(
+                dir,
+                "pull_request_target",
+                serde_json::json!({"action": "opened", "number": 7,
+                    "pull_request": {"base": {"ref": "main", "sha": base}, "head": {"ref": "feature", "sha": head}},
+                    "repository": repository}),
+                &base,
+            ),
+        ),
+        (
+            "merge_group".into(),
+            github_event(
+                dir,
+                "merge_group",
+                serde_json::json!({"action": "checks_requested",
+                    "merge_group": {"base_sha": base, "head_sha": head,
+                        "base_ref": "refs/heads/main", "head_ref": "refs/heads/gh-readonly-queue/main/pr-7-x"},
+                    "repository": repository}),
+                &head,
+            ),
+        ),
+        (
+            "push of a new branch".into(),
+            github_event(
+                dir,
+                "push",
+                serde_json::json!({"ref": "refs/heads/feature", "before": zero, "after": head,
+                    "created": true, "forced": false, "repository": repository}),
+                &head,
+            ),
+        ),
+        (
+            "push".into(),
+            github_event(
+                dir,
+                "push",
+                serde_json::json!({"ref": "refs/heads/feature", "before": base, "after": head,
+                    "created": false, "forced": false, "repository": repository}),
+                &head,
+            ),
+        ),
+        (
+            "forced push whose old tip is gone".into(),
+            github_event(
+                dir,
+                "push",
+                serde_json::json!({"ref": "refs/heads/feature", "before": "1".repeat(40), "after": head,
+                    "created": false, "forced": true, "repository": repository}),
+                &head,
+            ),
+        ),
+        (
+            "workflow_dispatch".into(),
+            github_event(
+                dir,
+                "workflow_dispatch",
+                serde_json::json!({"ref": "refs/heads/feature", "inputs": {}, "repository": repository}),
+                &head,
+            ),
+        ),
+    ]
+}
+
+#[test]
+fn every_github_event_gates_the_change_through_the_action() {
+    for (stray, expected) in [(false, 0), (true, 1)] {
+        let repo = gate_repo(stray);
+        let events = tempfile::tempdir().unwrap();
+        for (event, env) in github_events(&repo, events.path()) {
+            let scratch = tempfile::tempdir().unwrap();
+            let summary = scratch.path().join("summary.md");
+            let mut env = env;
+            env.push(("GITHUB_STEP_SUMMARY", summary.display().to_string()));
+            let run =
+                Runner::here(scratch.path()).run(repo.path(), &[("binary-path", BIN)], &refs(&env));
+            let all = text(&run.output.stdout) + &text(&run.output.stderr);
+            assert_eq!(
+                run.output.status.code(),
+                Some(expected),
+                "{event}, stray {stray}: {all}"
+            );
+            assert_eq!(
+                run.out("gate", "exit-code"),
+                Some(expected.to_string().as_str()),
+                "{event}"
+            );
+            if stray {
+                assert!(all.contains("title=unexpected_file"), "{event}: {all}");
+            } else {
+                assert!(all.contains("1 task checked, 0 failed"), "{event}: {all}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_base_the_change_could_set_is_refused_in_ci() {
+    let repo = gate_repo(true);
+    let events = tempfile::tempdir().unwrap();
+    let (_, env) = github_events(&repo, events.path()).remove(0);
+    let head = repo.head();
+    // The base set to the head: nothing would be judged.
+    let output = run_action(
+        repo.path(),
+        &[("binary-path", BIN), ("base", &head)],
+        &refs(&env),
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stdout));
+    assert!(
+        text(&output.stdout).contains("title=ci_override_refused::"),
+        "{}",
+        text(&output.stdout)
+    );
+    // The test-only command override.
+    let mut env = env;
+    env.push(("MASTERMIND_HOOKS_CMD", "validate good/spec.md".into()));
+    let output = run_action(repo.path(), &[("binary-path", BIN)], &refs(&env));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output.stdout).contains("ci_override_refused"));
+}
+
+#[test]
+fn the_action_builds_its_own_source_once_then_runs_from_the_cache() {
+    let repo = gate_repo(false);
+    let events = tempfile::tempdir().unwrap();
+    let (_, env) = github_events(&repo, events.path()).remove(2); // merge_group
+    let scratch = tempfile::tempdir().unwrap();
+    let cargo = FakeCargo::new(scratch.path());
+    let runner = Runner::checked_out(scratch.path(), Some(&cargo));
+    let first = runner.run(repo.path(), &[], &refs(&env));
+    let log = text(&first.output.stdout) + &text(&first.output.stderr);
+    assert_eq!(first.output.status.code(), Some(0), "{log}");
+    let calls = cargo.calls();
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    let source = runner.action_dir.parent().unwrap().parent().unwrap();
+    assert!(
+        calls[0].starts_with("install --locked --root "),
+        "{calls:?}"
+    );
+    assert!(
+        calls[0].ends_with(&format!("--path {}", source.display())),
+        "the action's own source: {calls:?}"
+    );
+    assert!(
+        log.contains("::group::Building mastermind-hooks"),
+        "progress is shown: {log}"
+    );
+    assert!(log.contains("Compiling mastermind-hooks"), "{log}");
+    let key = first.out("prepare", "cache-key").unwrap().to_string();
+    assert!(
+        key.starts_with("mastermind-hooks-Linux-") || key.starts_with("mastermind-hooks-Darwin-"),
+        "{key}"
+    );
+    assert!(
+        runner
+            .cache
+            .join(&key)
+            .join("bin/mastermind-hooks")
+            .is_file(),
+        "saved right after the build"
+    );
+
+    // A new runner (fresh HOME) with GitHub's cache: no build.
+    std::fs::remove_dir_all(&runner.home).unwrap();
+    let second = runner.run(repo.path(), &[], &refs(&env));
+    assert_eq!(
+        second.output.status.code(),
+        Some(0),
+        "{}",
+        text(&second.output.stderr)
+    );
+    assert_eq!(cargo.calls().len(), 1, "the cached binary is reused");
+    assert_eq!(second.out("prepare", "cache-key"), Some(key.as_str()));
+    assert!(text(&second.output.stderr).contains("using the cached build"));
+
+    // Another source is another key.
+    std::fs::write(source.join("src/lib.rs"), b"// changed\n").unwrap();
+    let third = runner.run(repo.path(), &[], &refs(&env));
+    assert_ne!(third.out("prepare", "cache-key"), Some(key.as_str()));
+    assert_eq!(cargo.calls().len(), 2);
+}
+
+#[test]
+fn the_action_works_in_a_container_job() {
+    // In a `container:` job the action sits at the container's path
+    // (/__w/_actions/...), HOME is /github/home, and the host's
+    // `github.action_path` means nothing: run.sh derives everything itself.
+    let repo = gate_repo(true);
+    let events = tempfile::tempdir().unwrap();
+    let (_, env) = github_events(&repo, events.path()).remove(0);
+    let scratch = tempfile::tempdir().unwrap();
+    let cargo = FakeCargo::new(scratch.path());
+    let runner = Runner::checked_out(scratch.path(), Some(&cargo));
+    let run = runner.run(repo.path(), &[], &refs(&env));
+    assert_eq!(
+        run.output.status.code(),
+        Some(1),
+        "{}",
+        text(&run.output.stderr)
+    );
+    assert_eq!(run.out("gate", "exit-code"), Some("1"));
+    let dir = run.out("prepare", "cache-dir").unwrap();
+    assert!(dir.starts_with(runner.home.to_str().unwrap()), "{dir}");
+}
+
+#[test]
+fn exit_code_is_set_when_no_binary_can_be_had() {
+    let repo = gate_repo(false);
+    let events = tempfile::tempdir().unwrap();
+    let (_, env) = github_events(&repo, events.path()).remove(0);
+    let scratch = tempfile::tempdir().unwrap();
+    let runner = Runner::checked_out(scratch.path(), None); // no cargo at all
+    let summary = scratch.path().join("summary.md");
+    let mut env = env;
+    env.push(("GITHUB_STEP_SUMMARY", summary.display().to_string()));
+    let run = runner.run(repo.path(), &[], &refs(&env));
+    assert_eq!(run.output.status.code(), Some(2));
+    assert_eq!(run.out("gate", "exit-code"), Some("2"));
+    assert!(
+        text(&run.output.stdout).contains("needs cargo"),
+        "{}",
+        text(&run.output.stdout)
+    );
+    let summary = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        summary.starts_with("## ⛔ mastermind-hooks could not check"),
+        "{summary}"
+    );
+}
+
+/// A release of the action's tag served where GITHUB_SERVER_URL points.
+fn release(server: &Path, tag: &str, tamper: bool) -> String {
+    let target = match (std::env::consts::OS, std::env::consts::ARCH) {
+        ("linux", "x86_64") => "x86_64-unknown-linux-musl",
+        ("linux", "aarch64") => "aarch64-unknown-linux-musl",
+        ("macos", "aarch64") => "aarch64-apple-darwin",
+        _ => "x86_64-apple-darwin",
+    };
+    let dir = server.join(format!("acme/mastermind-hooks/releases/download/{tag}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let staging = server.join("staging");
+    std::fs::create_dir_all(&staging).unwrap();
+    std::fs::copy(BIN, staging.join("mastermind-hooks")).unwrap();
+    let name = format!("mastermind-hooks-{target}.tar.gz");
+    let status = Command::new("tar")
+        .args([
+            "-czf",
+            dir.join(&name).to_str().unwrap(),
+            "-C",
+            staging.to_str().unwrap(),
+            "mastermind-hooks",
+        ])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let sum = Command::new("sha256sum")
+        .arg(dir.join(&name))
+        .output()
+        .unwrap();
+    let mut hex = text(&sum.stdout)
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    if tamper {
+        hex = "0".repeat(64);
+    }
+    std::fs::write(
+        dir.join(format!("{name}.sha256")),
+        format!("{hex}  {name}\n"),
+    )
+    .unwrap();
+    format!("file://{}", server.display())
+}
+
+#[test]
+fn a_verified_release_binary_is_preferred_and_a_tampered_one_refused() {
+    if Command::new("curl").arg("--version").output().is_err()
+        || Command::new("sha256sum").arg("--version").output().is_err()
+    {
+        eprintln!("skipped: curl and sha256sum are needed to serve a release over file://");
+        return;
+    }
+    let repo = gate_repo(false);
+    let events = tempfile::tempdir().unwrap();
+    let (_, env) = github_events(&repo, events.path()).remove(0);
+    for tamper in [false, true] {
+        let scratch = tempfile::tempdir().unwrap();
+        let server = release(&scratch.path().join("server"), "v9.9.9", tamper);
+        let cargo = FakeCargo::new(scratch.path());
+        let runner = Runner::checked_out(scratch.path(), Some(&cargo));
+        let mut env = env.clone();
+        env.push(("GITHUB_SERVER_URL", server));
+        env.push(("GITHUB_ACTION_REPOSITORY", "acme/mastermind-hooks".into()));
+        env.push(("GITHUB_ACTION_REF", "v9.9.9".into()));
+        let run = runner.run(repo.path(), &[], &refs(&env));
+        let all = text(&run.output.stdout) + &text(&run.output.stderr);
+        assert!(cargo.calls().is_empty(), "no build: {all}");
+        if tamper {
+            assert_eq!(run.output.status.code(), Some(2), "{all}");
+            assert_eq!(run.out("gate", "exit-code"), Some("2"));
+            assert!(all.contains("does not match its published sha256"), "{all}");
+            assert!(run.out("install", "bin").is_none(), "nothing installed");
+        } else {
+            assert_eq!(run.output.status.code(), Some(0), "{all}");
+            assert!(all.contains("using the release binary"), "{all}");
+        }
+    }
+}
+
+#[test]
+fn hostile_file_names_never_become_workflow_commands() {
+    let repo = common::TestRepo::new();
+    repo.write("src/lib.py", "x = 1\n");
+    repo.commit_all("base");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    let hostile = "src/x\n::error::pwned\r\u{1b}[31m::stop-commands::t\n## ✅ passed.py";
+    repo.write_task(
+        "001-change-value",
+        &["src/lib.py"],
+        &["src/lib.py", hostile],
+    );
+    repo.write("src/lib.py", "x = 2\n");
+    repo.write(hostile, "evil\n");
+    repo.commit_all("feature");
+    repo.git(&["update-ref", "refs/remotes/origin/main", "main"]);
+    let events = tempfile::tempdir().unwrap();
+    let (_, env) = github_events(&repo, events.path()).remove(0);
+    for format in ["github", "human", "json"] {
+        let scratch = tempfile::tempdir().unwrap();
+        let summary = scratch.path().join("summary.md");
+        let mut env = env.clone();
+        env.push(("GITHUB_STEP_SUMMARY", summary.display().to_string()));
+        let run = Runner::here(scratch.path()).run(
+            repo.path(),
+            &[("binary-path", BIN), ("format", format)],
+            &refs(&env),
+        );
+        assert_eq!(
+            run.output.status.code(),
+            Some(1),
+            "{format}: {}",
+            text(&run.output.stdout)
+        );
+        let log = text(&run.output.stdout);
+        for line in log.lines() {
+            let trimmed = line.trim_start();
+            assert!(
+                !trimmed.starts_with("::error::")
+                    && !trimmed.starts_with("::stop-commands")
+                    && !trimmed.starts_with("##[")
+                    && !line.contains('\u{1b}')
+                    && !line.contains('\r'),
+                "{format}: {line:?}"
+            );
+        }
+        if format == "github" {
+            let md = std::fs::read_to_string(&summary).unwrap();
+            assert_eq!(
+                md.lines().filter(|l| l.starts_with("## ")).count(),
+                1,
+                "{md}"
+            );
+        }
+    }
+    let base = repo.git(&["rev-parse", "main"]).trim().to_string();
+    let gitlab = run_gitlab_job(
+        repo.path(),
+        &[
+            ("MASTERMIND_HOOKS_BIN", BIN),
+            ("GITLAB_CI", "true"),
+            ("CI_PIPELINE_SOURCE", "merge_request_event"),
+            ("CI_MERGE_REQUEST_DIFF_BASE_SHA", &base),
+            ("CI_COMMIT_SHA", &repo.head()),
+        ],
+    );
+    assert_eq!(gitlab.status.code(), Some(1));
+    let log = text(&gitlab.stdout);
+    for line in log.lines() {
+        // Only the tool's own colours; no escape byte from the file name, no
+        // section marker, no line that reads as a command.
+        assert!(
+            !line.contains("section_start") && !line.trim_start().starts_with("::"),
+            "{line:?}"
+        );
+        assert!(!line.contains("\u{1b}[31m::"), "{line:?}");
+    }
+}
+
+// ---- GitLab pipelines ---------------------------------------------------------
+
+/// `feature` merged into `main` the way GitLab makes a merged-results or
+/// merge-train commit: a merge commit off the target, not on any branch.
+fn merge_commit(repo: &common::TestRepo) -> String {
+    repo.git(&["checkout", "-q", "--detach", "main"]);
+    repo.git(&["merge", "-q", "--no-ff", "--no-edit", "feature"]);
+    let merge = repo.head();
+    repo.git(&["checkout", "-q", "feature"]);
+    merge
+}
+
+/// A pipeline kind, its variables, and whether it judges the feature branch.
+type Pipeline = (&'static str, Vec<(&'static str, String)>, bool);
+
+fn gitlab_pipelines(repo: &common::TestRepo) -> Vec<Pipeline> {
+    let base = repo.git(&["rev-parse", "main"]).trim().to_string();
+    let head = repo.head();
+    let merge = merge_commit(repo);
+    let zero = "0".repeat(40);
+    let common = |extra: Vec<(&'static str, String)>| {
+        let mut all: Vec<(&'static str, String)> = vec![
+            ("CI", "true".into()),
+            ("GITLAB_CI", "true".into()),
+            ("CI_DEFAULT_BRANCH", "main".into()),
+            ("CI_PROJECT_DIR", repo.path().display().to_string()),
+            ("NO_COLOR", "1".into()),
+        ];
+        all.extend(extra);
+        all
+    };
+    let mr = |kind: &str, commit: &str| {
+        common(vec![
+            ("CI_PIPELINE_SOURCE", "merge_request_event".into()),
+            ("CI_MERGE_REQUEST_EVENT_TYPE", kind.to_string()),
+            ("CI_MERGE_REQUEST_DIFF_BASE_SHA", base.clone()),
+            ("CI_MERGE_REQUEST_TARGET_BRANCH_SHA", base.clone()),
+            ("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA", head.clone()),
+            ("CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "main".into()),
+            ("CI_COMMIT_SHA", commit.to_string()),
+            ("CI_COMMIT_BEFORE_SHA", zero.clone()),
+        ])
+    };
+    vec![
+        ("detached", mr("detached", &head), true),
+        ("merged_result", mr("merged_result", &merge), true),
+        ("merge_train", mr("merge_train", &merge), true),
+        (
+            "branch pipeline",
+            common(vec![
+                ("CI_PIPELINE_SOURCE", "push".into()),
+                ("CI_COMMIT_BRANCH", "feature".into()),
+                ("CI_COMMIT_SHA", head.clone()),
+                ("CI_COMMIT_BEFORE_SHA", zero.clone()),
+            ]),
+            true,
+        ),
+        (
+            "default branch",
+            common(vec![
+                ("CI_PIPELINE_SOURCE", "push".into()),
+                ("CI_COMMIT_BRANCH", "main".into()),
+                ("CI_COMMIT_SHA", base.clone()),
+                ("CI_COMMIT_BEFORE_SHA", zero.clone()),
+            ]),
+            false,
+        ),
+    ]
+}
+
+#[test]
+fn the_gitlab_job_reports_in_every_pipeline_kind() {
+    for stray in [false, true] {
+        let repo = gate_repo(stray);
+        for (kind, env, judges_feature) in gitlab_pipelines(&repo) {
+            let _ = std::fs::remove_file(repo.path().join("gl-code-quality-report.json"));
+            let _ = std::fs::remove_file(repo.path().join("mastermind-hooks-junit.xml"));
+            let mut env = env;
+            env.push(("MASTERMIND_HOOKS_BIN", BIN.into()));
+            let output = run_gitlab_job(repo.path(), &refs(&env));
+            let expected = if stray && judges_feature { 1 } else { 0 };
+            assert_eq!(
+                output.status.code(),
+                Some(expected),
+                "{kind}, stray {stray}: {}{}",
+                text(&output.stdout),
+                text(&output.stderr)
+            );
+            let issues: Value = serde_json::from_str(
+                &std::fs::read_to_string(repo.path().join("gl-code-quality-report.json")).unwrap(),
+            )
+            .unwrap();
+            let unexpected = issues
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|i| i["check_name"] == "unexpected_file");
+            assert_eq!(unexpected, expected == 1, "{kind}");
+            let xml =
+                std::fs::read_to_string(repo.path().join("mastermind-hooks-junit.xml")).unwrap();
+            roxmltree::Document::parse(&xml).unwrap();
+        }
+    }
+}
+
+/// A git repository holding a copy of the crate's manifest (what the
+/// fake cargo checks), as a pinned source would be.
+fn source_repo(scratch: &Path) -> (String, String) {
+    let dir = scratch.join("mastermind-hooks-source");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(path("Cargo.toml"), dir.join("Cargo.toml")).unwrap();
+    git(&dir, &["init", "-q", "-b", "main"]);
+    git(&dir, &["add", "-A"]);
+    git(&dir, &["commit", "-q", "-m", "source"]);
+    (
+        format!("file://{}", dir.display()),
+        git(&dir, &["rev-parse", "HEAD"]),
+    )
+}
+
+#[test]
+fn the_gitlab_job_builds_a_pinned_source_once_and_refuses_an_unpinned_one() {
+    let repo = gate_repo(false);
+    let scratch = tempfile::tempdir().unwrap();
+    let cargo = FakeCargo::new(scratch.path());
+    let (url, rev) = source_repo(scratch.path());
+    let (_, env, _) = gitlab_pipelines(&repo).remove(0);
+    let path_var = format!(
+        "{}:{}",
+        cargo.dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut env = env;
+    env.push(("PATH", path_var));
+    env.push(("MASTERMIND_HOOKS_SOURCE_URL", url));
+    let mut pinned = env.clone();
+    pinned.push(("MASTERMIND_HOOKS_SOURCE_REV", rev.clone()));
+    for _ in 0..2 {
+        let output = run_gitlab_job(repo.path(), &refs(&pinned));
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    }
+    assert_eq!(
+        cargo.calls().len(),
+        1,
+        "built once, then from .mastermind-hooks/ (the job's cache)"
+    );
+    assert!(
+        repo.path()
+            .join(format!(".mastermind-hooks/{rev}/bin/mastermind-hooks"))
+            .is_file()
+    );
+
+    let mut unpinned = env.clone();
+    unpinned.push(("MASTERMIND_HOOKS_SOURCE_REV", "main".into()));
+    let output = run_gitlab_job(repo.path(), &refs(&unpinned));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output.stderr).contains("must be the full commit id"),
+        "{}",
+        text(&output.stderr)
+    );
+    let issues = std::fs::read_to_string(repo.path().join("gl-code-quality-report.json")).unwrap();
+    assert!(issues.contains("\"severity\": \"blocker\""), "{issues}");
+}
+
+#[test]
+fn the_gitlab_job_without_a_binary_still_writes_both_reports() {
+    let repo = gate_repo(false);
+    let (_, env, _) = gitlab_pipelines(&repo).remove(1);
+    let output = run_gitlab_job(repo.path(), &refs(&env));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output.stderr).contains("no mastermind-hooks binary"),
+        "{}",
+        text(&output.stderr)
+    );
+    let issues: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo.path().join("gl-code-quality-report.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(issues[0]["severity"], "blocker");
+    let xml = std::fs::read_to_string(repo.path().join("mastermind-hooks-junit.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    assert_eq!(doc.root_element().attribute("errors"), Some("1"));
+}
+
+#[test]
+fn rerun_is_passed_exactly_when_asked() {
+    for script in ["ci-templates/github/run.sh", "ci-templates/gitlab/run.sh"] {
+        for (rerun, timeout, tail) in [
+            ("false", "600", vec![]),
+            ("true", "600", vec!["--rerun", "--rerun-timeout", "600"]),
+            ("true", "", vec!["--rerun"]),
+        ] {
+            let stub = Stub::new();
+            let work = tempfile::tempdir().unwrap();
+            let output = run_script(
+                script,
+                work.path(),
+                &[
+                    ("MASTERMIND_HOOKS_BIN", stub.bin().to_str().unwrap()),
+                    ("MASTERMIND_HOOKS_BASE", "origin/main"),
+                    ("MASTERMIND_HOOKS_RERUN", rerun),
+                    ("MASTERMIND_HOOKS_RERUN_TIMEOUT", timeout),
+                    ("NO_COLOR", "1"),
+                ],
+            );
+            assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+            for (argv, _) in stub.calls() {
+                let mut expected = vec!["check", "--ci", "--base", "origin/main"];
+                expected.extend(&tail);
+                assert_eq!(argv[..expected.len()], expected[..], "{script} {rerun}");
+                assert_known_command(&argv);
+            }
+        }
+    }
+}
+
+// ---- release workflow, image, profiles -----------------------------------------
+
+#[test]
+fn the_release_workflow_builds_every_platform_with_checksums_and_an_image() {
+    let workflow = yaml(".github/workflows/release.yml");
+    let tags = &workflow["on"]["push"]["tags"];
+    assert_eq!(tags[0], "v[0-9]*");
+    let matrix = workflow["jobs"]["binaries"]["strategy"]["matrix"]["include"]
+        .as_array()
+        .unwrap();
+    let targets: BTreeSet<&str> = matrix
+        .iter()
+        .map(|m| m["target"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        targets,
+        [
+            "aarch64-apple-darwin",
+            "aarch64-unknown-linux-musl",
+            "x86_64-apple-darwin",
+            "x86_64-unknown-linux-musl"
+        ]
+        .into_iter()
+        .collect()
+    );
+    let text = read(".github/workflows/release.yml");
+    assert!(text.contains("cargo build --locked --profile dist"));
+    assert!(text.contains(".tar.gz.sha256") && text.contains("SHA256SUMS"));
+    assert!(text.contains("docker push"));
+    for (name, job) in workflow["jobs"].as_object().unwrap() {
+        for step in job["steps"].as_array().unwrap() {
+            if let Some(uses) = step["uses"].as_str() {
+                let pin = uses.split_once('@').unwrap().1;
+                assert!(
+                    pin.len() == 40 && pin.bytes().all(|b| b.is_ascii_hexdigit()),
+                    "{name}: {uses} is pinned to a commit"
+                );
+            }
+        }
+    }
+    // The names the action downloads are the names the workflow publishes.
+    let run_sh = read("ci-templates/github/run.sh");
+    assert!(run_sh.contains("name=mastermind-hooks-$t.tar.gz"));
+    for target in targets {
+        assert!(run_sh.contains(target), "run.sh knows {target}");
+    }
+}
+
+#[test]
+fn profiles_build_fast_for_users_and_small_for_releases() {
+    let cargo: toml_like::Profiles = toml_like::profiles(&read("Cargo.toml"));
+    assert_eq!(cargo.get("release", "lto"), Some("\"thin\""));
+    assert_eq!(cargo.get("dist", "opt-level"), Some("3"));
+    assert_eq!(cargo.get("release", "strip"), Some("true"));
+    assert_eq!(cargo.get("dist", "inherits"), Some("\"release\""));
+    assert_eq!(cargo.get("dist", "lto"), Some("\"fat\""));
+    let dockerfile = read("Dockerfile");
+    assert!(dockerfile.contains("cargo build --locked --profile dist"));
+    assert!(
+        !dockerfile.lines().any(|l| l.starts_with("ENTRYPOINT")),
+        "GitLab runs job scripts through the image's shell"
+    );
+}
+
+/// Just enough TOML to read `[profile.NAME]` keys.
+mod toml_like {
+    pub struct Profiles(Vec<(String, String, String)>);
+
+    impl Profiles {
+        pub fn get(&self, profile: &str, key: &str) -> Option<&str> {
+            self.0
+                .iter()
+                .find(|(p, k, _)| p == profile && k == key)
+                .map(|(_, _, v)| v.as_str())
+        }
+    }
+
+    pub fn profiles(text: &str) -> Profiles {
+        let mut out = Vec::new();
+        let mut current = None;
+        for line in text.lines() {
+            let line = line.trim();
+            if let Some(section) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+                current = section.strip_prefix("profile.").map(str::to_string);
+            } else if let (Some(profile), Some((k, v))) = (&current, line.split_once('='))
+                && !line.starts_with('#')
+            {
+                out.push((profile.clone(), k.trim().to_string(), v.trim().to_string()));
+            }
+        }
+        Profiles(out)
+    }
+}
+
+#[test]
+fn no_document_installs_an_unpublished_crate() {
+    let mut files = vec![
+        "README.md".to_string(),
+        "ci-templates/github/action.yml".into(),
+        "ci-templates/github/run.sh".into(),
+        "ci-templates/gitlab/mastermind-hooks.yml".into(),
+        "ci-templates/gitlab/run.sh".into(),
+    ];
+    for entry in std::fs::read_dir(path("docs/src")).unwrap().flatten() {
+        files.push(format!("docs/src/{}", entry.file_name().to_string_lossy()));
+    }
+    for file in files {
+        let text = read(&file);
+        for banned in [
+            "MASTERMIND_HOOKS_VERSION",
+            "version: 0.1.0",
+            "crates.io/crates/mastermind-hooks",
+            "cargo install mastermind-hooks",
+            "cargo install --locked mastermind-hooks",
+        ] {
+            assert!(
+                !text.contains(banned),
+                "{file} names `{banned}`, which does not exist"
+            );
+        }
+    }
 }

@@ -73,6 +73,16 @@ impl Collected {
     fn fail(&mut self, error: RepoError) {
         self.diagnostics.push(error.to_diagnostic());
     }
+
+    /// A finding about the run (`--receive`).
+    pub(crate) fn note(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
+    /// Everything gathered, as one report (`--receive`).
+    pub(crate) fn into_report(self) -> Report {
+        Report::assemble(self.files, self.tasks, self.diagnostics)
+    }
 }
 
 /// The variable the CI templates set for their `require-task` input.

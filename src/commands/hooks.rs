@@ -114,6 +114,26 @@ fn tracked_refusal(dir: &HooksDir, force: bool, command: &str) -> Result<bool, D
     Ok(true)
 }
 
+/// `install --server`: the pre-receive shim in the bare repository here.
+pub fn install_server() -> ExitStatus {
+    use crate::install::server;
+    let result = server::hooks_dir(&current_dir()).and_then(|dir| {
+        let binary = shim_binary()?;
+        server::install(&dir, &server::render(&binary))
+    });
+    match result {
+        Ok((path, true)) => finish(
+            &format!("installed pre-receive: {}\n", path.display()),
+            ExitStatus::Pass,
+        ),
+        Ok((path, false)) => finish(
+            &format!("pre-receive is already current: {}\n", path.display()),
+            ExitStatus::Pass,
+        ),
+        Err(d) => refuse(&[d]),
+    }
+}
+
 pub fn install(named: &[Hook], force: bool) -> ExitStatus {
     let hooks = Hook::selection(named);
     let dir = match hooks_dir::resolve(&current_dir()) {

@@ -9,6 +9,7 @@ pub mod digest;
 pub mod hooks;
 pub mod init;
 pub mod output;
+pub mod receive;
 pub mod scaffold_files;
 pub mod schema;
 pub mod task;

@@ -21,8 +21,9 @@ pub struct OutputArgs {
     /// When to colour human output (NO_COLOR and CLICOLOR_FORCE are honoured by `auto`).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
-    /// With --format github: at most N findings become annotations (errors first);
-    /// a notice says how many more exist.
+    /// With --format github: at most N annotations of each kind (error, warning,
+    /// notice), errors first; one notice counts exactly what was left out. Default:
+    /// GitHub's per-step limit.
     #[arg(long, value_name = "N", default_value_t = github::DEFAULT_MAX_ANNOTATIONS)]
     pub max_annotations: usize,
     /// Human output: print nothing unless there is an error or a warning (a passing

@@ -33,6 +33,7 @@ pub mod files;
 pub mod hooks_dir;
 pub mod managers;
 pub mod plan;
+pub mod server;
 pub mod shim;
 pub mod status;
 

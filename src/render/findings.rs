@@ -115,10 +115,39 @@ pub fn by_severity(report: &Report) -> Vec<Finding<'_>> {
     findings
 }
 
+/// A message with everything that changes from push to push taken out:
+/// every run of 7 or more hexadecimal digits (commit ids, blob ids, sha256
+/// digests) becomes `#`. What stays is what the finding is about.
+pub fn stable_identity(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String| {
+        if run.len() >= 7 {
+            out.push('#');
+        } else {
+            out.push_str(run);
+        }
+        run.clear();
+    };
+    for c in message.chars() {
+        if c.is_ascii_hexdigit() {
+            run.push(c);
+        } else {
+            flush(&mut run, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
 /// Stable fingerprints, one per finding, in the same order: the SHA-256 of
-/// code, anchor, line, task and message. The same finding on the next run
-/// gets the same fingerprint; identical findings get distinct ones by their
-/// occurrence number, so none is dropped as a duplicate.
+/// the code, the anchor file, the task, the JSON pointer and the message's
+/// [`stable_identity`]. Never the line (an edit above a finding moves it)
+/// nor commit ids or digests (they change on every push), so the same
+/// finding on the next push gets the same fingerprint. Identical findings
+/// get distinct ones by their occurrence number, so none is dropped as a
+/// duplicate.
 pub fn fingerprints(findings: &[Finding<'_>]) -> Vec<String> {
     let mut seen: HashMap<String, u32> = HashMap::new();
     findings
@@ -129,9 +158,9 @@ pub fn fingerprints(findings: &[Finding<'_>]) -> Vec<String> {
             for part in [
                 d.code.as_str(),
                 f.anchor().as_deref().unwrap_or(""),
-                &d.line.map(|l| l.to_string()).unwrap_or_default(),
                 f.task.unwrap_or(""),
-                &d.message,
+                d.json_pointer.as_deref().unwrap_or(""),
+                &stable_identity(&d.message),
             ] {
                 hasher.update(part.as_bytes());
                 hasher.update([0u8]);
@@ -227,13 +256,18 @@ mod tests {
     }
 
     #[test]
-    fn fingerprint_changes_with_line_and_message() {
-        let a = Diagnostic::new(Code::yaml_tag, "m")
-            .with_path("f")
-            .with_line(Some(1));
-        let b = a.clone().with_line(Some(2));
-        let mut c = a.clone();
-        c.message = "other".into();
+    fn fingerprints_ignore_lines_commit_ids_and_digests() {
+        let a = Diagnostic::new(
+            Code::receipt_snapshot_changed,
+            "receipt digest 3f2a9c1d0e4b5a6c7d8e9f00112233445566778899aabbccddeeff0011223344 differs at commit 1a2b3c4d5e6f7",
+        )
+        .with_path("f")
+        .with_line(Some(1));
+        let mut moved = a.clone().with_line(Some(9));
+        moved.message = "receipt digest 00000000000000000000000000000000aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa differs at commit 9f8e7d6c5b4a3".into();
+        let mut other = a.clone();
+        other.message = "another finding".into();
+        let elsewhere = a.clone().with_path("g");
         let fp = |d: &Diagnostic| {
             fingerprints(&[Finding {
                 diagnostic: d,
@@ -242,8 +276,12 @@ mod tests {
             }])
             .remove(0)
         };
-        assert_ne!(fp(&a), fp(&b));
-        assert_ne!(fp(&a), fp(&c));
-        assert_eq!(fp(&a), fp(&a.clone()));
+        assert_eq!(fp(&a), fp(&moved), "same finding on the next push");
+        assert_ne!(fp(&a), fp(&other));
+        assert_ne!(fp(&a), fp(&elsewhere));
+        assert_eq!(
+            stable_identity("at abc1234 and cafe, 12"),
+            "at # and cafe, 12"
+        );
     }
 }

@@ -1,22 +1,32 @@
 //! GitHub Actions output: workflow commands that become annotations
-//! (`::error file=..,line=..,title=..::message`), capped so the findings that
-//! matter are the ones shown, and a Markdown job summary for
-//! `$GITHUB_STEP_SUMMARY`.
+//! (`::error file=..,line=..,title=..::message`), capped the way GitHub caps
+//! them so the findings that matter are the ones shown and the rest are
+//! counted exactly, and a Markdown job summary for `$GITHUB_STEP_SUMMARY`.
+//!
+//! GitHub keeps at most 10 error, 10 warning and 10 notice annotations per
+//! step (and 50 per job); the rest are dropped silently. See "Limitations"
+//! in the actions/toolkit problem-matchers document and the workflow
+//! commands reference (docs.github.com, "Workflow commands for GitHub
+//! Actions"). Data never becomes a command: messages and properties are
+//! escaped as that reference says (`%`, CR, LF; `:` and `,` in properties)
+//! and other control characters are printed as visible escapes.
 
-use crate::diagnostic::Severity;
+use crate::diagnostic::{ExitStatus, Severity};
+use crate::render::escape;
 use crate::render::findings::{self, Finding};
 use crate::report::Report;
 use std::fmt::Write;
 
-/// Annotations emitted by default. GitHub displays only a limited number per
-/// step and job; the job summary lists everything.
-pub const DEFAULT_MAX_ANNOTATIONS: usize = 50;
+/// Annotations of each kind (error, warning, notice) shown by default:
+/// GitHub's per-step limit.
+pub const DEFAULT_MAX_ANNOTATIONS: usize = 10;
 
 /// Rows of the job summary's findings table before it is cut short (the
 /// summary file of a step is limited to 1 MiB).
 pub const MAX_SUMMARY_ROWS: usize = 200;
 
-/// Escape the message part of a workflow command (`%`, CR, LF).
+/// Escape the message part of a workflow command (`%`, CR, LF), and show
+/// any other control character as a visible escape.
 pub fn escape_data(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -24,13 +34,15 @@ pub fn escape_data(text: &str) -> String {
             '%' => out.push_str("%25"),
             '\r' => out.push_str("%0D"),
             '\n' => out.push_str("%0A"),
+            c if c.is_control() => out.push_str(&escape::control(&c.to_string())),
             c => out.push(c),
         }
     }
     out
 }
 
-/// Escape a property value of a workflow command (`%`, CR, LF, `:`, `,`).
+/// Escape a property value of a workflow command (`%`, CR, LF, `:`, `,`),
+/// other control characters shown as visible escapes.
 pub fn escape_property(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -40,6 +52,7 @@ pub fn escape_property(text: &str) -> String {
             '\n' => out.push_str("%0A"),
             ':' => out.push_str("%3A"),
             ',' => out.push_str("%2C"),
+            c if c.is_control() => out.push_str(&escape::control(&c.to_string())),
             c => out.push(c),
         }
     }
@@ -77,36 +90,104 @@ pub fn annotation(finding: &Finding<'_>) -> String {
     )
 }
 
-/// Workflow commands for every finding (errors first) up to `max`, a notice
-/// when more exist, then a plain summary line.
+/// Which findings become annotations: at most `max` of each kind, errors
+/// first. When any finding is left out, one notice slot is kept for the
+/// notice that counts them, so that notice is never the one GitHub drops.
+pub fn select<'a>(findings: &[Finding<'a>], max: usize) -> (Vec<Finding<'a>>, usize) {
+    let count = |s: Severity| {
+        findings
+            .iter()
+            .filter(|f| f.diagnostic.severity == s)
+            .count()
+    };
+    let notes = count(Severity::Note);
+    let shown_without_notice =
+        count(Severity::Error).min(max) + count(Severity::Warning).min(max) + notes.min(max);
+    let note_cap = if shown_without_notice < findings.len() {
+        max.saturating_sub(1)
+    } else {
+        max
+    };
+    let mut taken = [0usize; 3];
+    let mut shown = Vec::new();
+    for finding in findings {
+        let (slot, cap) = match finding.diagnostic.severity {
+            Severity::Error => (0, max),
+            Severity::Warning => (1, max),
+            Severity::Note => (2, note_cap),
+        };
+        if taken[slot] < cap {
+            taken[slot] += 1;
+            shown.push(*finding);
+        }
+    }
+    let hidden = findings.len() - shown.len();
+    (shown, hidden)
+}
+
+/// The sentence that counts the findings not shown as annotations.
+fn hidden_sentence(findings: &[Finding<'_>], shown: &[Finding<'_>], max: usize) -> String {
+    let hidden_of = |s: Severity| {
+        findings
+            .iter()
+            .filter(|f| f.diagnostic.severity == s)
+            .count()
+            - shown.iter().filter(|f| f.diagnostic.severity == s).count()
+    };
+    let parts: Vec<String> = [
+        (Severity::Error, "error"),
+        (Severity::Warning, "warning"),
+        (Severity::Note, "note"),
+    ]
+    .iter()
+    .filter_map(|&(s, name)| {
+        let n = hidden_of(s);
+        (n > 0).then(|| format!("{n} {name}{}", plural(n)))
+    })
+    .collect();
+    let hidden = findings.len() - shown.len();
+    format!(
+        "{hidden} more finding{} not shown as annotations ({}; at most {max} of each kind per step, see --max-annotations); the job summary and --format human list every finding",
+        if hidden == 1 { " is" } else { "s are" },
+        parts.join(", ")
+    )
+}
+
+/// Workflow commands for the findings [`select`] keeps (errors first), a
+/// notice with the exact count of the rest, then a plain summary line.
 pub fn render(report: &Report, max: usize) -> String {
     let findings = findings::by_severity(report);
+    let (shown, hidden) = select(&findings, max);
     let mut out = String::new();
-    for finding in findings.iter().take(max) {
+    for finding in &shown {
         out.push_str(&annotation(finding));
         out.push('\n');
     }
-    if findings.len() > max {
-        let hidden = findings.len() - max;
-        let text = format!(
-            "{hidden} more finding{} not shown as annotations (limit {max}, see --max-annotations); the job summary and --format human list every finding",
-            if hidden == 1 { " is" } else { "s are" }
-        );
+    if hidden > 0 {
         let _ = writeln!(
             out,
             "::notice title={}::{}",
             escape_property("mastermind-hooks"),
-            escape_data(&text)
+            escape_data(&hidden_sentence(&findings, &shown, max))
         );
     }
     let _ = writeln!(out, "mastermind-hooks: {}", summary_sentence(report));
     out
 }
 
+/// The verdict word of a report: passed, failed (exit 1) or could not check (exit 2).
+pub fn verdict(report: &Report) -> &'static str {
+    match report.exit_status() {
+        ExitStatus::Pass => "passed",
+        ExitStatus::Violations => "failed",
+        ExitStatus::CannotCheck => "could not check",
+    }
+}
+
 /// One sentence with the outcome and the totals.
 fn summary_sentence(report: &Report) -> String {
     let s = &report.summary;
-    let verdict = if report.ok { "passed" } else { "failed" };
+    let verdict = verdict(report);
     let scope = if !report.files.is_empty() {
         format!(
             "{} file{} checked, {} invalid, {} unreadable",
@@ -139,7 +220,9 @@ fn plural(n: usize) -> &'static str {
 }
 
 /// Escape text for a Markdown table cell: no HTML, no table breaks, no
-/// emphasis or links by accident; newlines become `<br>`.
+/// emphasis or links by accident; newlines become `<br>`, CR and other
+/// control characters visible escapes, so no cell can end its row or start
+/// a heading of its own.
 pub fn escape_markdown(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -147,8 +230,8 @@ pub fn escape_markdown(text: &str) -> String {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
-            '\r' => {}
             '\n' => out.push_str("<br>"),
+            c if c.is_control() => out.push_str(&escape::control(&c.to_string())),
             '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '#' | '~' | '!' => {
                 out.push('\\');
                 out.push(c);
@@ -159,19 +242,26 @@ pub fn escape_markdown(text: &str) -> String {
     out
 }
 
-/// A code span that survives any content (backticks inside are replaced).
+/// A code span that survives any content: backticks inside are replaced,
+/// pipes escaped, and CR, LF and other control characters shown as
+/// visible escapes (a code span cannot hold a line break).
 fn code_span(text: &str) -> String {
-    format!("`{}`", text.replace('`', "'").replace('|', "\\|"))
+    format!(
+        "`{}`",
+        escape::control(text).replace('`', "'").replace('|', "\\|")
+    )
 }
 
 /// The Markdown job summary: verdict, a table of tasks (gate) or files
 /// (`validate`), then a table of findings.
 pub fn step_summary(report: &Report) -> String {
     let mut out = String::new();
-    let icon = if report.ok { "✅" } else { "❌" };
-    let _ = writeln!(out, "## {icon} mastermind-hooks {}\n", {
-        if report.ok { "passed" } else { "failed" }
-    });
+    let icon = match report.exit_status() {
+        ExitStatus::Pass => "✅",
+        ExitStatus::Violations => "❌",
+        ExitStatus::CannotCheck => "⛔",
+    };
+    let _ = writeln!(out, "## {icon} mastermind-hooks {}\n", verdict(report));
     let _ = writeln!(out, "{}\n", escape_markdown(&summary_sentence(report)));
 
     if !report.tasks.is_empty() {
@@ -368,21 +458,68 @@ mod tests {
     }
 
     #[test]
-    fn annotations_are_capped_errors_first_with_a_notice() {
+    fn annotations_are_capped_per_kind_errors_first_with_an_exact_count() {
+        // 3 errors (odd i) and 4 warnings (even i).
         let text = render(&many(7), 3);
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 5, "{text}");
+        assert_eq!(lines.len(), 8, "{text}");
         assert!(lines[..3].iter().all(|l| l.starts_with("::error ")));
-        assert!(
-            lines[3].starts_with("::notice title=mastermind-hooks::4 more findings are not shown")
+        assert!(lines[3..6].iter().all(|l| l.starts_with("::warning ")));
+        assert_eq!(
+            lines[6],
+            "::notice title=mastermind-hooks::1 more finding is not shown as annotations (1 warning; at most 3 of each kind per step, see --max-annotations); the job summary and --format human list every finding"
         );
         assert_eq!(
-            lines[4],
+            lines[7],
             "mastermind-hooks: failed: 1 file checked, 1 invalid, 0 unreadable (3 errors, 4 warnings, 0 notes)"
         );
-        let uncapped = render(&many(7), 50);
+        let uncapped = render(&many(7), 10);
         assert_eq!(uncapped.lines().filter(|l| l.starts_with("::")).count(), 7);
         assert!(!uncapped.contains("::notice"));
+    }
+
+    #[test]
+    fn the_counting_notice_keeps_a_notice_slot_of_its_own() {
+        let notes: Vec<Diagnostic> = (0..12)
+            .map(|i| Diagnostic::new(Code::scope_diff, format!("note {i}")).with_path("f.md"))
+            .collect();
+        let report = Report::new(vec![FileResult::new("f.md".into(), None, None, notes)]);
+        let text = render(&report, 10);
+        let notices: Vec<&str> = text.lines().filter(|l| l.starts_with("::notice")).collect();
+        assert_eq!(notices.len(), 10, "GitHub keeps 10 notices: {text}");
+        assert!(notices[9].contains("3 more findings are not shown as annotations (3 notes;"));
+    }
+
+    #[test]
+    fn a_run_that_could_not_check_says_so() {
+        let report = Report::assemble(
+            vec![],
+            vec![],
+            vec![Diagnostic::new(Code::git_shallow_history, "shallow")],
+        );
+        assert!(step_summary(&report).starts_with("## ⛔ mastermind-hooks could not check\n"));
+        assert!(render(&report, 10).ends_with("mastermind-hooks: could not check: 0 tasks checked, 0 failed (1 error, 0 warnings, 0 notes)\n"));
+    }
+
+    #[test]
+    fn hostile_names_never_become_commands_or_break_the_summary() {
+        let name = "x\n::error::fake\r\n## ✅ mastermind-hooks passed\u{1b}[2J|y";
+        let d = Diagnostic::new(
+            Code::unexpected_file,
+            format!("{name} changed\n::stop-commands::t"),
+        )
+        .with_path(name);
+        let task = TaskResult::new(name, vec![CheckOutcome::new("scope", vec![d])]);
+        let report = Report::assemble(vec![], vec![task], vec![]);
+        let text = render(&report, 10);
+        assert_eq!(text.lines().count(), 2, "{text}");
+        assert!(!text.contains('\u{1b}') && !text.contains('\r'));
+        let md = step_summary(&report);
+        assert_eq!(md.matches("\n## ").count(), 0, "{md}");
+        assert!(!md.contains('\u{1b}') && !md.contains('\r'));
+        for line in md.lines().filter(|l| l.starts_with('|')) {
+            assert!(line.ends_with('|'), "a row is one line: {line:?}");
+        }
     }
 
     #[test]

@@ -1,8 +1,13 @@
 //! Human output: one line per valid file or passing task, a block per
 //! finding with rule, place and fix (grouped under its task for the gate),
 //! then a summary line.
+//!
+//! Paths, task names and messages are data: control characters (CR, LF
+//! inside a path, ANSI escapes) are printed escaped, and no line of a
+//! message can read as a CI platform's command ([`escape`]).
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::render::escape;
 use crate::report::{Report, TaskResult};
 use owo_colors::{OwoColorize, Stream};
 use std::fmt::Write;
@@ -24,6 +29,7 @@ fn severity_label(severity: Severity) -> String {
 
 /// Render one diagnostic as a block.
 pub fn diagnostic(out: &mut String, d: &Diagnostic) {
+    let mut lines = escape::lines(&d.message).into_iter();
     let _ = writeln!(
         out,
         "{}[{}]: {}",
@@ -31,23 +37,26 @@ pub fn diagnostic(out: &mut String, d: &Diagnostic) {
         d.code
             .as_str()
             .if_supports_color(Stream::Stdout, |t| t.bold()),
-        d.message
+        lines.next().unwrap_or_default()
     );
-    let mut place = d.path.clone().unwrap_or_default();
+    for line in lines {
+        let _ = writeln!(out, "{line}");
+    }
+    let mut place = d.path.as_deref().map(escape::control).unwrap_or_default();
     if let Some(line) = d.line {
         let _ = write!(place, ":{line}");
     }
     if let Some(pointer) = d.json_pointer.as_ref().filter(|p| !p.is_empty()) {
-        let _ = write!(place, " ({pointer})");
+        let _ = write!(place, " ({})", escape::control(pointer));
     }
     if let Some(task) = &d.task {
-        let _ = write!(place, " [task {task}]");
+        let _ = write!(place, " [task {}]", escape::control(task));
     }
     if !place.is_empty() {
         let _ = writeln!(out, "  --> {place}");
     }
     if let Some(hint) = &d.hint {
-        let _ = writeln!(out, "  = help: {hint}");
+        let _ = writeln!(out, "  = help: {}", escape::control(hint));
     }
 }
 
@@ -55,25 +64,26 @@ pub fn diagnostic(out: &mut String, d: &Diagnostic) {
 /// gate check, the place, every further line of the message (expected vs
 /// actual, diffs), and the fix.
 pub fn task_diagnostic(out: &mut String, task: &TaskResult, check: &str, d: &Diagnostic) {
-    let mut lines = d.message.lines();
+    let mut lines = escape::lines(d.message.trim_end_matches('\n')).into_iter();
     let _ = writeln!(
         out,
-        "  {}[{}] ({check}): {}",
+        "  {}[{}] ({}): {}",
         severity_label(d.severity),
         d.code
             .as_str()
             .if_supports_color(Stream::Stdout, |t| t.bold()),
-        lines.next().unwrap_or("")
+        escape::control(check),
+        lines.next().unwrap_or_default()
     );
-    let mut place = d.path.clone().unwrap_or_default();
+    let mut place = d.path.as_deref().map(escape::control).unwrap_or_default();
     if let Some(line) = d.line {
         let _ = write!(place, ":{line}");
     }
     if let Some(pointer) = d.json_pointer.as_ref().filter(|p| !p.is_empty()) {
-        let _ = write!(place, " ({pointer})");
+        let _ = write!(place, " ({})", escape::control(pointer));
     }
     if let Some(other) = d.task.as_ref().filter(|t| **t != task.task) {
-        let _ = write!(place, " [task {other}]");
+        let _ = write!(place, " [task {}]", escape::control(other));
     }
     if !place.is_empty() {
         let _ = writeln!(out, "    --> {}", place.trim_start());
@@ -82,7 +92,7 @@ pub fn task_diagnostic(out: &mut String, task: &TaskResult, check: &str, d: &Dia
         let _ = writeln!(out, "    {line}");
     }
     if let Some(hint) = &d.hint {
-        let _ = writeln!(out, "    = help: {hint}");
+        let _ = writeln!(out, "    = help: {}", escape::control(hint));
     }
 }
 
@@ -93,14 +103,15 @@ fn task(out: &mut String, task: &TaskResult) {
     let view = task
         .view
         .as_deref()
-        .map(|v| format!(" in {v}"))
+        .map(|v| format!(" in {}", escape::control(v)))
         .unwrap_or_default();
+    let name = escape::control(&task.task);
     if task.ok {
         let _ = writeln!(
             out,
             "{}: task {}{view} ({checks} check{} passed)",
             "ok".if_supports_color(Stream::Stdout, |t| t.green()),
-            task.task,
+            name,
             if checks == 1 { "" } else { "s" }
         );
     } else {
@@ -114,10 +125,10 @@ fn task(out: &mut String, task: &TaskResult) {
             out,
             "{}: task {}{view} ({} of {checks} check{} failed: {})",
             "FAILED".if_supports_color(Stream::Stdout, |t| t.red()),
-            task.task.if_supports_color(Stream::Stdout, |t| t.bold()),
+            name.if_supports_color(Stream::Stdout, |t| t.bold()),
             failed.len(),
             if checks == 1 { "" } else { "s" },
-            failed.join(", ")
+            escape::control(&failed.join(", "))
         );
     }
     for check in &task.checks {
@@ -171,7 +182,7 @@ pub fn render(report: &Report) -> String {
                 out,
                 "{}: {} ({what})",
                 "ok".if_supports_color(Stream::Stdout, |t| t.green()),
-                file.path
+                escape::control(&file.path)
             );
         }
         for d in &file.diagnostics {
@@ -278,5 +289,31 @@ error[internal_error]: config unreadable
             render(&Report::assemble(vec![], vec![], vec![])),
             "0 tasks checked: 0 passed, 0 failed (0 errors, 0 warnings)\n"
         );
+    }
+
+    #[test]
+    fn hostile_paths_and_messages_print_as_inert_text() {
+        let name = "src/a\n::error::pwned\r\u{1b}[31m.rs";
+        let d = Diagnostic::new(
+            Code::unexpected_file,
+            format!("{name} was modified\n::stop-commands::token\n##[group]x"),
+        )
+        .with_path(name)
+        .with_task(".mastermind/tasks/t\n::warning::x");
+        let task = TaskResult::new(
+            ".mastermind/tasks/\u{1b}]8;;x\u{7}t",
+            vec![CheckOutcome::new("scope", vec![d.clone()])],
+        );
+        let report = Report::assemble(vec![], vec![task], vec![d]);
+        let text = render(&report);
+        for line in text.lines() {
+            assert!(!escape::reads_as_command(line), "{line:?} in\n{text}");
+            assert!(!line.contains('\u{1b}') && !line.contains('\r'), "{line:?}");
+        }
+        assert!(
+            text.contains("src/a\\n::error::pwned\\r\\u{1b}[31m.rs"),
+            "{text}"
+        );
+        assert!(text.contains("\\::stop-commands::token"), "{text}");
     }
 }

@@ -5,6 +5,11 @@
 //!
 //! A check that fails is a `<failure>`; one that could not be carried out
 //! (a code whose outcome is "could not check", exit 2) is an `<error>`.
+//!
+//! The document validates against the junit-10.xsd that Jenkins' xUnit
+//! plugin publishes (the schema GitLab and most CI readers accept): it
+//! allows no `skipped` attribute on `<testsuites>`, which quick-junit
+//! writes, so it is taken out (this tool never skips a testcase).
 
 use crate::diagnostic::{Diagnostic, ExitStatus};
 use crate::render::findings::plain_block;
@@ -77,12 +82,35 @@ pub fn render(report: &Report) -> String {
         junit.add_test_suite(own);
     }
     match junit.to_string() {
-        Ok(text) => text,
+        Ok(text) => without_testsuites_skipped(text),
         Err(error) => format!(
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"{NAME}\" tests=\"1\" failures=\"0\" errors=\"1\"><testsuite name=\"{NAME}\" tests=\"1\" failures=\"0\" errors=\"1\"><testcase name=\"render\"><error message=\"cannot write the JUnit report: {}\" type=\"internal_error\"/></testcase></testsuite></testsuites>\n",
             xml_attribute(&error.to_string())
         ),
     }
+}
+
+/// Drop the `skipped` attribute of the root `<testsuites>` start tag, which
+/// junit-10.xsd does not allow. Only that tag is touched, and it holds no
+/// data from the report before the attribute (its name is [`NAME`]).
+fn without_testsuites_skipped(text: String) -> String {
+    let Some(start) = text.find("<testsuites ") else {
+        return text;
+    };
+    let Some(len) = text[start..].find('>') else {
+        return text;
+    };
+    let tag = &text[start..start + len];
+    let Some(at) = tag.find(" skipped=\"") else {
+        return text;
+    };
+    let Some(value_len) = tag[at + 10..].find('"') else {
+        return text;
+    };
+    let cut = start + at..start + at + 10 + value_len + 1;
+    let mut out = text;
+    out.replace_range(cut, "");
+    out
 }
 
 /// Escape text for an XML attribute value (only used on the fallback path).
@@ -133,6 +161,17 @@ mod tests {
         assert_eq!(parsed.test_suites.len(), 1);
         assert_eq!(parsed.test_suites[0].name.as_str(), ".mastermind/tasks/t");
         assert!(xml.contains("a &lt;b&gt; &amp; &quot;c&quot;"), "{xml}");
+    }
+
+    #[test]
+    fn the_root_has_no_skipped_attribute() {
+        let xml = render(&Report::assemble(vec![], vec![], vec![]));
+        let root = xml.lines().find(|l| l.starts_with("<testsuites")).unwrap();
+        assert_eq!(
+            root,
+            "<testsuites name=\"mastermind-hooks\" tests=\"1\" failures=\"0\" errors=\"0\">"
+        );
+        assert!(xml.contains("<testsuite name=\"mastermind-hooks\" tests=\"1\" skipped=\"0\""));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! report and the code registry). [`render`] is the one dispatch every
 //! checking command shares.
 
+pub mod escape;
 pub mod findings;
 pub mod github;
 pub mod gitlab;

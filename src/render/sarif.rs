@@ -2,6 +2,16 @@
 //! rule, one result per located finding, and run-level findings (no file) as
 //! tool execution notifications, which is where SARIF puts "could not check"
 //! and where GitHub code scanning does not reject them for lacking a location.
+//!
+//! GitHub's code scanning decides what is accepted ("SARIF support for code
+//! scanning" and "SARIF results exceed limits" on docs.github.com): rules
+//! carry `shortDescription`, `fullDescription` and `help`; every result has a
+//! relative `artifactLocation.uri` and a `region` with `startLine` (GitHub
+//! fingerprints the line it points at); `partialFingerprints` keep an alert
+//! the same alert across pushes; a run holds at most 25,000 results, so the
+//! rest are folded into one result that counts them. No `informationUri` is
+//! written unless the package names a homepage: a link to a page that does
+//! not exist helps nobody.
 
 use crate::codes::{Code, Outcome};
 use crate::diagnostic::{ExitStatus, Severity};
@@ -12,12 +22,15 @@ use serde_json::{Map, Value, json};
 pub const SCHEMA_URI: &str =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
+/// GitHub code scanning rejects a run with more results than this.
+pub const MAX_RESULTS: usize = 25_000;
+
 /// Where people learn about the tool: the package homepage when Cargo.toml
-/// names one, else its crates.io page.
-pub fn information_uri() -> &'static str {
+/// names one. None otherwise: no made-up link.
+pub fn information_uri() -> Option<&'static str> {
     match env!("CARGO_PKG_HOMEPAGE") {
-        "" => "https://crates.io/crates/mastermind-hooks",
-        homepage => homepage,
+        "" => None,
+        homepage => Some(homepage),
     }
 }
 
@@ -37,6 +50,20 @@ pub fn rule_index(code: Code) -> usize {
     Code::ALL.iter().position(|c| *c == code).unwrap_or(0)
 }
 
+/// A code as a rule's friendly name: `unexpected_file` -> `UnexpectedFile`.
+pub fn friendly_name(code: Code) -> String {
+    code.as_str()
+        .split('_')
+        .map(|word| {
+            let mut chars = word.chars();
+            match chars.next() {
+                Some(first) => first.to_ascii_uppercase().to_string() + chars.as_str(),
+                None => String::new(),
+            }
+        })
+        .collect()
+}
+
 /// Every reason code as a SARIF rule (`reportingDescriptor`).
 pub fn rules() -> Vec<Value> {
     Code::ALL
@@ -44,8 +71,13 @@ pub fn rules() -> Vec<Value> {
         .map(|&code| {
             json!({
                 "id": code.as_str(),
+                "name": friendly_name(code),
                 "shortDescription": {"text": code.summary()},
-                "help": {"text": code.help()},
+                "fullDescription": {"text": format!("{} Fix: {}", code.summary(), code.help())},
+                "help": {
+                    "text": code.help(),
+                    "markdown": format!("**{}**\n\n{}\n\nFix: {}", code.as_str(), code.summary(), code.help()),
+                },
                 "defaultConfiguration": {"level": level(code.default_severity())},
                 "properties": {
                     "outcome": match code.outcome() {
@@ -113,35 +145,74 @@ fn context_properties(finding: &Finding<'_>) -> Map<String, Value> {
     properties
 }
 
+/// The physical location of a file finding: the file, and the finding's
+/// line, or line 1 for a finding about the whole file.
+fn physical_location(anchor: &str, finding: &Finding<'_>) -> Value {
+    let d = finding.diagnostic;
+    let line = d.line.filter(|_| d.path.is_some()).unwrap_or(1).max(1);
+    json!({
+        "artifactLocation": {"uri": path_to_uri(anchor)},
+        "region": {"startLine": line},
+    })
+}
+
+fn result(finding: &Finding<'_>, anchor: &str, fingerprint: String) -> Value {
+    let d = finding.diagnostic;
+    let properties = context_properties(finding);
+    let mut result = json!({
+        "ruleId": d.code.as_str(),
+        "ruleIndex": rule_index(d.code),
+        "level": level(d.severity),
+        "message": {"text": message_text(finding)},
+        "locations": [{"physicalLocation": physical_location(anchor, finding)}],
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
+    });
+    if !properties.is_empty() {
+        result["properties"] = Value::Object(properties);
+    }
+    result
+}
+
+/// One result standing for `folded` findings that did not fit, on the file
+/// of the first of them, at the worst level among them.
+fn folded_result(first: &Finding<'_>, anchor: &str, folded: &[&Finding<'_>]) -> Value {
+    let worst = folded
+        .iter()
+        .map(|f| f.diagnostic.severity)
+        .min_by_key(|s| match s {
+            Severity::Error => 0,
+            Severity::Warning => 1,
+            Severity::Note => 2,
+        })
+        .unwrap_or(Severity::Warning);
+    let code = Code::findings_folded;
+    let text = format!(
+        "{} more findings are not listed: a SARIF run for GitHub code scanning holds at most {MAX_RESULTS} results. Run `mastermind-hooks check` with `--format human` or `--format json` to see them all.",
+        folded.len()
+    );
+    json!({
+        "ruleId": code.as_str(),
+        "ruleIndex": rule_index(code),
+        "level": level(worst),
+        "message": {"text": text},
+        "locations": [{"physicalLocation": physical_location(anchor, first)}],
+        "partialFingerprints": {FINGERPRINT_KEY: "findings-folded"},
+        "properties": {"folded": folded.len()},
+    })
+}
+
 /// The SARIF log as a JSON value.
 pub fn log(report: &Report) -> Value {
     let findings = findings::all(report);
     let fingerprints = findings::fingerprints(&findings);
-    let mut results = Vec::new();
+    let mut located = Vec::new();
     let mut notifications = Vec::new();
     for (finding, fingerprint) in findings.iter().zip(fingerprints) {
-        let d = finding.diagnostic;
-        let properties = context_properties(finding);
         match finding.anchor() {
-            Some(anchor) => {
-                let mut physical = json!({"artifactLocation": {"uri": path_to_uri(&anchor)}});
-                if let Some(line) = d.line.filter(|_| d.path.is_some()) {
-                    physical["region"] = json!({"startLine": line.max(1)});
-                }
-                let mut result = json!({
-                    "ruleId": d.code.as_str(),
-                    "ruleIndex": rule_index(d.code),
-                    "level": level(d.severity),
-                    "message": {"text": message_text(finding)},
-                    "locations": [{"physicalLocation": physical}],
-                    "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
-                });
-                if !properties.is_empty() {
-                    result["properties"] = Value::Object(properties);
-                }
-                results.push(result);
-            }
+            Some(anchor) => located.push((finding, anchor, fingerprint)),
             None => {
+                let d = finding.diagnostic;
+                let properties = context_properties(finding);
                 let mut notification = json!({
                     "level": level(d.severity),
                     "message": {"text": message_text(finding)},
@@ -154,6 +225,38 @@ pub fn log(report: &Report) -> Value {
             }
         }
     }
+    let results: Vec<Value> = if located.len() <= MAX_RESULTS {
+        located
+            .into_iter()
+            .map(|(finding, anchor, fingerprint)| result(finding, &anchor, fingerprint))
+            .collect()
+    } else {
+        // Keep the most severe first (stable within a severity), in report order.
+        let mut order: Vec<usize> = (0..located.len()).collect();
+        order.sort_by_key(|&i| match located[i].0.diagnostic.severity {
+            Severity::Error => 0,
+            Severity::Warning => 1,
+            Severity::Note => 2,
+        });
+        let mut keep = vec![false; located.len()];
+        for &i in &order[..MAX_RESULTS - 1] {
+            keep[i] = true;
+        }
+        let folded: Vec<&Finding<'_>> = order[MAX_RESULTS - 1..]
+            .iter()
+            .map(|&i| located[i].0)
+            .collect();
+        let first = order[MAX_RESULTS - 1];
+        let folded_value = folded_result(located[first].0, &located[first].1, &folded);
+        let mut out: Vec<Value> = located
+            .into_iter()
+            .zip(keep)
+            .filter(|(_, keep)| *keep)
+            .map(|((finding, anchor, fingerprint), _)| result(finding, &anchor, fingerprint))
+            .collect();
+        out.push(folded_value);
+        out
+    };
     let status = report.exit_status();
     let mut invocation = json!({
         "executionSuccessful": status != ExitStatus::CannotCheck,
@@ -162,16 +265,20 @@ pub fn log(report: &Report) -> Value {
     if !notifications.is_empty() {
         invocation["toolExecutionNotifications"] = Value::Array(notifications);
     }
+    let mut driver = json!({
+        "name": "mastermind-hooks",
+        "version": env!("CARGO_PKG_VERSION"),
+        "semanticVersion": env!("CARGO_PKG_VERSION"),
+        "rules": rules(),
+    });
+    if let Some(uri) = information_uri() {
+        driver["informationUri"] = json!(uri);
+    }
     json!({
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
         "runs": [{
-            "tool": {"driver": {
-                "name": "mastermind-hooks",
-                "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": information_uri(),
-                "rules": rules(),
-            }},
+            "tool": {"driver": driver},
             "invocations": [invocation],
             "results": results,
         }],
@@ -262,10 +369,9 @@ mod tests {
             t["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
             ".mastermind/tasks/t/spec.md"
         );
-        assert!(
-            t["locations"][0]["physicalLocation"]
-                .get("region")
-                .is_none()
+        assert_eq!(
+            t["locations"][0]["physicalLocation"]["region"]["startLine"], 1,
+            "a finding about a whole file is on its first line"
         );
         assert_eq!(t["properties"]["check"], "scope");
 
@@ -275,5 +381,45 @@ mod tests {
         let n = &invocation["toolExecutionNotifications"][0];
         assert_eq!(n["associatedRule"]["id"], "internal_error");
         assert_eq!(n["level"], "error");
+    }
+
+    #[test]
+    fn rules_have_full_descriptions_help_and_names() {
+        let rules = rules();
+        let r = &rules[rule_index(Code::unexpected_file)];
+        assert_eq!(r["name"], "UnexpectedFile");
+        assert!(
+            r["fullDescription"]["text"]
+                .as_str()
+                .unwrap()
+                .contains("Fix: ")
+        );
+        assert!(r["help"]["markdown"].is_string());
+        assert!(information_uri().is_none(), "no homepage, no link");
+    }
+
+    #[test]
+    fn results_beyond_githubs_limit_are_folded_into_one() {
+        let n = MAX_RESULTS + 5_000;
+        let diagnostics: Vec<Diagnostic> = (0..n)
+            .map(|i| {
+                let code = if i % 3 == 0 {
+                    Code::missing_expected_file
+                } else {
+                    Code::unexpected_file
+                };
+                Diagnostic::new(code, format!("f{i} changed")).with_path(format!("f{i}"))
+            })
+            .collect();
+        let report = Report::new(vec![FileResult::new("x".into(), None, None, diagnostics)]);
+        let log = log(&report);
+        let results = log["runs"][0]["results"].as_array().unwrap();
+        assert_eq!(results.len(), MAX_RESULTS);
+        let last = results.last().unwrap();
+        assert_eq!(last["ruleId"], "findings_folded");
+        assert_eq!(last["properties"]["folded"], 5_001);
+        assert_eq!(last["level"], "warning", "every error fitted");
+        let errors = results.iter().filter(|r| r["level"] == "error").count();
+        assert_eq!(errors, n - n.div_ceil(3), "errors are kept first");
     }
 }

@@ -99,6 +99,15 @@ impl Repo {
         })
     }
 
+    /// The same repository reading its objects through `objects` (the
+    /// pre-receive quarantine), still without writing any.
+    pub fn with_object_store(mut self, objects: gix::OdbHandle) -> Repo {
+        self.inner.objects = objects;
+        Repo {
+            inner: self.inner.with_object_memory(),
+        }
+    }
+
     pub fn gix(&self) -> &gix::Repository {
         &self.inner
     }
@@ -194,22 +203,23 @@ impl Repo {
         self.inner.is_shallow().unwrap_or(false)
     }
 
-    /// Commit ids of every remote-tracking ref (`refs/remotes/*`).
-    pub fn remote_tracking_commits(&self) -> Result<Vec<ObjectId>> {
+    /// The commits every ref of the repository names (branches, tags,
+    /// remote-tracking refs), peeled and deduplicated.
+    pub fn ref_tips(&self) -> Result<Vec<ObjectId>> {
         let refs = self.inner.references().map_err(|e| {
             RepoError::new(
                 Code::git_object_unavailable,
                 format!("cannot list refs: {e}"),
             )
         })?;
-        let remotes = refs.remote_branches().map_err(|e| {
+        let all = refs.all().map_err(|e| {
             RepoError::new(
                 Code::git_object_unavailable,
-                format!("cannot list remote refs: {e}"),
+                format!("cannot list refs: {e}"),
             )
         })?;
         let mut ids = Vec::new();
-        for reference in remotes.flatten() {
+        for reference in all.flatten() {
             let mut reference = reference;
             if let Ok(id) = reference.peel_to_id() {
                 let id = id.detach();

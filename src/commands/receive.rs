@@ -1,0 +1,298 @@
+//! `check --receive`: the gate as a bare repository's pre-receive hook.
+//!
+//! git runs `pre-receive` once per push, after the objects arrived and
+//! before any ref moves, with one `<old> <new> <ref>` line per ref on stdin
+//! (githooks(5), "pre-receive"). The pushed objects are still in git's
+//! quarantine: `GIT_QUARANTINE_PATH` / `GIT_OBJECT_DIRECTORY` name the
+//! incoming directory and `GIT_ALTERNATE_OBJECT_DIRECTORIES` the
+//! repository's own store (git-receive-pack(1), "QUARANTINE ENVIRONMENT").
+//! Every ref update is judged as `check --push` judges it: the commits from
+//! the ref's old tip (for a new ref, the newest commit of the default branch
+//! it contains) to the new tip, with the configuration of that base.
+//! Nothing is written to the repository: objects are read through a
+//! temporary object directory outside it whose alternates are the
+//! quarantine and the store, and no cache is kept. Findings go to stderr,
+//! which git relays to the pusher as `remote:` lines; a non-zero exit
+//! rejects the whole push. `MASTERMIND_HOOKS_SKIP` is never read here.
+
+use crate::codes::Code;
+use crate::commands::check::{Collected, Update, is_zero, judge_update};
+use crate::commands::output::{self, HumanTo, OutputArgs};
+use crate::diagnostic::{Diagnostic, ExitStatus};
+use crate::gate::ViewKind;
+use crate::repo::tree::short;
+use crate::repo::{Repo, RepoError};
+use gix::ObjectId;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// One line of git's pre-receive input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RefUpdate {
+    pub old: String,
+    pub new: String,
+    pub name: String,
+}
+
+/// What a ref update asks the gate to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Judgement {
+    /// Judge the commits from `base` (none: the empty tree) to `tip`.
+    Judge {
+        base: Option<ObjectId>,
+        tip: ObjectId,
+    },
+    /// Lands no code: a deletion, or a ref outside branches and tags.
+    Skip(String),
+}
+
+fn valid_id(s: &str) -> bool {
+    (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Parse git's `<old> <new> <ref>` lines; anything else is a usage error.
+pub fn parse(input: &str) -> Result<Vec<RefUpdate>, Diagnostic> {
+    let mut updates = Vec::new();
+    for (number, line) in input.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = line.split(' ').collect();
+        if fields.len() != 3 || !valid_id(fields[0]) || !valid_id(fields[1]) || fields[2].is_empty()
+        {
+            return Err(Diagnostic::new(
+                Code::usage_invalid,
+                format!(
+                    "pre-receive input line {} is not `<old id> <new id> <ref>`: {line:?}",
+                    number + 1
+                ),
+            ));
+        }
+        updates.push(RefUpdate {
+            old: fields[0].to_string(),
+            new: fields[1].to_string(),
+            name: fields[2].to_string(),
+        });
+    }
+    Ok(updates)
+}
+
+fn id(hex: &str) -> Result<ObjectId, RepoError> {
+    ObjectId::from_hex(hex.as_bytes())
+        .map_err(|e| RepoError::new(Code::usage_invalid, format!("`{hex}` is no object id: {e}")))
+}
+
+/// Decide what to judge for one update. `default_tip` is the default
+/// branch's commit (the bare repository's HEAD) before the push.
+pub fn judgement(
+    repo: &Repo,
+    update: &RefUpdate,
+    default_tip: Option<ObjectId>,
+) -> Result<Judgement, RepoError> {
+    if is_zero(&update.new) {
+        return Ok(Judgement::Skip(format!(
+            "{}: deleted, which lands no code",
+            update.name
+        )));
+    }
+    if !update.name.starts_with("refs/heads/") && !update.name.starts_with("refs/tags/") {
+        return Ok(Judgement::Skip(format!(
+            "{}: not a branch or tag, not judged",
+            update.name
+        )));
+    }
+    let tip = repo.resolve_commit(&update.new)?;
+    let base = if is_zero(&update.old) {
+        match default_tip {
+            Some(default) => repo.merge_base(default, tip)?,
+            None => None,
+        }
+    } else {
+        Some(id(&update.old)?)
+    };
+    Ok(Judgement::Judge { base, tip })
+}
+
+/// The object directories of a pre-receive hook: the quarantine (or
+/// `GIT_OBJECT_DIRECTORY`), then every `GIT_ALTERNATE_OBJECT_DIRECTORIES`
+/// entry, then the repository's own store.
+pub fn object_directories(
+    quarantine: Option<&str>,
+    object_directory: Option<&str>,
+    alternates: Option<&str>,
+    own: &Path,
+) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut add = |p: PathBuf| {
+        if !p.as_os_str().is_empty() && !dirs.contains(&p) {
+            dirs.push(p);
+        }
+    };
+    if let Some(dir) = object_directory.or(quarantine) {
+        add(PathBuf::from(dir));
+    }
+    if let Some(list) = alternates {
+        for entry in list.split(':') {
+            add(PathBuf::from(entry.trim_matches('"')));
+        }
+    }
+    add(own.to_path_buf());
+    dirs
+}
+
+/// The repository reading objects through a temporary object directory
+/// (outside the repository) whose alternates are `dirs`. The directory
+/// lives as long as the returned guard.
+fn with_quarantine(repo: Repo, dirs: &[PathBuf]) -> Result<(Repo, tempfile::TempDir), RepoError> {
+    let unusable = |e: std::io::Error| {
+        RepoError::new(
+            Code::git_object_unavailable,
+            format!("cannot set up reading the pushed objects: {e}"),
+        )
+    };
+    let scratch = tempfile::Builder::new()
+        .prefix("mastermind-hooks-receive-")
+        .tempdir()
+        .map_err(unusable)?;
+    let objects = scratch.path().join("objects");
+    std::fs::create_dir_all(objects.join("info")).map_err(unusable)?;
+    let cwd = std::env::current_dir().map_err(unusable)?;
+    let lines: String = dirs
+        .iter()
+        .map(|d| {
+            let absolute = if d.is_absolute() {
+                d.clone()
+            } else {
+                cwd.join(d)
+            };
+            format!("{}\n", absolute.display())
+        })
+        .collect();
+    std::fs::write(objects.join("info/alternates"), lines).map_err(unusable)?;
+    let hash = repo.gix().object_hash();
+    let handle = gix::odb::at(&objects, hash).map_err(unusable)?;
+    Ok((repo.with_object_store(handle.into()), scratch))
+}
+
+fn judge_all(repo: &Repo, updates: &[RefUpdate], out: &mut Collected) -> Result<(), RepoError> {
+    let default_tip = repo.head_commit()?;
+    // Every commit some ref already names is landed history: never part of
+    // an update (the refs are not moved until every hook has passed).
+    let existing = repo.ref_tips()?;
+    for update in updates {
+        match judgement(repo, update, default_tip)? {
+            Judgement::Skip(why) => {
+                out.note(Diagnostic::new(Code::receive_ref_skipped, why));
+            }
+            Judgement::Judge { base, tip } => {
+                let label = match base {
+                    Some(base) => format!("{} ({}..{})", update.name, short(base), short(tip)),
+                    None => format!("{} (new, {})", update.name, short(tip)),
+                };
+                // Judged from objects alone, like CI: no sha256 cache (it
+                // would be written into the repository) and no comparison
+                // with executables on this machine.
+                let mut hidden = existing.clone();
+                hidden.extend(base);
+                judge_update(
+                    repo,
+                    out,
+                    ViewKind::Receive,
+                    Update {
+                        base,
+                        hidden,
+                        tip,
+                        branch: Some(
+                            update
+                                .name
+                                .strip_prefix("refs/heads/")
+                                .unwrap_or(&update.name)
+                                .to_string(),
+                        ),
+                        label,
+                    },
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Run the pre-receive gate on stdin's ref lines.
+pub fn run(args: &OutputArgs) -> ExitStatus {
+    let mut out = Collected::default();
+    let mut input = String::new();
+    if let Err(e) = std::io::stdin().read_to_string(&mut input) {
+        out.note(Diagnostic::new(
+            Code::usage_invalid,
+            format!("cannot read git's pre-receive lines from stdin: {e}"),
+        ));
+        return output::finish_to(&out.into_report(), args, HumanTo::Stderr);
+    }
+    let result = parse(&input).map_err(|d| vec![d]).and_then(|updates| {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let repo = Repo::discover(&cwd).map_err(|e| vec![e.to_diagnostic()])?;
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        let own = repo.gix().common_dir().join("objects");
+        let dirs = object_directories(
+            var("GIT_QUARANTINE_PATH").as_deref(),
+            var("GIT_OBJECT_DIRECTORY").as_deref(),
+            var("GIT_ALTERNATE_OBJECT_DIRECTORIES").as_deref(),
+            &own,
+        );
+        if dirs.len() == 1 {
+            // Not run by git (no quarantine): every object is in the store.
+            return judge_all(&repo, &updates, &mut out).map_err(|e| vec![e.to_diagnostic()]);
+        }
+        let (repo, _scratch) = with_quarantine(repo, &dirs).map_err(|e| vec![e.to_diagnostic()])?;
+        judge_all(&repo, &updates, &mut out).map_err(|e| vec![e.to_diagnostic()])
+    });
+    if let Err(diagnostics) = result {
+        for d in diagnostics {
+            out.note(d);
+        }
+    }
+    output::finish_to(&out.into_report(), args, HumanTo::Stderr)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ref_lines_parse_and_garbage_is_refused() {
+        let zero = "0".repeat(40);
+        let one = "1".repeat(40);
+        let updates = parse(&format!(
+            "{zero} {one} refs/heads/a\n\n{one} {zero} refs/tags/v1\n"
+        ))
+        .unwrap();
+        assert_eq!(updates.len(), 2);
+        assert_eq!(updates[0].name, "refs/heads/a");
+        assert!(parse("abc def refs/heads/a\n").is_err());
+        assert!(parse(&format!("{one} {one}\n")).is_err());
+        assert!(parse(&format!("{one} {one} refs/heads/a extra\n")).is_err());
+    }
+
+    #[test]
+    fn quarantine_first_then_alternates_then_the_store() {
+        let dirs = object_directories(
+            Some("/r/objects/incoming-x"),
+            Some("/r/objects/incoming-x"),
+            Some("/r/objects:\"/other/objects\""),
+            Path::new("/r/objects"),
+        );
+        assert_eq!(
+            dirs,
+            [
+                PathBuf::from("/r/objects/incoming-x"),
+                PathBuf::from("/r/objects"),
+                PathBuf::from("/other/objects"),
+            ]
+        );
+        assert_eq!(
+            object_directories(None, None, None, Path::new("/r/objects")),
+            [PathBuf::from("/r/objects")]
+        );
+    }
+}

@@ -1,0 +1,202 @@
+//! `install --server`: the pre-receive hook of a bare repository, a POSIX
+//! `sh` shim that runs `mastermind-hooks check --receive` with git's ref
+//! lines on stdin. Unlike the client shims it has no skip switch
+//! (`MASTERMIND_HOOKS_SKIP` is ignored server-side) and runs no `.legacy`
+//! hook: a foreign pre-receive is refused, never wrapped, since the server's
+//! owner must decide how the two combine.
+//!
+//! The hooks directory is git's own answer (`git rev-parse --git-path
+//! hooks`, which applies `core.hooksPath`); the shim is written atomically
+//! (a temporary file in the same directory, then a rename).
+
+use crate::codes::Code;
+use crate::diagnostic::Diagnostic;
+use crate::install::shim::sh_quote;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The marker line that makes a pre-receive hook ours.
+pub const MARKER: &str = "# mastermind-hooks server shim v1";
+
+/// The pre-receive shim running the binary at `binary` (absolute path bytes).
+pub fn render(binary: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(
+        format!(
+            "#!/bin/sh\n{MARKER}\n\
+             # Written by `mastermind-hooks install --server`: git runs this file before it\n\
+             # accepts a push, with one `<old> <new> <ref>` line per pushed ref on stdin.\n\
+             # `mastermind-hooks check --receive` judges every ref update with the\n\
+             # configuration of the ref's old tip, reads the pushed objects from git's\n\
+             # quarantine, writes nothing, and prints its findings to the pusher.\n\
+             # There is no skip switch. Do not edit: install --server rewrites this file.\n\
+             exec "
+        )
+        .as_bytes(),
+    );
+    out.extend_from_slice(&sh_quote(binary));
+    out.extend_from_slice(b" check --receive\n");
+    out
+}
+
+/// What is at the hook path now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Existing {
+    Nothing,
+    /// Our shim, byte for byte what would be written.
+    Current,
+    /// Our shim, another binary path or version.
+    Ours,
+    /// Somebody else's hook, or not a regular file.
+    Foreign,
+}
+
+/// Classify what is at the hook path, without following a symlink there.
+pub fn observe(path: &Path, wanted: &[u8]) -> std::io::Result<Existing> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Existing::Nothing),
+        Err(e) => Err(e),
+        Ok(meta) if !meta.is_file() => Ok(Existing::Foreign),
+        Ok(_) => {
+            let bytes = std::fs::read(path)?;
+            if bytes == wanted {
+                Ok(Existing::Current)
+            } else if bytes
+                .split(|b| *b == b'\n')
+                .take(4)
+                .any(|line| line == MARKER.as_bytes())
+            {
+                Ok(Existing::Ours)
+            } else {
+                Ok(Existing::Foreign)
+            }
+        }
+    }
+}
+
+fn git(cwd: &Path, args: &[&str]) -> Result<String, Diagnostic> {
+    let output = Command::new("git")
+        .current_dir(cwd)
+        .args(args)
+        .output()
+        .map_err(|e| {
+            Diagnostic::new(
+                Code::hook_git_unavailable,
+                format!("cannot run git {}: {e}", args.join(" ")),
+            )
+        })?;
+    if !output.status.success() {
+        return Err(Diagnostic::new(
+            Code::hook_git_unavailable,
+            format!(
+                "git {} failed: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&output.stderr).trim()
+            ),
+        ));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout)
+        .trim_end_matches('\n')
+        .to_string())
+}
+
+/// The hooks directory of the bare repository at `cwd`; refused for a
+/// repository with a working tree (its pushes are received elsewhere).
+pub fn hooks_dir(cwd: &Path) -> Result<PathBuf, Diagnostic> {
+    if git(cwd, &["rev-parse", "--is-bare-repository"])? != "true" {
+        return Err(Diagnostic::new(
+            Code::usage_invalid,
+            "install --server needs a bare repository (the one pushes go to); run it there, or `git --git-dir=PATH` style: `cd PATH && mastermind-hooks install --server`",
+        ));
+    }
+    Ok(PathBuf::from(git(
+        cwd,
+        &["rev-parse", "--path-format=absolute", "--git-path", "hooks"],
+    )?))
+}
+
+/// Write the shim to `dir/pre-receive`. A foreign hook there is refused
+/// (nothing changes); our own is replaced; a current one is left alone.
+/// Returns the hook's path and whether it was written.
+pub fn install(dir: &Path, shim: &[u8]) -> Result<(PathBuf, bool), Diagnostic> {
+    let path = dir.join("pre-receive");
+    let failed = |what: &str, e: std::io::Error| {
+        Diagnostic::new(
+            Code::hook_write_failed,
+            format!("cannot {what} {}: {e}", path.display()),
+        )
+        .with_path(path.display().to_string())
+    };
+    match observe(&path, shim).map_err(|e| failed("inspect", e))? {
+        Existing::Current => return Ok((path, false)),
+        Existing::Foreign => {
+            return Err(Diagnostic::new(
+                Code::hook_file_unusable,
+                format!(
+                    "{} is another pre-receive hook; mastermind-hooks does not wrap server hooks. Run `{}` from it, or move it away and install again",
+                    path.display(),
+                    "mastermind-hooks check --receive"
+                ),
+            )
+            .with_path(path.display().to_string()));
+        }
+        Existing::Nothing | Existing::Ours => {}
+    }
+    std::fs::create_dir_all(dir).map_err(|e| failed("create the directory of", e))?;
+    let mut file = tempfile::Builder::new()
+        .prefix(".pre-receive.")
+        .tempfile_in(dir)
+        .map_err(|e| failed("write", e))?;
+    file.write_all(shim).map_err(|e| failed("write", e))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        file.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| failed("make executable", e))?;
+    }
+    file.persist(&path).map_err(|e| failed("write", e.error))?;
+    Ok((path, true))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shim_execs_check_receive_and_has_no_skip() {
+        let shim = String::from_utf8(render(b"/opt/bin/mastermind-hooks")).unwrap();
+        assert!(shim.starts_with("#!/bin/sh\n# mastermind-hooks server shim v1\n"));
+        assert!(
+            shim.ends_with("exec '/opt/bin/mastermind-hooks' check --receive\n"),
+            "{shim}"
+        );
+        assert!(!shim.contains("MASTERMIND_HOOKS_SKIP"));
+    }
+
+    #[test]
+    fn foreign_hooks_are_refused_ours_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let shim = render(b"/a/mastermind-hooks");
+        let (path, written) = install(dir.path(), &shim).unwrap();
+        assert!(written);
+        assert_eq!(std::fs::read(&path).unwrap(), shim);
+        assert!(
+            !install(dir.path(), &shim).unwrap().1,
+            "re-running is a no-op"
+        );
+        let newer = render(b"/b/mastermind-hooks");
+        assert!(
+            install(dir.path(), &newer).unwrap().1,
+            "our own shim is replaced"
+        );
+        std::fs::write(&path, "#!/bin/sh\nexit 0\n").unwrap();
+        let refused = install(dir.path(), &shim).unwrap_err();
+        assert_eq!(refused.code, Code::hook_file_unusable);
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "#!/bin/sh\nexit 0\n"
+        );
+    }
+}

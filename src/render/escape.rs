@@ -1,0 +1,77 @@
+//! Text from the report is data: a file name or a message may hold CR, LF,
+//! ANSI escape sequences or text that a CI platform reads as a command
+//! (GitHub's `::error::`, `::stop-commands::` and `##[group]`, GitLab's
+//! `section_start` markers, which need an ESC byte). These helpers make such
+//! text inert before a log-bound format prints it.
+
+/// Every control character (C0, DEL, C1) as a visible escape: `\n`, `\r`,
+/// `\t`, `\u{1b}`. Text without control characters is unchanged.
+pub fn control(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        push_escaped(&mut out, c);
+    }
+    out
+}
+
+fn push_escaped(out: &mut String, c: char) {
+    match c {
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        c => out.push(c),
+    }
+}
+
+/// True when a log line, as the GitHub runner reads it (leading blanks
+/// trimmed), would be taken for a workflow command.
+pub fn reads_as_command(line: &str) -> bool {
+    let trimmed = line.trim_start();
+    trimmed.starts_with("::") || trimmed.starts_with("##[")
+}
+
+/// One line of a multi-line message: control characters escaped, and a line
+/// that would read as a workflow command gets its first character escaped
+/// (`\:`, `\#`), so it prints as text.
+pub fn line(text: &str) -> String {
+    let escaped = control(text);
+    if !reads_as_command(&escaped) {
+        return escaped;
+    }
+    let indent = escaped.len() - escaped.trim_start().len();
+    format!("{}\\{}", &escaped[..indent], &escaped[indent..])
+}
+
+/// A message that may span lines: each line made safe by [`line`], the line
+/// breaks kept (CR escaped, LF kept as the separator).
+pub fn lines(text: &str) -> Vec<String> {
+    text.split('\n').map(line).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_become_visible() {
+        assert_eq!(
+            control("a\nb\rc\td\u{1b}[31me\u{7f}"),
+            "a\\nb\\rc\\td\\u{1b}[31me\\u{7f}"
+        );
+        assert_eq!(control("plain/path é.md"), "plain/path é.md");
+    }
+
+    #[test]
+    fn command_lines_are_defused() {
+        assert_eq!(line("::error::x"), "\\::error::x");
+        assert_eq!(line("   ::stop-commands::t"), "   \\::stop-commands::t");
+        assert_eq!(line("##[group]x"), "\\##[group]x");
+        assert_eq!(line("a ::error::x"), "a ::error::x");
+        assert!(!reads_as_command(&line("\t::warning::x")));
+        assert_eq!(
+            lines("first\n::error::second\r"),
+            ["first", "\\::error::second\\r"]
+        );
+    }
+}
