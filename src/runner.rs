@@ -9,7 +9,7 @@
 //!    second runner is refused with `verification_busy`);
 //! 3. write a `pending` receipt (previous attempt + 1) *before* anything
 //!    else, so an interrupted or killed run never leaves an older success;
-//! 4. resolve the cwd and the executable, take the tree-v1 digest of the
+//! 4. resolve the cwd and the executable, take the tree-v2 digest of the
 //!    working tree, write `pending` again with them;
 //! 5. run argv directly (no shell unless argv names one), stdin null, its
 //!    own process group, repository-local git variables removed, the
@@ -23,14 +23,15 @@ pub mod executable;
 pub mod supervise;
 
 use crate::codes::Code;
+use crate::config::{CONFIG_PATH, Config, MAX_CONFIG_BYTES};
 use crate::contract::argv_display::{RunDeclaration, declaration_sha256};
 use crate::contract::receipt::{Executable, PROVENANCE, Status, StreamDigest};
 use crate::contract::spec::{self, MAX_SPEC_BYTES};
 use crate::contract::tree_receipt::{SpecBinding, TreeReceipt};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::digest::cache::Sha256Cache;
-use crate::digest::{TREE_DIGEST_VERSION, view};
-use crate::repo::Repo;
+use crate::digest::{TREE_DIGEST_VERSION, TreeDigester};
+use crate::repo::tree::View;
+use crate::repo::{Repo, RepoError};
 use sha2::{Digest, Sha256};
 use std::fs::File;
 use std::io::Write;
@@ -227,6 +228,22 @@ fn executable_record(resolved: &executable::Resolved) -> Executable {
     }
 }
 
+/// The configuration whose agent-file globs decide what the tree digest
+/// covers: the working tree's, as `check --worktree` reads it; the strict
+/// defaults when it is absent or invalid (the gate reports an invalid one).
+fn digest_config(root: &Path) -> Config {
+    crate::input::read_bounded_no_follow(&root.join(CONFIG_PATH), MAX_CONFIG_BYTES)
+        .ok()
+        .and_then(|bytes| Config::parse(&bytes, CONFIG_PATH).ok())
+        .unwrap_or_else(Config::strict_defaults)
+}
+
+/// The tree-v2 digest of the working tree as it is now.
+fn snapshot(repo: &Repo, digester: &mut TreeDigester<'_>) -> Result<String, RepoError> {
+    let view = View::from_worktree(repo)?;
+    digester.of_view(&view)
+}
+
 /// Run one declared check of `spec` and write its tree receipt.
 /// `Err` is a refusal or an I/O failure before a receipt could be written.
 pub fn run(spec: &Path, id: &str, interrupt: &AtomicBool) -> Result<Finished, Diagnostic> {
@@ -344,8 +361,12 @@ pub fn run(spec: &Path, id: &str, interrupt: &AtomicBool) -> Result<Finished, Di
         }
     };
     receipt.executable = Some(executable_record(&resolved));
-    let before = match view::of_worktree(&repo, None) {
-        Ok(c) => c.digest,
+    // One digester for both snapshots: the sha256 cache is read once, and
+    // saved when the digester is dropped.
+    let config = digest_config(&root);
+    let mut digester = TreeDigester::new(&repo, &config, true);
+    let before = match snapshot(&repo, &mut digester) {
+        Ok(digest) => digest,
         Err(e) => {
             return finish(
                 receipt,
@@ -395,12 +416,9 @@ pub fn run(spec: &Path, id: &str, interrupt: &AtomicBool) -> Result<Finished, Di
     receipt.stderr = stream(&supervised.stderr);
 
     // 6. Re-check the inputs; the cache learns the files' blob ids.
-    let mut cache = Sha256Cache::open(&repo);
-    let after = view::of_worktree(&repo, cache.as_mut());
-    if let Some(cache) = cache.as_mut() {
-        cache.save();
-    }
-    receipt.tree_after = after.as_ref().ok().map(|c| c.digest.clone());
+    let after = snapshot(&repo, &mut digester);
+    drop(digester);
+    receipt.tree_after = after.as_ref().ok().cloned();
     let executable_now = executable::resolve(&run.argv[0], &work_dir, path_env.as_deref());
     let spec_now = spec_sha256(&spec_file).map(|(_, sha)| sha);
     let inputs_changed = receipt.tree_after.as_deref() != Some(before.as_str())

@@ -8,7 +8,7 @@
 //!
 //! * a tree receipt is current iff it is sound, bound to the spec's current
 //!   declaration, spec path, spec bytes and this platform, and its
-//!   `tree_after` equals the tree-v1 digest of the view (in `--ci` the
+//!   `tree_after` equals the tree digest (of the version it records) of the view (in `--ci` the
 //!   merge, or the head commit with `freshness: head`); its executable is
 //!   compared where it can be resolved: a repository-relative argv[0] from
 //!   the view in every mode, an absolute or `PATH` one on this machine in
@@ -27,8 +27,7 @@ use crate::contract::receipt::{self, CheckState};
 use crate::contract::spec::{self, ParsedSpec};
 use crate::contract::tree_receipt::{self, Expected};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::digest::cache::Sha256Cache;
-use crate::digest::{snapshot_v1, view as digest_view};
+use crate::digest::{TreeDigester, snapshot_v1};
 use crate::repo::tree::{Content, EntryMode};
 use crate::repo::{RepoError, Result};
 use crate::report::CheckOutcome;
@@ -39,8 +38,8 @@ use std::collections::HashMap;
 /// Digests computed once per gate run.
 #[derive(Default)]
 pub struct Memo {
-    view_digest: Option<std::result::Result<String, RepoError>>,
-    target_digest: Option<std::result::Result<String, RepoError>>,
+    /// By (digest of the target rather than the view, digest version).
+    digests: HashMap<(bool, u32), std::result::Result<String, RepoError>>,
     snapshots: HashMap<String, std::result::Result<String, RepoError>>,
 }
 
@@ -81,28 +80,28 @@ fn result(id: &str, state: CheckState, code: Code, message: String, path: &str) 
     }
 }
 
-/// The tree-v1 digest receipts must match in this view.
-fn view_digest(gate: &Gate<'_>, memo: &mut Memo) -> std::result::Result<String, RepoError> {
+/// The tree digest (of the version a receipt recorded) receipts must
+/// match in this view.
+fn view_digest(
+    gate: &Gate<'_>,
+    memo: &mut Memo,
+    version: u32,
+) -> std::result::Result<String, RepoError> {
     let use_target =
         gate.kind == ViewKind::Ci && gate.config.freshness == crate::config::Freshness::Head;
-    let (slot, view) = if use_target {
-        (&mut memo.target_digest, gate.target)
-    } else {
-        (&mut memo.view_digest, gate.view)
-    };
-    slot.get_or_insert_with(|| {
-        // The cache never decides a CI verdict; the working tree is read
-        // byte for byte anyway.
-        let mut cache = (gate.kind != ViewKind::Ci && !view.is_worktree())
-            .then(|| Sha256Cache::open(gate.repo))
-            .flatten();
-        let computed = digest_view::of_view(gate.repo, view, cache.as_mut());
-        if let Some(cache) = cache.as_mut() {
-            cache.save();
-        }
-        computed.map(|c| c.digest)
-    })
-    .clone()
+    let view = if use_target { gate.target } else { gate.view };
+    memo.digests
+        .entry((use_target, version))
+        .or_insert_with(|| {
+            // The cache never decides a CI verdict.
+            let mut digester = TreeDigester::new(gate.repo, gate.config, gate.kind != ViewKind::Ci);
+            if version == 1 {
+                digester.of_view_v1(view)
+            } else {
+                digester.of_view(view)
+            }
+        })
+        .clone()
 }
 
 /// Lexically join the check's cwd and a relative argv[0]; `None` when the
@@ -230,7 +229,7 @@ fn tree_check(
         out.diagnostics =
             vec![receipt::state_diagnostic(CheckState::Stale, code, &detail).with_path(path)];
     };
-    match view_digest(gate, memo) {
+    match view_digest(gate, memo, receipt.tree_digest_version) {
         Err(e) => {
             out.state = CheckState::Unavailable;
             out.reason = Some(e.code);
@@ -251,10 +250,11 @@ fn tree_check(
                 &mut out,
                 Code::receipt_snapshot_changed,
                 format!(
-                    "check `{}` ran on tree {} but {} digests to {digest}: files outside .mastermind/ changed after it ran",
+                    "check `{}` ran on tree {} but {} digests to {digest} (tree-v{}): files the digest covers changed after it ran",
                     run.id,
                     receipt.tree_after.as_deref().unwrap_or("(none)"),
-                    gate.view.label
+                    gate.view.label,
+                    receipt.tree_digest_version
                 ),
             );
             return Ok(out);

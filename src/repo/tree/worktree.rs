@@ -1,0 +1,353 @@
+//! The working-tree view: which paths it has (the index's stage-0 paths plus
+//! untracked files that are not ignored) and what each one holds. A tracked
+//! file whose stat data vouches for its index entry (see [`stat_reuse`]) is
+//! not read: its blob id is the entry's, as git itself would conclude. Every
+//! other file is read once, never through a symlink and never blocking on a
+//! FIFO, socket or device, for its blob id and its sha256.
+
+use super::stat_reuse::{Plan, stat_matches};
+use super::{Entry, EntryMode, View, index_mode, open_index};
+use crate::codes::Code;
+use crate::repo::parallel::parallel;
+use crate::repo::{Repo, RepoError, Result};
+use gix::ObjectId;
+use gix::bstr::{BString, ByteSlice};
+use gix::index::entry::Stat;
+use sha2::{Digest, Sha256};
+use std::io::{Read, Seek};
+use std::path::{Path, PathBuf};
+
+/// What a working-tree file's bytes hashed to when its view read them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DiskContent {
+    pub sha256: [u8; 32],
+    pub len: u64,
+}
+
+/// How a working-tree view knows a file's content.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Known {
+    /// Read from disk when the view was built.
+    Read(DiskContent),
+    /// Not read: its `lstat` matched a non-racy index entry, so its content
+    /// is that entry's blob (the view entry's `oid`).
+    Indexed,
+    /// A submodule: its commit id stands for it.
+    Submodule,
+}
+
+/// A candidate path of the working tree.
+#[derive(Clone, Debug)]
+pub struct Listed {
+    pub path: BString,
+    /// The index entry's mode (`None`: untracked, or a sparse directory).
+    pub index_mode: Option<EntryMode>,
+    /// The index entry's id (null when untracked).
+    pub index_oid: ObjectId,
+    /// The entry's stat data when it may stand for the content.
+    pub vouching: Option<Stat>,
+}
+
+/// The working tree's candidate paths without reading any file, sorted by
+/// path, each once. Returns the root too.
+pub fn listing(repo: &Repo) -> Result<(PathBuf, Vec<Listed>)> {
+    listing_with(repo, true)
+}
+
+/// [`listing`], with stat reuse allowed or not.
+pub(super) fn listing_with(repo: &Repo, reuse: bool) -> Result<(PathBuf, Vec<Listed>)> {
+    let root = repo.workdir().map(|p| p.to_path_buf()).ok_or_else(|| {
+        RepoError::new(
+            Code::git_worktree_unavailable,
+            "the repository is bare; reading the working tree needs a working tree",
+        )
+    })?;
+    let index = open_index(repo)?;
+    let plan = if reuse {
+        Plan::new(repo, &root, &index)
+    } else {
+        Plan::never()
+    };
+    let mut paths: Vec<Listed> = index
+        .entries()
+        .iter()
+        .filter(|e| e.stage_raw() == 0)
+        .map(|e| {
+            let path = e.path(&index);
+            Listed {
+                path: path.to_owned(),
+                index_mode: index_mode(e.mode),
+                index_oid: e.id,
+                vouching: plan.vouching(e, path),
+            }
+        })
+        .collect();
+    paths.dedup_by(|a, b| a.path == b.path);
+    let null = ObjectId::null(repo.gix().object_hash());
+    for untracked in untracked_files(repo, &index)? {
+        paths.push(Listed {
+            path: untracked,
+            index_mode: None,
+            index_oid: null,
+            vouching: None,
+        });
+    }
+    paths.sort_by(|a, b| a.path.cmp(&b.path));
+    paths.dedup_by(|a, b| a.path == b.path);
+    Ok((root, paths))
+}
+
+/// Every file of the working tree, read on all cores where stat data does
+/// not vouch for it. With `reuse` false, every file is read.
+pub(super) fn view(repo: &Repo, reuse: bool) -> Result<View> {
+    let (root, paths) = listing_with(repo, reuse)?;
+    let format = repo.gix().object_hash();
+    let found = parallel(
+        paths.len(),
+        || (),
+        |(), i| examine(&root, &paths[i], format),
+    )?;
+    let mut entries = Vec::with_capacity(paths.len());
+    let mut contents = Vec::with_capacity(paths.len());
+    for (listed, found) in paths.into_iter().zip(found) {
+        if let Some((entry, known)) = found {
+            entries.push((listed.path, entry));
+            contents.push(known);
+        }
+    }
+    Ok(View::on_disk(root, entries, contents))
+}
+
+fn relative(path: &BString) -> Result<std::borrow::Cow<'_, Path>> {
+    gix::path::from_bstr(path.as_bstr()).map_err(|_| {
+        RepoError::new(
+            Code::git_worktree_unavailable,
+            format!(
+                "path `{}` cannot be represented on this platform",
+                path.to_str_lossy()
+            ),
+        )
+    })
+}
+
+/// One listed path: its entry and how its content is known, or `None` when
+/// it is gone or not a file (a directory where the index has a file, a
+/// FIFO). A link is its target; a submodule keeps its index id.
+fn examine(
+    root: &Path,
+    listed: &Listed,
+    format: gix::hash::Kind,
+) -> Result<Option<(Entry, Known)>> {
+    if listed.index_mode == Some(EntryMode::Submodule) {
+        let entry = Entry {
+            mode: EntryMode::Submodule,
+            oid: listed.index_oid,
+        };
+        return Ok(Some((entry, Known::Submodule)));
+    }
+    let disk = root.join(relative(&listed.path)?);
+    if let (Some(recorded), Some(index_mode)) = (&listed.vouching, listed.index_mode) {
+        let metadata = match gix::index::fs::Metadata::from_path_no_follow(&disk) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => {
+                return Err(RepoError::new(
+                    Code::git_worktree_unavailable,
+                    format!("cannot stat {}: {e}", disk.display()),
+                ));
+            }
+        };
+        let mode = if metadata.is_symlink() {
+            Some(EntryMode::Symlink)
+        } else if metadata.is_file() {
+            Some(if metadata.is_executable() {
+                EntryMode::Executable
+            } else {
+                EntryMode::Regular
+            })
+        } else {
+            None
+        };
+        let same_kind =
+            mode.is_some_and(|m| (m == EntryMode::Symlink) == (index_mode == EntryMode::Symlink));
+        let matches = Stat::from_fs(&metadata).is_ok_and(|disk| stat_matches(recorded, &disk));
+        if let (true, true, Some(mode)) = (same_kind, matches, mode) {
+            let entry = Entry {
+                mode,
+                oid: listed.index_oid,
+            };
+            return Ok(Some((entry, Known::Indexed)));
+        }
+    }
+    Ok(read_file(&disk, format)?.map(|(entry, content)| (entry, Known::Read(content))))
+}
+
+/// A symbolic link's target as git stores it (the blob of a link), never
+/// followed.
+pub(crate) fn link_target(path: &Path) -> Result<BString> {
+    let target = std::fs::read_link(path).map_err(|e| {
+        RepoError::new(
+            Code::git_worktree_unavailable,
+            format!("cannot read {}: {e}", path.display()),
+        )
+    })?;
+    gix::path::into_bstr(target)
+        .map(|target| target.into_owned())
+        .map_err(|e| {
+            RepoError::new(
+                Code::git_worktree_unavailable,
+                format!(
+                    "symlink {} has an unrepresentable target: {e}",
+                    path.display()
+                ),
+            )
+        })
+}
+
+/// Open a regular file for reading without following a final symlink and
+/// without blocking on a FIFO; `Ok(None)` when it is not a regular file.
+fn open_regular(path: &Path) -> std::io::Result<Option<std::fs::File>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path);
+    let file = match file {
+        Ok(f) => f,
+        // O_NOFOLLOW on a link: ELOOP. The caller saw a file; it changed.
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    Ok(file.metadata()?.is_file().then_some(file))
+}
+
+/// Read one file (or link target) from disk: its entry (mode from disk,
+/// blob id of the bytes) and content digest; `None` when it is gone or not
+/// a regular file or link.
+pub(crate) fn read_file(
+    disk: &Path,
+    format: gix::hash::Kind,
+) -> Result<Option<(Entry, DiskContent)>> {
+    let unreadable = |e: std::io::Error| {
+        RepoError::new(
+            Code::git_worktree_unavailable,
+            format!("cannot read {}: {e}", disk.display()),
+        )
+    };
+    let metadata = match std::fs::symlink_metadata(disk) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(unreadable(e)),
+    };
+    let internal = |e: &dyn std::fmt::Display| {
+        RepoError::new(
+            Code::internal_error,
+            format!("cannot hash {}: {e}", disk.display()),
+        )
+    };
+    if metadata.file_type().is_symlink() {
+        let target = link_target(disk)?;
+        let oid = gix::objs::compute_hash(format, gix::object::Kind::Blob, &target)
+            .map_err(|e| internal(&e))?;
+        let content = DiskContent {
+            sha256: Sha256::digest(target.as_slice()).into(),
+            len: target.len() as u64,
+        };
+        return Ok(Some((
+            Entry {
+                mode: EntryMode::Symlink,
+                oid,
+            },
+            content,
+        )));
+    }
+    if !metadata.is_file() {
+        return Ok(None);
+    }
+    let mut file = match open_regular(disk) {
+        Ok(Some(f)) => f,
+        Ok(None) => return Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(unreadable(e)),
+    };
+    let opened = file.metadata().map_err(unreadable)?;
+    let mode = if super::is_executable(&opened) {
+        EntryMode::Executable
+    } else {
+        EntryMode::Regular
+    };
+    // Stream the bytes through both hashes, the blob header written from
+    // the size fstat reports; a file that changes length meanwhile is read
+    // again whole.
+    let declared = opened.len();
+    let mut sha = Sha256::new();
+    let mut git = gix::hash::hasher(format);
+    git.update(&gix::objs::encode::loose_header(
+        gix::object::Kind::Blob,
+        declared,
+    ));
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut total = 0u64;
+    loop {
+        let n = file.read(&mut buffer).map_err(unreadable)?;
+        if n == 0 {
+            break;
+        }
+        sha.update(&buffer[..n]);
+        git.update(&buffer[..n]);
+        total += n as u64;
+    }
+    let (oid, sha256) = if total == declared {
+        (
+            git.try_finalize().map_err(|e| internal(&e))?,
+            sha.finalize().into(),
+        )
+    } else {
+        let mut data = Vec::new();
+        file.rewind().map_err(unreadable)?;
+        file.read_to_end(&mut data).map_err(unreadable)?;
+        total = data.len() as u64;
+        (
+            gix::objs::compute_hash(format, gix::object::Kind::Blob, &data)
+                .map_err(|e| internal(&e))?,
+            Sha256::digest(&data).into(),
+        )
+    };
+    Ok(Some((
+        Entry { mode, oid },
+        DiskContent { sha256, len: total },
+    )))
+}
+
+fn untracked_files(repo: &Repo, index: &gix::index::File) -> Result<Vec<BString>> {
+    let gix_repo = repo.gix();
+    let options = gix_repo
+        .dirwalk_options()
+        .map_err(|e| RepoError::new(Code::git_worktree_unavailable, format!("dirwalk: {e}")))?
+        .emit_untracked(gix::dir::walk::EmissionMode::Matching)
+        .emit_ignored(None)
+        .emit_tracked(false)
+        .recurse_repositories(false);
+    let mut collect = gix::dir::walk::delegate::Collect::default();
+    let interrupt = std::sync::atomic::AtomicBool::new(false);
+    gix_repo
+        .dirwalk(index, None::<&str>, &interrupt, options, &mut collect)
+        .map_err(|e| {
+            RepoError::new(
+                Code::git_worktree_unavailable,
+                format!("cannot walk the working tree: {e}"),
+            )
+        })?;
+    Ok(collect
+        .into_entries_by_path()
+        .into_iter()
+        .filter(|(entry, _)| {
+            entry.status == gix::dir::entry::Status::Untracked
+                && matches!(
+                    entry.disk_kind,
+                    Some(gix::dir::entry::Kind::File | gix::dir::entry::Kind::Symlink)
+                )
+        })
+        .map(|(entry, _)| entry.rela_path)
+        .collect())
+}
