@@ -312,6 +312,15 @@ impl<'r> TreeDigester<'r> {
         }
     }
 
+    /// A digester that uses `cache` (an explicitly opened file, for tests
+    /// and benchmarks) instead of the per-user one.
+    pub fn with_cache(repo: &'r Repo, config: &Config, cache: Sha256Cache) -> Self {
+        let mut digester = TreeDigester::new(repo, config, true);
+        digester.cache.opened = true;
+        digester.cache.cache = Some(cache);
+        digester
+    }
+
     /// Work done so far (bytes hashed, cache hits).
     pub fn stats(&self) -> Stats {
         self.stats

@@ -2,6 +2,8 @@
 //! the built `mastermind-hooks` binary, and task fixtures.
 #![allow(dead_code)]
 
+pub mod worktree_ops;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
