@@ -80,24 +80,29 @@ fn write_tree(repo: &TestRepo, files: &[(usize, Kind)]) {
 }
 
 /// The v2 digests of the commit's tree (walked), the commit's flat view, the
-/// index and the working tree.
+/// index and the working tree, each by a fresh digester; then the flat
+/// views again by one digester that walked the tree first (so they come
+/// from its memo by tree id), which must agree too.
 fn four_digests(repo: &TestRepo, config: &Config) -> [String; 4] {
     let opened = Repo::discover(repo.path()).unwrap();
     let head = opened.resolve_commit("HEAD").unwrap();
     let tree = opened.commit_tree(head).unwrap();
-    let mut digester = TreeDigester::new(&opened, config, false);
-    [
-        digester.of_tree(tree).unwrap(),
-        digester
-            .of_view(&View::from_commit(&opened, head).unwrap())
-            .unwrap(),
-        digester
-            .of_view(&View::from_index(&opened).unwrap())
-            .unwrap(),
-        digester
+    let fresh = || TreeDigester::new(&opened, config, false);
+    let commit = View::from_commit(&opened, head).unwrap();
+    let index = View::from_index(&opened).unwrap();
+    let digests = [
+        fresh().of_tree(tree).unwrap(),
+        fresh().of_view(&commit).unwrap(),
+        fresh().of_view(&index).unwrap(),
+        fresh()
             .of_view(&View::from_worktree(&opened).unwrap())
             .unwrap(),
-    ]
+    ];
+    let mut shared = fresh();
+    assert_eq!(shared.of_tree(tree).unwrap(), digests[0]);
+    assert_eq!(shared.of_view(&commit).unwrap(), digests[1]);
+    assert_eq!(shared.of_view(&index).unwrap(), digests[2]);
+    digests
 }
 
 proptest! {
@@ -259,4 +264,43 @@ fn a_same_size_edit_with_its_mtime_restored_is_seen() {
     sandbox.apply(&Op::AddAll).unwrap();
     sandbox.apply(&Op::Restamp { file: 0, seed: 9 }).unwrap();
     agree(&sandbox).unwrap();
+}
+
+/// A later run takes unchanged directories' digests from the local memo by
+/// tree id (the index's cached trees vouch for them) and hashes only what
+/// changed; the digest equals a cold one.
+#[test]
+fn the_local_tree_memo_spares_unchanged_directories() {
+    use mastermind_hooks::digest::cache::{Format, Sha256Cache};
+    let repo = TestRepo::new();
+    for d in 0..5 {
+        for f in 0..4 {
+            repo.write(&format!("src/d{d}/f{f}.txt"), &format!("{d} {f}\n"));
+        }
+    }
+    repo.write(".mastermind/tasks/001-a/spec.md", "spec\n");
+    repo.commit_all("base");
+    let home = tempfile::tempdir().unwrap();
+    let cache = || Sha256Cache::at(home.path().join("cache"), [5; 32], Format::Sha1);
+    let config = Config::strict_defaults();
+    let digest = |use_memo: bool| {
+        let opened = Repo::discover(repo.path()).unwrap();
+        let index = View::from_index(&opened).unwrap();
+        let mut digester = if use_memo {
+            TreeDigester::with_cache(&opened, &config, cache())
+        } else {
+            TreeDigester::new(&opened, &config, false)
+        };
+        let value = digester.of_view(&index).unwrap();
+        (value, digester.stats())
+    };
+    let (first, stats) = digest(true);
+    assert_eq!(stats.files, 20, "the first run hashes every covered file");
+    // One file changes and is staged: its directory's cached tree is gone.
+    repo.write("src/d3/f1.txt", "changed\n");
+    repo.git(&["add", "src/d3/f1.txt"]);
+    let (second, stats) = digest(true);
+    assert_eq!(stats.files, 4, "only src/d3/ is read again");
+    assert_ne!(first, second);
+    assert_eq!(second, digest(false).0);
 }

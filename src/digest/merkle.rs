@@ -79,6 +79,9 @@ fn entry_bytes(hasher: &mut Sha256, name: &[u8], mode: &str, digest: &[u8; 32]) 
     hasher.update(digest);
 }
 
+/// A directory's path (ending in `/`, empty for the root) and digest.
+pub type DirDigest = (Vec<u8>, [u8; 32]);
+
 /// Incremental tree-v2 assembly from a flat list of covered files in
 /// ascending byte order of their paths (pure). The caller leaves out what
 /// is not covered.
@@ -88,7 +91,11 @@ pub struct TreeV2 {
     /// The path of the innermost open directory, with its trailing `/`.
     open: Vec<u8>,
     last: Option<Vec<u8>>,
+    /// The last directory added whole: nothing may follow inside it.
+    sealed: Option<Vec<u8>>,
     files: usize,
+    /// With [`TreeV2::recording`]: every directory hashed, with its path.
+    closed: Option<Vec<DirDigest>>,
 }
 
 impl Default for TreeV2 {
@@ -103,7 +110,18 @@ impl TreeV2 {
             stack: vec![Level::new(0)],
             open: Vec::new(),
             last: None,
+            sealed: None,
             files: 0,
+            closed: None,
+        }
+    }
+
+    /// An assembly that remembers every directory digest it computes
+    /// (see [`TreeV2::finish_recorded`]).
+    pub fn recording() -> TreeV2 {
+        TreeV2 {
+            closed: Some(Vec::new()),
+            ..TreeV2::new()
         }
     }
 
@@ -113,6 +131,9 @@ impl TreeV2 {
             return;
         };
         let digest: [u8; 32] = level.hasher.finalize().into();
+        if let Some(closed) = self.closed.as_mut() {
+            closed.push((self.open.clone(), digest));
+        }
         let name_end = self.open.len() - 1;
         if let Some(parent) = self.stack.last_mut() {
             entry_bytes(
@@ -133,33 +154,72 @@ impl TreeV2 {
         mode: EntryMode,
         sha256: &[u8; 32],
     ) -> std::result::Result<(), AssemblyError> {
-        let invalid = || AssemblyError::InvalidPath {
-            path: path.to_vec(),
+        self.push_entry(path, mode.octal(), sha256)?;
+        self.files += 1;
+        Ok(())
+    }
+
+    /// Add a whole directory (`dir` ends in `/`) whose digest is known;
+    /// `None` for one with no covered entry. Nothing inside it may follow.
+    pub fn push_dir(
+        &mut self,
+        dir: &[u8],
+        digest: Option<&[u8; 32]>,
+    ) -> std::result::Result<(), AssemblyError> {
+        let Some(name) = dir.strip_suffix(b"/") else {
+            return Err(AssemblyError::InvalidPath { path: dir.to_vec() });
         };
+        match digest {
+            Some(digest) => self.push_entry(name, DIRECTORY_MODE, digest)?,
+            None => self.check_order(name)?,
+        }
+        self.sealed = Some(dir.to_vec());
+        Ok(())
+    }
+
+    fn check_order(&mut self, path: &[u8]) -> std::result::Result<(), AssemblyError> {
         if path.is_empty()
             || path.contains(&0)
             || path.starts_with(b"/")
             || path.ends_with(b"/")
             || path.find(b"//").is_some()
         {
-            return Err(invalid());
+            return Err(AssemblyError::InvalidPath {
+                path: path.to_vec(),
+            });
+        }
+        let out_of_order = || AssemblyError::NotAscending {
+            path: path.to_vec(),
+        };
+        if self
+            .sealed
+            .as_ref()
+            .is_some_and(|dir| path.starts_with(dir))
+        {
+            return Err(out_of_order());
         }
         match &mut self.last {
-            Some(last) if last.as_slice() >= path => {
-                return Err(AssemblyError::NotAscending {
-                    path: path.to_vec(),
-                });
-            }
+            Some(last) if last.as_slice() >= path => return Err(out_of_order()),
             Some(last) => {
                 last.clear();
                 last.extend_from_slice(path);
             }
             None => self.last = Some(path.to_vec()),
         }
+        Ok(())
+    }
+
+    fn push_entry(
+        &mut self,
+        path: &[u8],
+        mode: &str,
+        digest: &[u8; 32],
+    ) -> std::result::Result<(), AssemblyError> {
+        self.check_order(path)?;
         while !path.starts_with(&self.open) {
             self.close();
         }
-        // Open the directories between the innermost open one and the file.
+        // Open the directories between the innermost open one and the entry.
         let mut rest = &path[self.open.len()..];
         while let Some(slash) = rest.find_byte(b'/') {
             let start = self.open.len();
@@ -168,8 +228,7 @@ impl TreeV2 {
             rest = &rest[slash + 1..];
         }
         let top = self.stack.len() - 1;
-        entry_bytes(&mut self.stack[top].hasher, rest, mode.octal(), sha256);
-        self.files += 1;
+        entry_bytes(&mut self.stack[top].hasher, rest, mode, digest);
         Ok(())
     }
 
@@ -179,14 +238,25 @@ impl TreeV2 {
     }
 
     /// The root digest, raw.
-    pub fn finish_raw(mut self) -> [u8; 32] {
+    pub fn finish_raw(self) -> [u8; 32] {
+        self.finish_recorded().0
+    }
+
+    /// The root digest and, when recording, every directory digest
+    /// computed (path ending in `/`), the root's last with an empty path.
+    pub fn finish_recorded(mut self) -> ([u8; 32], Vec<DirDigest>) {
         while self.stack.len() > 1 {
             self.close();
         }
-        match self.stack.pop() {
+        let root = match self.stack.pop() {
             Some(root) => root.hasher.finalize().into(),
             None => empty_directory(),
+        };
+        let mut closed = self.closed.take();
+        if let Some(closed) = closed.as_mut() {
+            closed.push((Vec::new(), root));
         }
+        (root, closed.unwrap_or_default())
     }
 
     /// The root digest, lowercase hex.
@@ -253,22 +323,44 @@ fn tree_order(
         .cmp(b.iter().chain(slash(b_mode)))
 }
 
-/// The sha256 cache, opened on first need.
+/// A local table (the sha256 cache, or the directory digests by tree id),
+/// opened on first need.
 struct LazyCache {
+    /// The file's stem (see [`Sha256Cache::open_named`]).
+    stem: &'static str,
     allowed: bool,
     opened: bool,
     cache: Option<Sha256Cache>,
 }
 
 impl LazyCache {
+    fn new(stem: &'static str, allowed: bool) -> LazyCache {
+        LazyCache {
+            stem,
+            allowed,
+            opened: false,
+            cache: None,
+        }
+    }
+
     fn get(&mut self, repo: &Repo) -> Option<&mut Sha256Cache> {
         if self.allowed && !self.opened {
             self.opened = true;
-            self.cache = Sha256Cache::open(repo);
+            self.cache = Sha256Cache::open_named(repo, self.stem);
         }
         self.cache.as_mut()
     }
+
+    fn save(&mut self) {
+        if let Some(cache) = self.cache.as_mut() {
+            cache.save();
+        }
+    }
 }
+
+/// The stem of the local table of tree-v2 directory digests by tree id
+/// (directories outside `.mastermind/`, whose digest the id alone decides).
+pub const TREE_MEMO_STEM: &str = "tree-v2-memo";
 
 /// True when a path is covered (not bookkeeping) under these globs.
 fn covered_by(globs: &[&Globs], path: &[u8]) -> bool {
@@ -290,6 +382,8 @@ pub struct TreeDigester<'r> {
     repo: &'r Repo,
     agent_files: Vec<Globs>,
     cache: LazyCache,
+    /// Directory digests by tree id kept across runs (with the cache).
+    tree_memo: LazyCache,
     memo: HashMap<MemoKey, Option<[u8; 32]>>,
     stats: Stats,
 }
@@ -302,20 +396,20 @@ impl<'r> TreeDigester<'r> {
         TreeDigester {
             repo,
             agent_files: config.agent_files().into_iter().cloned().collect(),
-            cache: LazyCache {
-                allowed: use_cache,
-                opened: false,
-                cache: None,
-            },
+            cache: LazyCache::new("sha256-cache", use_cache),
+            tree_memo: LazyCache::new(TREE_MEMO_STEM, use_cache),
             memo: HashMap::new(),
             stats: Stats::default(),
         }
     }
 
     /// A digester that uses `cache` (an explicitly opened file, for tests
-    /// and benchmarks) instead of the per-user one.
+    /// and benchmarks) and the tree memo beside it, instead of the
+    /// per-user ones.
     pub fn with_cache(repo: &'r Repo, config: &Config, cache: Sha256Cache) -> Self {
         let mut digester = TreeDigester::new(repo, config, true);
+        digester.tree_memo.opened = true;
+        digester.tree_memo.cache = Some(cache.sibling(TREE_MEMO_STEM));
         digester.cache.opened = true;
         digester.cache.cache = Some(cache);
         digester
@@ -365,6 +459,11 @@ impl<'r> TreeDigester<'r> {
             digests[i] = hasher.map(|h| h.finalize().into());
         }
         for (dir, digest) in dirs.into_iter().zip(&digests) {
+            if let (MemoKey::Tree(id), Some(digest)) = (&dir.key, digest)
+                && let Some(memo) = self.tree_memo.get(repo)
+            {
+                memo.insert(id, *digest);
+            }
             self.memo.insert(dir.key, *digest);
         }
         Ok(hex::encode(
@@ -424,6 +523,17 @@ impl<'r> TreeDigester<'r> {
                         path.extend_from_slice(&name);
                         path.push(b'/');
                         let key = memo_key(&path, oid);
+                        let kept = match &key {
+                            MemoKey::Tree(id) if !self.memo.contains_key(&key) => self
+                                .tree_memo
+                                .get(self.repo)
+                                .and_then(|memo| memo.get(id))
+                                .map(Some),
+                            _ => None,
+                        };
+                        if let Some(found) = kept {
+                            self.memo.insert(key.clone(), found);
+                        }
                         match self.memo.get(&key) {
                             Some(Some(digest)) => {
                                 entries.push((name, DIRECTORY_MODE, Slot::Known(*digest)))
@@ -476,21 +586,89 @@ impl<'r> TreeDigester<'r> {
         Ok((dirs, blobs))
     }
 
+    /// The digest of a directory `dir` that is the tree `id`, when this run
+    /// or the local memo knows it (`Some(None)`: no covered entry).
+    fn known_dir(&mut self, dir: &[u8], id: ObjectId) -> Option<Option<[u8; 32]>> {
+        let key = memo_key(dir, id);
+        if let Some(found) = self.memo.get(&key) {
+            return Some(*found);
+        }
+        let MemoKey::Tree(id) = key else {
+            return None;
+        };
+        let digest = self.tree_memo.get(self.repo)?.get(&id)?;
+        self.memo.insert(key, Some(digest));
+        Some(Some(digest))
+    }
+
     /// The digest of any view (index, working tree, merge), version 2.
+    /// Directories the view vouches to be known trees (the index's cached
+    /// trees, a commit's subtrees) are taken from the memo when it knows
+    /// them, and remembered when it does not.
     pub fn of_view(&mut self, view: &View) -> Result<String> {
         let repo = self.repo;
+        // The outermost known directories, sorted and disjoint.
+        let mut shortcuts: Vec<(&[u8], Option<[u8; 32]>)> = Vec::new();
+        for (dir, id) in view.known_trees() {
+            if shortcuts
+                .last()
+                .is_some_and(|(last, _)| dir.starts_with(last))
+            {
+                continue;
+            }
+            if let Some(found) = self.known_dir(dir, *id) {
+                shortcuts.push((dir.as_slice(), found));
+            }
+        }
+        if let Some((b"", root)) = shortcuts.first() {
+            return Ok(hex::encode(root.unwrap_or_else(empty_directory)));
+        }
+        let under_shortcut = |path: &[u8]| {
+            let at = shortcuts.partition_point(|(dir, _)| *dir <= path);
+            at > 0 && path.starts_with(shortcuts[at - 1].0)
+        };
         let mut stats = self.stats;
         let globs: Vec<&Globs> = self.agent_files.iter().collect();
-        let covered = |path: &[u8]| covered_by(&globs, path);
+        let covered = |path: &[u8]| covered_by(&globs, path) && !under_shortcut(path);
         let rows = file_shas(repo, view, covered, self.cache.get(repo), &mut stats)?;
         stats.files += rows.len();
         self.stats = stats;
-        let mut tree = TreeV2::new();
+        let learn = !view.known_trees().is_empty();
+        let mut tree = if learn {
+            TreeV2::recording()
+        } else {
+            TreeV2::new()
+        };
+        let mut dirs = shortcuts.iter().peekable();
         for (path, mode, sha) in &rows {
+            while let Some((dir, digest)) = dirs.next_if(|(dir, _)| *dir < path.as_slice()) {
+                tree.push_dir(dir, digest.as_ref())
+                    .map_err(assembly_failed)?;
+            }
             tree.push(path.as_slice(), *mode, sha)
                 .map_err(assembly_failed)?;
         }
-        Ok(tree.finish())
+        for (dir, digest) in dirs {
+            tree.push_dir(dir, digest.as_ref())
+                .map_err(assembly_failed)?;
+        }
+        let (root, closed) = tree.finish_recorded();
+        if learn {
+            let closed: HashMap<Vec<u8>, [u8; 32]> = closed.into_iter().collect();
+            for (dir, id) in view.known_trees() {
+                let Some(digest) = closed.get(dir.as_slice()) else {
+                    continue;
+                };
+                let key = memo_key(dir, *id);
+                if let MemoKey::Tree(id) = &key
+                    && let Some(memo) = self.tree_memo.get(repo)
+                {
+                    memo.insert(id, *digest);
+                }
+                self.memo.insert(key, Some(*digest));
+            }
+        }
+        Ok(hex::encode(root))
     }
 
     /// Version 1, for receipts that recorded it.
@@ -519,9 +697,8 @@ impl Drop for TreeDigester<'_> {
     /// The cache learns what this run hashed (failures ignored: it is an
     /// optimisation).
     fn drop(&mut self) {
-        if let Some(cache) = self.cache.cache.as_mut() {
-            cache.save();
-        }
+        self.cache.save();
+        self.tree_memo.save();
     }
 }
 

@@ -80,6 +80,10 @@ pub struct View {
     patch: BTreeMap<BString, Option<Entry>>,
     /// Number of files, patch applied.
     len: usize,
+    /// Directories (empty for the root, else ending in `/`) whose files in
+    /// this view are exactly the git tree with that id, sorted by path: a
+    /// digest can take such a directory's value from a memo by tree id.
+    trees: Arc<Vec<(BString, ObjectId)>>,
 }
 
 /// Sort by path and keep the last entry of a repeated path (a malformed
@@ -153,19 +157,28 @@ impl View {
             len: entries.len(),
             entries: Arc::new(entries),
             patch: BTreeMap::new(),
+            trees: Arc::default(),
         }
     }
 
     /// Every file of a tree object.
     pub fn from_tree(repo: &Repo, tree: ObjectId, label: impl Into<String>) -> Result<View> {
-        let entries = walk_tree(repo, tree)?;
+        let mut trees = vec![(BString::default(), tree)];
+        let entries = walk_tree_pruned(repo, tree, (), |_, dir, id| {
+            trees.push((dir.into(), *id));
+            Some(())
+        })?;
         // A depth-first walk in git's tree order yields paths sorted by
-        // bytes, so this is one pass.
-        Ok(View::sorted(
-            label,
-            Storage::Objects,
-            sorted_unique(entries),
-        ))
+        // bytes, so this is one pass. A malformed tree (a name repeated or
+        // out of order) gets no directory ids: its flat list is not its
+        // trees.
+        let well_formed = entries.windows(2).all(|w| w[0].0 < w[1].0);
+        let mut view = View::sorted(label, Storage::Objects, sorted_unique(entries));
+        if well_formed {
+            trees.sort_by(|a, b| a.0.cmp(&b.0));
+            view.trees = Arc::new(trees);
+        }
+        Ok(view)
     }
 
     /// Every file of a commit.
@@ -241,11 +254,11 @@ impl View {
                 ),
             ));
         }
-        Ok(View::sorted(
-            "the index",
-            Storage::Objects,
-            sorted_unique(entries),
-        ))
+        let entries = sorted_unique(entries);
+        let trees = derived_base::vouched_trees(index.tree(), &entries);
+        let mut view = View::sorted("the index", Storage::Objects, entries);
+        view.trees = Arc::new(trees);
+        Ok(view)
     }
 
     /// The in-memory merge of `head` into `base` (ancestor: their merge
@@ -367,6 +380,16 @@ impl View {
         }
     }
 
+    /// Directories whose files in this view are exactly a known git tree
+    /// (see the field); empty when the view cannot vouch for any.
+    pub fn known_trees(&self) -> &[(BString, ObjectId)] {
+        if self.patch.is_empty() {
+            &self.trees
+        } else {
+            &[]
+        }
+    }
+
     /// True for the working-tree view (content read from disk).
     pub fn is_worktree(&self) -> bool {
         matches!(self.storage, Storage::Disk { .. })
@@ -462,15 +485,10 @@ impl View {
     }
 }
 
-/// Every file under `root`, depth first in git's tree order. Git sorts a
-/// directory's name as if it ended in `/`, so this order is the byte order of
-/// full paths: the order of the index and of [`View::entries`].
-fn walk_tree(repo: &Repo, root: ObjectId) -> Result<Vec<(BString, Entry)>> {
-    walk_tree_pruned(repo, root, (), |_, _, _| Some(()))
-}
-
-/// [`walk_tree`] that asks `descend(parent_state, dir, tree_id)` before
-/// reading each subtree (`dir` is its path ending in `/`): `Some(state)`
+/// Every file under `root`, depth first in git's tree order (git sorts a
+/// directory's name as if it ended in `/`, so this is the byte order of full
+/// paths: the order of the index and of [`View::entries`]), asking
+/// `descend(parent_state, dir, tree_id)` before reading each subtree (`dir` is its path ending in `/`): `Some(state)`
 /// walks it with that state, `None` leaves it out. An explicit stack keeps
 /// a hostile tree depth off the call stack.
 fn walk_tree_pruned<S>(

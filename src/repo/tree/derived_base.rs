@@ -63,6 +63,34 @@ fn vouches(cached: &CachedTree, id: &ObjectId, list: &[(BString, Entry)], dir: &
             .is_some_and(|n| n as usize == files_under(list, dir))
 }
 
+/// The directories whose files in the index's sorted `list` are exactly a
+/// git tree, by the index's cached trees: `(dir, tree id)` with `dir` empty
+/// for the root or ending in `/`, sorted by `dir`.
+pub(super) fn vouched_trees(
+    cache: Option<&CachedTree>,
+    list: &[(BString, Entry)],
+) -> Vec<(BString, ObjectId)> {
+    let mut out = Vec::new();
+    let Some(root) = cache else {
+        return out;
+    };
+    let mut stack: Vec<(BString, &CachedTree)> = vec![(BString::default(), root)];
+    while let Some((dir, node)) = stack.pop() {
+        // An invalid directory's subdirectories may still be valid.
+        if vouches(node, &node.id, list, &dir) {
+            out.push((dir.clone(), node.id));
+        }
+        for child in &node.children {
+            let mut path = dir.clone();
+            path.extend_from_slice(&child.name);
+            path.push(b'/');
+            stack.push((path, child));
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
 /// The files of the tree `tree`, as a view over the index view `index`
 /// (which must not itself be derived) with `cache` its cached trees.
 pub(super) fn commit_over_index(
@@ -79,6 +107,7 @@ pub(super) fn commit_over_index(
         entries: Arc::clone(&index.entries),
         patch,
         len,
+        trees: Arc::default(),
     };
     if cache.is_some_and(|root| vouches(root, &tree, list, b"")) {
         return Ok(derived(BTreeMap::new(), list.len()));
