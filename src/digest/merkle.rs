@@ -169,15 +169,18 @@ impl TreeV2 {
         let Some(name) = dir.strip_suffix(b"/") else {
             return Err(AssemblyError::InvalidPath { path: dir.to_vec() });
         };
-        match digest {
-            Some(digest) => self.push_entry(name, DIRECTORY_MODE, digest)?,
-            None => self.check_order(name)?,
+        // A directory sorts as its name followed by `/`.
+        self.check_order(name, dir)?;
+        if let Some(digest) = digest {
+            self.add_entry(name, DIRECTORY_MODE, digest);
         }
         self.sealed = Some(dir.to_vec());
         Ok(())
     }
 
-    fn check_order(&mut self, path: &[u8]) -> std::result::Result<(), AssemblyError> {
+    /// Validate `path` and check that its sort key `key` (the path, or for
+    /// a directory the path followed by `/`) comes after everything so far.
+    fn check_order(&mut self, path: &[u8], key: &[u8]) -> std::result::Result<(), AssemblyError> {
         if path.is_empty()
             || path.contains(&0)
             || path.starts_with(b"/")
@@ -199,12 +202,12 @@ impl TreeV2 {
             return Err(out_of_order());
         }
         match &mut self.last {
-            Some(last) if last.as_slice() >= path => return Err(out_of_order()),
+            Some(last) if last.as_slice() >= key => return Err(out_of_order()),
             Some(last) => {
                 last.clear();
-                last.extend_from_slice(path);
+                last.extend_from_slice(key);
             }
-            None => self.last = Some(path.to_vec()),
+            None => self.last = Some(key.to_vec()),
         }
         Ok(())
     }
@@ -215,7 +218,13 @@ impl TreeV2 {
         mode: &str,
         digest: &[u8; 32],
     ) -> std::result::Result<(), AssemblyError> {
-        self.check_order(path)?;
+        self.check_order(path, path)?;
+        self.add_entry(path, mode, digest);
+        Ok(())
+    }
+
+    /// Add an entry already checked for order.
+    fn add_entry(&mut self, path: &[u8], mode: &str, digest: &[u8; 32]) {
         while !path.starts_with(&self.open) {
             self.close();
         }
@@ -229,7 +238,6 @@ impl TreeV2 {
         }
         let top = self.stack.len() - 1;
         entry_bytes(&mut self.stack[top].hasher, rest, mode, digest);
-        Ok(())
     }
 
     /// Files added so far.
@@ -785,6 +793,35 @@ mod tests {
             ]),
             Err(AssemblyError::NotAscending { .. })
         ));
+    }
+
+    #[test]
+    fn a_known_directory_stands_for_its_files() {
+        let one = sha(b"1");
+        let files: [(&[u8], EntryMode, [u8; 32]); 5] = [
+            (b"a-b", EntryMode::Regular, one),
+            (b"a.b", EntryMode::Regular, one),
+            (b"a/x", EntryMode::Regular, one),
+            (b"a/y/z", EntryMode::Executable, one),
+            (b"a0", EntryMode::Regular, one),
+        ];
+        let mut recording = TreeV2::recording();
+        for (path, mode, sha) in &files {
+            recording.push(path, *mode, sha).unwrap();
+        }
+        let (root, closed) = recording.finish_recorded();
+        let a = closed.iter().find(|(dir, _)| dir == b"a/").unwrap().1;
+        let mut shortcut = TreeV2::new();
+        shortcut.push(b"a-b", EntryMode::Regular, &one).unwrap();
+        shortcut.push(b"a.b", EntryMode::Regular, &one).unwrap();
+        shortcut.push_dir(b"a/", Some(&a)).unwrap();
+        assert!(matches!(
+            shortcut.push(b"a/z", EntryMode::Regular, &one),
+            Err(AssemblyError::NotAscending { .. })
+        ));
+        shortcut.push(b"a0", EntryMode::Regular, &one).unwrap();
+        assert_eq!(shortcut.finish_raw(), root);
+        assert_eq!(closed.last().map(|(dir, _)| dir.as_slice()), Some(&b""[..]));
     }
 
     #[test]

@@ -348,15 +348,22 @@ impl View {
 
     /// A working-tree view of sorted `entries` under `root`, with how each
     /// one's content is known.
-    fn on_disk(root: PathBuf, entries: Vec<(BString, Entry)>, contents: Vec<Known>) -> View {
-        View::sorted(
+    fn on_disk(
+        root: PathBuf,
+        entries: Vec<(BString, Entry)>,
+        contents: Vec<Known>,
+        trees: Vec<(BString, ObjectId)>,
+    ) -> View {
+        let mut view = View::sorted(
             "the working tree",
             Storage::Disk {
                 root,
                 contents: Arc::new(contents),
             },
             entries,
-        )
+        );
+        view.trees = Arc::new(trees);
+        view
     }
 
     /// For a working-tree view: its root and every file with how its

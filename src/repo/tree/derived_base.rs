@@ -42,7 +42,7 @@ impl<'a> Node<'a> {
 
 /// The number of files of the sorted list under `dir` (empty: the root;
 /// otherwise ending in `/`).
-fn files_under(list: &[(BString, Entry)], dir: &[u8]) -> usize {
+pub(super) fn files_under(list: &[(BString, Entry)], dir: &[u8]) -> usize {
     let Some((_, stem)) = dir.split_last() else {
         return list.len();
     };
@@ -63,13 +63,10 @@ fn vouches(cached: &CachedTree, id: &ObjectId, list: &[(BString, Entry)], dir: &
             .is_some_and(|n| n as usize == files_under(list, dir))
 }
 
-/// The directories whose files in the index's sorted `list` are exactly a
-/// git tree, by the index's cached trees: `(dir, tree id)` with `dir` empty
-/// for the root or ending in `/`, sorted by `dir`.
-pub(super) fn vouched_trees(
-    cache: Option<&CachedTree>,
-    list: &[(BString, Entry)],
-) -> Vec<(BString, ObjectId)> {
+/// Every directory the index's cached trees claim valid: `(dir, tree id,
+/// number of index entries under it)`, `dir` empty for the root or ending
+/// in `/`, sorted by `dir`.
+pub(super) fn valid_trees(cache: Option<&CachedTree>) -> Vec<(BString, ObjectId, usize)> {
     let mut out = Vec::new();
     let Some(root) = cache else {
         return out;
@@ -77,8 +74,8 @@ pub(super) fn vouched_trees(
     let mut stack: Vec<(BString, &CachedTree)> = vec![(BString::default(), root)];
     while let Some((dir, node)) = stack.pop() {
         // An invalid directory's subdirectories may still be valid.
-        if vouches(node, &node.id, list, &dir) {
-            out.push((dir.clone(), node.id));
+        if let Some(n) = node.num_entries {
+            out.push((dir.clone(), node.id, n as usize));
         }
         for child in &node.children {
             let mut path = dir.clone();
@@ -89,6 +86,20 @@ pub(super) fn vouched_trees(
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out
+}
+
+/// The directories whose files in the index's sorted `list` are exactly a
+/// git tree, by the index's cached trees (a count that disagrees with the
+/// list is a damaged extension and vouches for nothing).
+pub(super) fn vouched_trees(
+    cache: Option<&CachedTree>,
+    list: &[(BString, Entry)],
+) -> Vec<(BString, ObjectId)> {
+    valid_trees(cache)
+        .into_iter()
+        .filter(|(dir, _, n)| *n == files_under(list, dir))
+        .map(|(dir, id, _)| (dir, id))
+        .collect()
 }
 
 /// The files of the tree `tree`, as a view over the index view `index`

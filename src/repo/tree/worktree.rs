@@ -56,6 +56,15 @@ pub fn listing(repo: &Repo) -> Result<(PathBuf, Vec<Listed>)> {
 
 /// [`listing`], with stat reuse allowed or not.
 pub(super) fn listing_with(repo: &Repo, reuse: bool) -> Result<(PathBuf, Vec<Listed>)> {
+    listing_and_trees(repo, reuse).map(|(root, paths, _)| (root, paths))
+}
+
+/// A directory the index's cached trees claim valid, with its entry count.
+type ValidTree = (BString, ObjectId, usize);
+
+/// [`listing_with`], and the directories the index's cached trees claim
+/// valid.
+fn listing_and_trees(repo: &Repo, reuse: bool) -> Result<(PathBuf, Vec<Listed>, Vec<ValidTree>)> {
     let root = repo.workdir().map(|p| p.to_path_buf()).ok_or_else(|| {
         RepoError::new(
             Code::git_worktree_unavailable,
@@ -94,13 +103,18 @@ pub(super) fn listing_with(repo: &Repo, reuse: bool) -> Result<(PathBuf, Vec<Lis
     }
     paths.sort_by(|a, b| a.path.cmp(&b.path));
     paths.dedup_by(|a, b| a.path == b.path);
-    Ok((root, paths))
+    let trees = if reuse {
+        super::derived_base::valid_trees(index.tree())
+    } else {
+        Vec::new()
+    };
+    Ok((root, paths, trees))
 }
 
 /// Every file of the working tree, read on all cores where stat data does
 /// not vouch for it. With `reuse` false, every file is read.
 pub(super) fn view(repo: &Repo, reuse: bool) -> Result<View> {
-    let (root, paths) = listing_with(repo, reuse)?;
+    let (root, paths, valid) = listing_and_trees(repo, reuse)?;
     let format = repo.gix().object_hash();
     let found = parallel(
         paths.len(),
@@ -109,13 +123,34 @@ pub(super) fn view(repo: &Repo, reuse: bool) -> Result<View> {
     )?;
     let mut entries = Vec::with_capacity(paths.len());
     let mut contents = Vec::with_capacity(paths.len());
+    // clean[i]: entry i is its index entry, unread and unchanged in mode.
+    let mut clean_before = Vec::with_capacity(paths.len() + 1);
+    let mut clean = 0usize;
     for (listed, found) in paths.into_iter().zip(found) {
         if let Some((entry, known)) = found {
+            clean_before.push(clean);
+            if known == Known::Indexed && Some(entry.mode) == listed.index_mode {
+                clean += 1;
+            }
             entries.push((listed.path, entry));
             contents.push(known);
         }
     }
-    Ok(View::on_disk(root, entries, contents))
+    clean_before.push(clean);
+    // A directory the index's cached trees vouch for is that tree on disk
+    // too when every file under it is its unread, unchanged index entry and
+    // no file came or went.
+    let trees: Vec<(BString, ObjectId)> = valid
+        .into_iter()
+        .filter(|(dir, _, n)| {
+            let start = entries.partition_point(|(path, _)| path.as_slice() < dir.as_slice());
+            let count = super::derived_base::files_under(&entries[start..], dir);
+            let wanted = if dir.is_empty() { entries.len() } else { count };
+            wanted == *n && clean_before[start + wanted] - clean_before[start] == wanted
+        })
+        .map(|(dir, id, _)| (dir, id))
+        .collect();
+    Ok(View::on_disk(root, entries, contents, trees))
 }
 
 fn relative(path: &BString) -> Result<std::borrow::Cow<'_, Path>> {
