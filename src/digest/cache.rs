@@ -394,12 +394,20 @@ impl Sha256Cache {
     pub fn open_named(repo: &Repo, stem: &str) -> Option<Sha256Cache> {
         let key = load_or_create_key()?;
         let format = Format::of(repo.gix().object_hash());
-        let path = repo
-            .gix()
+        Some(Sha256Cache::at(
+            Sha256Cache::path_named(repo, stem),
+            key,
+            format,
+        ))
+    }
+
+    /// Where [`Sha256Cache::open_named`] keeps the table `stem`.
+    pub fn path_named(repo: &Repo, stem: &str) -> PathBuf {
+        let format = Format::of(repo.gix().object_hash());
+        repo.gix()
             .common_dir()
             .join("mastermind-hooks")
-            .join(format!("{stem}-{}", format.name()));
-        Some(Sha256Cache::at(path, key, format))
+            .join(format!("{stem}-{}", format.name()))
     }
 
     /// Open a cache file with an explicit key (tests and benchmarks).

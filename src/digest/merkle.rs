@@ -34,7 +34,7 @@
 
 use super::AssemblyError;
 use super::cache::Sha256Cache;
-use super::view::{Stats, assembly_failed, blob_shas, file_shas};
+use super::view::{CacheSource, Stats, assembly_failed, blob_shas, file_shas};
 use super::{TreeV1, submodule_sha256};
 use crate::bookkeeping::{MASTERMIND_DIR, TASKS_DIR, outside_digest};
 use crate::codes::Code;
@@ -333,7 +333,8 @@ fn tree_order(
 
 /// A local table (the sha256 cache, or the directory digests by tree id),
 /// opened on first need.
-struct LazyCache {
+struct LazyCache<'r> {
+    repo: &'r Repo,
     /// The file's stem (see [`Sha256Cache::open_named`]).
     stem: &'static str,
     allowed: bool,
@@ -341,9 +342,10 @@ struct LazyCache {
     cache: Option<Sha256Cache>,
 }
 
-impl LazyCache {
-    fn new(stem: &'static str, allowed: bool) -> LazyCache {
+impl<'r> LazyCache<'r> {
+    fn new(repo: &'r Repo, stem: &'static str, allowed: bool) -> LazyCache<'r> {
         LazyCache {
+            repo,
             stem,
             allowed,
             opened: false,
@@ -351,10 +353,10 @@ impl LazyCache {
         }
     }
 
-    fn get(&mut self, repo: &Repo) -> Option<&mut Sha256Cache> {
+    fn get(&mut self) -> Option<&mut Sha256Cache> {
         if self.allowed && !self.opened {
             self.opened = true;
-            self.cache = Sha256Cache::open_named(repo, self.stem);
+            self.cache = Sha256Cache::open_named(self.repo, self.stem);
         }
         self.cache.as_mut()
     }
@@ -363,6 +365,26 @@ impl LazyCache {
         if let Some(cache) = self.cache.as_mut() {
             cache.save();
         }
+    }
+}
+
+/// Below this many lookups a large sha256 cache is not opened: reading and
+/// authenticating the whole file (52 bytes an entry, up to 13 MiB) costs
+/// more than hashing a few files.
+const FEW_LOOKUPS: usize = 512;
+/// A cache file up to this size is read whatever the number of lookups.
+const SMALL_CACHE_BYTES: u64 = 512 * 1024;
+
+impl CacheSource for LazyCache<'_> {
+    fn cache(&mut self, needed: usize) -> Option<&mut Sha256Cache> {
+        if !self.opened && needed < FEW_LOOKUPS {
+            let path = Sha256Cache::path_named(self.repo, self.stem);
+            let large = std::fs::symlink_metadata(path).is_ok_and(|m| m.len() > SMALL_CACHE_BYTES);
+            if large {
+                return None;
+            }
+        }
+        self.get()
     }
 }
 
@@ -389,9 +411,9 @@ fn covered_by(globs: &[&Globs], path: &[u8]) -> bool {
 pub struct TreeDigester<'r> {
     repo: &'r Repo,
     agent_files: Vec<Globs>,
-    cache: LazyCache,
+    cache: LazyCache<'r>,
     /// Directory digests by tree id kept across runs (with the cache).
-    tree_memo: LazyCache,
+    tree_memo: LazyCache<'r>,
     memo: HashMap<MemoKey, Option<[u8; 32]>>,
     stats: Stats,
 }
@@ -404,8 +426,8 @@ impl<'r> TreeDigester<'r> {
         TreeDigester {
             repo,
             agent_files: config.agent_files().into_iter().cloned().collect(),
-            cache: LazyCache::new("sha256-cache", use_cache),
-            tree_memo: LazyCache::new(TREE_MEMO_STEM, use_cache),
+            cache: LazyCache::new(repo, "sha256-cache", use_cache),
+            tree_memo: LazyCache::new(repo, TREE_MEMO_STEM, use_cache),
             memo: HashMap::new(),
             stats: Stats::default(),
         }
@@ -443,7 +465,7 @@ impl<'r> TreeDigester<'r> {
             .count();
         let repo = self.repo;
         let mut stats = self.stats;
-        let shas = blob_shas(repo, &blobs, self.cache.get(repo), &mut stats)?;
+        let shas = blob_shas(repo, &blobs, &mut self.cache, &mut stats)?;
         self.stats = stats;
         let mut digests: Vec<Option<[u8; 32]>> = vec![None; dirs.len()];
         for (i, dir) in dirs.iter().enumerate().rev() {
@@ -468,7 +490,7 @@ impl<'r> TreeDigester<'r> {
         }
         for (dir, digest) in dirs.into_iter().zip(&digests) {
             if let (MemoKey::Tree(id), Some(digest)) = (&dir.key, digest)
-                && let Some(memo) = self.tree_memo.get(repo)
+                && let Some(memo) = self.tree_memo.get()
             {
                 memo.insert(id, *digest);
             }
@@ -532,11 +554,9 @@ impl<'r> TreeDigester<'r> {
                         path.push(b'/');
                         let key = memo_key(&path, oid);
                         let kept = match &key {
-                            MemoKey::Tree(id) if !self.memo.contains_key(&key) => self
-                                .tree_memo
-                                .get(self.repo)
-                                .and_then(|memo| memo.get(id))
-                                .map(Some),
+                            MemoKey::Tree(id) if !self.memo.contains_key(&key) => {
+                                self.tree_memo.get().and_then(|memo| memo.get(id)).map(Some)
+                            }
                             _ => None,
                         };
                         if let Some(found) = kept {
@@ -604,7 +624,7 @@ impl<'r> TreeDigester<'r> {
         let MemoKey::Tree(id) = key else {
             return None;
         };
-        let digest = self.tree_memo.get(self.repo)?.get(&id)?;
+        let digest = self.tree_memo.get()?.get(&id)?;
         self.memo.insert(key, Some(digest));
         Some(Some(digest))
     }
@@ -638,7 +658,7 @@ impl<'r> TreeDigester<'r> {
         let mut stats = self.stats;
         let globs: Vec<&Globs> = self.agent_files.iter().collect();
         let covered = |path: &[u8]| covered_by(&globs, path) && !under_shortcut(path);
-        let rows = file_shas(repo, view, covered, self.cache.get(repo), &mut stats)?;
+        let rows = file_shas(repo, view, covered, &mut self.cache, &mut stats)?;
         stats.files += rows.len();
         self.stats = stats;
         let learn = !view.known_trees().is_empty();
@@ -669,7 +689,7 @@ impl<'r> TreeDigester<'r> {
                 };
                 let key = memo_key(dir, *id);
                 if let MemoKey::Tree(id) = &key
-                    && let Some(memo) = self.tree_memo.get(repo)
+                    && let Some(memo) = self.tree_memo.get()
                 {
                     memo.insert(id, *digest);
                 }
@@ -683,13 +703,7 @@ impl<'r> TreeDigester<'r> {
     pub fn of_view_v1(&mut self, view: &View) -> Result<String> {
         let repo = self.repo;
         let mut stats = self.stats;
-        let rows = file_shas(
-            repo,
-            view,
-            super::is_covered,
-            self.cache.get(repo),
-            &mut stats,
-        )?;
+        let rows = file_shas(repo, view, super::is_covered, &mut self.cache, &mut stats)?;
         stats.files += rows.len();
         self.stats = stats;
         let mut tree = TreeV1::new();

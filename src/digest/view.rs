@@ -46,15 +46,29 @@ pub(crate) fn assembly_failed(error: super::AssemblyError) -> RepoError {
     )
 }
 
+/// Where the sha256 cache comes from: an open one, or one opened on first
+/// need. `needed` is how many lookups the caller is about to make, so a
+/// source may decline to read a large file for a handful of them.
+pub(crate) trait CacheSource {
+    fn cache(&mut self, needed: usize) -> Option<&mut Sha256Cache>;
+}
+
+impl CacheSource for Option<&mut Sha256Cache> {
+    fn cache(&mut self, _: usize) -> Option<&mut Sha256Cache> {
+        self.as_deref_mut()
+    }
+}
+
 /// The sha256 of the content of each blob in `ids` (in order): from the
 /// cache when it knows the id, else read from the object database on all
 /// cores (and the cache learns it).
 pub(crate) fn blob_shas(
     repo: &Repo,
     ids: &[ObjectId],
-    mut cache: Option<&mut Sha256Cache>,
+    source: &mut dyn CacheSource,
     stats: &mut Stats,
 ) -> Result<Vec<[u8; 32]>> {
+    let mut cache = source.cache(ids.len());
     let mut shas = vec![[0u8; 32]; ids.len()];
     let mut jobs: Vec<usize> = Vec::new();
     for (i, id) in ids.iter().enumerate() {
@@ -146,36 +160,46 @@ fn disk_shas(
 pub(crate) fn file_shas<'v>(
     repo: &Repo,
     view: &'v View,
-    keep: impl Fn(&[u8]) -> bool,
-    mut cache: Option<&mut Sha256Cache>,
+    mut keep: impl FnMut(&[u8]) -> bool,
+    source: &mut dyn CacheSource,
     stats: &mut Stats,
 ) -> Result<Vec<(&'v BString, EntryMode, [u8; 32])>> {
     let mut rows = Vec::new();
     match view.disk_contents() {
         Some((root, files)) => {
-            let mut unread: Vec<(usize, ObjectId)> = Vec::new();
+            let mut indexed: Vec<(usize, ObjectId)> = Vec::new();
+            let mut read: Vec<(ObjectId, [u8; 32])> = Vec::new();
             for (path, entry, known) in files.filter(|(path, _, _)| keep(path.as_slice())) {
                 let sha = match known {
                     Known::Read(content) => {
                         stats.bytes_hashed += content.len;
-                        if let Some(cache) = cache.as_mut() {
-                            cache.insert(&entry.oid, content.sha256);
-                        }
+                        read.push((entry.oid, content.sha256));
                         content.sha256
                     }
                     Known::Submodule => submodule_sha256(&entry.oid.to_hex().to_string()),
-                    Known::Indexed => match cache.as_mut().and_then(|c| c.get(&entry.oid)) {
-                        Some(found) => {
-                            stats.cache_hits += 1;
-                            found
-                        }
-                        None => {
-                            unread.push((rows.len(), entry.oid));
-                            [0; 32]
-                        }
-                    },
+                    Known::Indexed => {
+                        indexed.push((rows.len(), entry.oid));
+                        [0; 32]
+                    }
                 };
                 rows.push((path, entry.mode, sha));
+            }
+            let mut cache = source.cache(indexed.len());
+            // The cache learns what was read (each id is of the bytes read).
+            if let Some(cache) = cache.as_mut() {
+                for (id, sha) in &read {
+                    cache.insert(id, *sha);
+                }
+            }
+            let mut unread: Vec<(usize, ObjectId)> = Vec::new();
+            for (row, id) in indexed {
+                match cache.as_mut().and_then(|c| c.get(&id)) {
+                    Some(found) => {
+                        stats.cache_hits += 1;
+                        rows[row].2 = found;
+                    }
+                    None => unread.push((row, id)),
+                }
             }
             let files: Vec<(&BString, ObjectId)> =
                 unread.iter().map(|(row, id)| (rows[*row].0, *id)).collect();
@@ -197,7 +221,7 @@ pub(crate) fn file_shas<'v>(
                 };
                 rows.push((path, entry.mode, sha));
             }
-            let shas = blob_shas(repo, &ids, cache, stats)?;
+            let shas = blob_shas(repo, &ids, source, stats)?;
             for (row, sha) in blob_rows.into_iter().zip(shas) {
                 rows[row].2 = sha;
             }
@@ -208,9 +232,9 @@ pub(crate) fn file_shas<'v>(
 
 /// The tree-v1 digest of any view. With a cache, known blobs are not read
 /// and new ones are remembered (the caller saves the cache).
-pub fn of_view(repo: &Repo, view: &View, cache: Option<&mut Sha256Cache>) -> Result<Computed> {
+pub fn of_view(repo: &Repo, view: &View, mut cache: Option<&mut Sha256Cache>) -> Result<Computed> {
     let mut stats = Stats::default();
-    let rows = file_shas(repo, view, is_covered, cache, &mut stats)?;
+    let rows = file_shas(repo, view, is_covered, &mut cache, &mut stats)?;
     stats.files += rows.len();
     let mut tree = TreeV1::new();
     for (path, mode, sha) in &rows {
