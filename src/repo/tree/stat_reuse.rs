@@ -236,19 +236,28 @@ impl Plan {
     /// The stat data of `entry` when it may stand for the file's content:
     /// `None` when the file must be read whatever its stat says.
     pub fn vouching(&self, entry: &gix::index::Entry, path: &[u8]) -> Option<Stat> {
+        self.vouching_parts(entry.stat, entry.id, entry.flags, entry.stage_raw(), path)
+    }
+
+    /// [`Plan::vouching`] from an entry's parts (pure).
+    pub fn vouching_parts(
+        &self,
+        stat: Stat,
+        id: ObjectId,
+        flags: Flags,
+        stage: u32,
+        path: &[u8],
+    ) -> Option<Stat> {
         if self.off
-            || entry.stage_raw() != 0
-            || entry
-                .flags
-                .intersects(Flags::INTENT_TO_ADD | Flags::SKIP_WORKTREE)
+            || stage != 0
+            || flags.intersects(Flags::INTENT_TO_ADD | Flags::SKIP_WORKTREE)
             || self.converting_dirs.iter().any(|d| path.starts_with(d))
         {
             return None;
         }
-        let stat = entry.stat;
         let racy = i64::from(stat.mtime.secs) >= self.index_secs
             || i64::from(stat.ctime.secs) >= self.index_secs;
-        let smudged = stat.size == 0 && entry.id != ObjectId::empty_blob(entry.id.kind());
+        let smudged = stat.size == 0 && id != ObjectId::empty_blob(id.kind());
         (!racy && !smudged).then_some(stat)
     }
 }
@@ -261,6 +270,70 @@ pub fn stat_matches(recorded: &Stat, disk: &Stat) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gix::index::entry::stat::Time;
+
+    fn stat(mtime: u32, ctime: u32, size: u32) -> Stat {
+        Stat {
+            mtime: Time {
+                secs: mtime,
+                nsecs: 5,
+            },
+            ctime: Time {
+                secs: ctime,
+                nsecs: 7,
+            },
+            dev: 1,
+            ino: 2,
+            uid: 3,
+            gid: 4,
+            size,
+        }
+    }
+
+    #[test]
+    fn racy_smudged_and_special_entries_never_vouch() {
+        let plan = Plan {
+            off: false,
+            converting_dirs: vec!["conv/".into()],
+            index_secs: 1000,
+        };
+        let blob = ObjectId::from_hex(b"0123456789abcdef0123456789abcdef01234567").unwrap();
+        let empty = ObjectId::empty_blob(gix::hash::Kind::Sha1);
+        let none = Flags::empty();
+        let ok = |s: Stat, id, flags, stage, path: &[u8]| {
+            plan.vouching_parts(s, id, flags, stage, path).is_some()
+        };
+        assert!(ok(stat(999, 999, 10), blob, none, 0, b"a"));
+        // Changed in the index's second or later: racy.
+        assert!(!ok(stat(1000, 999, 10), blob, none, 0, b"a"));
+        assert!(!ok(stat(999, 1000, 10), blob, none, 0, b"a"));
+        assert!(!ok(stat(1001, 999, 10), blob, none, 0, b"a"));
+        // Size 0 for a non-empty blob: smudged by git. An empty file is fine.
+        assert!(!ok(stat(999, 999, 0), blob, none, 0, b"a"));
+        assert!(ok(stat(999, 999, 0), empty, none, 0, b"a"));
+        assert!(!ok(stat(999, 999, 10), blob, Flags::INTENT_TO_ADD, 0, b"a"));
+        assert!(!ok(stat(999, 999, 10), blob, Flags::SKIP_WORKTREE, 0, b"a"));
+        assert!(!ok(stat(999, 999, 10), blob, none, 2, b"a"));
+        assert!(!ok(stat(999, 999, 10), blob, none, 0, b"conv/a"));
+        assert!(ok(stat(999, 999, 10), blob, none, 0, b"conversion"));
+        assert!(
+            Plan::never()
+                .vouching_parts(stat(1, 1, 1), blob, none, 0, b"a")
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn only_identical_stat_data_matches() {
+        let base = stat(5, 6, 7);
+        assert!(stat_matches(&base, &base));
+        let mut other = base;
+        other.ctime.nsecs += 1;
+        assert!(!stat_matches(&base, &other));
+        let mut other = base;
+        other.ino += 1;
+        assert!(!stat_matches(&base, &other));
+    }
 
     #[test]
     fn converting_attributes_are_recognised() {
