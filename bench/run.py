@@ -10,8 +10,9 @@ measured in one hyperfine call, and the ratio against the limit. `--tasks N`
 adds the many-tasks row (N tasks with distinct baselines, bench/gen_tasks.py).
 
 Needs hyperfine (Debian: apt install hyperfine), git, openssl, python3; ajv-cli
-and prek are installed into bench/work/ on first use when npm / pip can reach
-their registries (rows are marked n/a otherwise). Repositories are generated
+is installed into bench/work/ on first use when npm can reach its registry (the
+row is marked n/a otherwise). The binary is taken from $CARGO_TARGET_DIR when
+set, else target/. Repositories are generated
 deterministically under bench/work/ and reused across runs.
 """
 import argparse
