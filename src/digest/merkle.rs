@@ -651,13 +651,21 @@ impl<'r> TreeDigester<'r> {
         if let Some((b"", root)) = shortcuts.first() {
             return Ok(hex::encode(root.unwrap_or_else(empty_directory)));
         }
-        let under_shortcut = |path: &[u8]| {
-            let at = shortcuts.partition_point(|(dir, _)| *dir <= path);
-            at > 0 && path.starts_with(shortcuts[at - 1].0)
+        // Paths come in order and the shortcuts are sorted and disjoint, so
+        // one cursor decides for every path.
+        let mut at = 0;
+        let mut under_shortcut = |path: &[u8]| {
+            while at < shortcuts.len()
+                && shortcuts[at].0 < path
+                && !path.starts_with(shortcuts[at].0)
+            {
+                at += 1;
+            }
+            at < shortcuts.len() && path.starts_with(shortcuts[at].0)
         };
         let mut stats = self.stats;
         let globs: Vec<&Globs> = self.agent_files.iter().collect();
-        let covered = |path: &[u8]| covered_by(&globs, path) && !under_shortcut(path);
+        let covered = |path: &[u8]| !under_shortcut(path) && covered_by(&globs, path);
         let rows = file_shas(repo, view, covered, &mut self.cache, &mut stats)?;
         stats.files += rows.len();
         self.stats = stats;

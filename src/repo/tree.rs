@@ -607,18 +607,46 @@ pub(super) fn open_index(repo: &Repo) -> Result<gix::index::File> {
             path,
         ));
     }
-    gix::index::File::at(
-        &path,
-        repo.gix().object_hash(),
-        false,
-        gix::index::decode::Options::default(),
-    )
-    .map_err(|e| {
+    let kind = repo.gix().object_hash();
+    let unreadable = |e: &dyn std::fmt::Display| {
         RepoError::new(
             Code::git_index_unavailable,
             format!("cannot read the index {}: {e}", path.display()),
         )
+    };
+    // The trailing checksum is verified on a second thread while the
+    // entries are decoded (for a large index the hash costs as much as
+    // the decoding); a mismatch makes the index unavailable all the same.
+    std::thread::scope(|scope| {
+        let checksum = scope.spawn(|| index_checksum_holds(&path, kind));
+        let file = gix::index::File::at(&path, kind, true, gix::index::decode::Options::default())
+            .map_err(|e| unreadable(&e));
+        match checksum.join() {
+            Ok(Ok(true)) => file,
+            Ok(Ok(false)) => Err(unreadable(&"its checksum does not match its content")),
+            Ok(Err(e)) => Err(unreadable(&e)),
+            Err(_) => Err(unreadable(&"the checksum thread panicked")),
+        }
     })
+}
+
+/// True when the index file ends in the hash of everything before it, or
+/// in a null hash (`index.skipHash`), as git writes it.
+fn index_checksum_holds(path: &std::path::Path, kind: gix::hash::Kind) -> std::io::Result<bool> {
+    let data = std::fs::read(path)?;
+    let width = kind.len_in_bytes();
+    if data.len() < width {
+        return Ok(false);
+    }
+    let (body, trailer) = data.split_at(data.len() - width);
+    if trailer.iter().all(|b| *b == 0) {
+        return Ok(true);
+    }
+    let mut hasher = gix::hash::hasher(kind);
+    hasher.update(body);
+    Ok(hasher
+        .try_finalize()
+        .is_ok_and(|id| id.as_bytes() == trailer))
 }
 
 #[cfg(unix)]

@@ -116,10 +116,11 @@ fn listing_and_trees(repo: &Repo, reuse: bool) -> Result<(PathBuf, Vec<Listed>, 
 pub(super) fn view(repo: &Repo, reuse: bool) -> Result<View> {
     let (root, paths, valid) = listing_and_trees(repo, reuse)?;
     let format = repo.gix().object_hash();
+    let root_fd = open_root(&root);
     let found = parallel(
         paths.len(),
         || (),
-        |(), i| examine(&root, &paths[i], format),
+        |(), i| examine(&root, root_fd.as_ref(), &paths[i], format),
     )?;
     let mut entries = Vec::with_capacity(paths.len());
     let mut contents = Vec::with_capacity(paths.len());
@@ -170,6 +171,7 @@ fn relative(path: &BString) -> Result<std::borrow::Cow<'_, Path>> {
 /// FIFO). A link is its target; a submodule keeps its index id.
 fn examine(
     root: &Path,
+    root_fd: Option<&std::os::fd::OwnedFd>,
     listed: &Listed,
     format: gix::hash::Kind,
 ) -> Result<Option<(Entry, Known)>> {
@@ -182,8 +184,12 @@ fn examine(
     }
     let disk = root.join(relative(&listed.path)?);
     if let (Some(recorded), Some(index_mode)) = (&listed.vouching, listed.index_mode) {
-        let metadata = match gix::index::fs::Metadata::from_path_no_follow(&disk) {
-            Ok(m) => m,
+        let found = match root_fd {
+            Some(fd) => lstat_at(fd, &listed.path),
+            None => lstat_path(&disk),
+        };
+        let (mode, stat) = match found {
+            Ok(found) => found,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => {
                 return Err(RepoError::new(
@@ -192,20 +198,9 @@ fn examine(
                 ));
             }
         };
-        let mode = if metadata.is_symlink() {
-            Some(EntryMode::Symlink)
-        } else if metadata.is_file() {
-            Some(if metadata.is_executable() {
-                EntryMode::Executable
-            } else {
-                EntryMode::Regular
-            })
-        } else {
-            None
-        };
         let same_kind =
             mode.is_some_and(|m| (m == EntryMode::Symlink) == (index_mode == EntryMode::Symlink));
-        let matches = Stat::from_fs(&metadata).is_ok_and(|disk| stat_matches(recorded, &disk));
+        let matches = stat_matches(recorded, &stat);
         if let (true, true, Some(mode)) = (same_kind, matches, mode) {
             let entry = Entry {
                 mode,
@@ -215,6 +210,93 @@ fn examine(
         }
     }
     Ok(read_file(&disk, format)?.map(|(entry, content)| (entry, Known::Read(content))))
+}
+
+/// What `lstat` says of a path: its kind as an entry mode (`None`: neither a
+/// regular file nor a link) and its stat data as the index records it.
+type Lstat = (Option<EntryMode>, Stat);
+
+fn lstat_parts(st: &libc::stat) -> Lstat {
+    use gix::index::entry::stat::Time;
+    let kind = st.st_mode & libc::S_IFMT;
+    let mode = if kind == libc::S_IFLNK {
+        Some(EntryMode::Symlink)
+    } else if kind == libc::S_IFREG {
+        Some(if st.st_mode & 0o100 != 0 {
+            EntryMode::Executable
+        } else {
+            EntryMode::Regular
+        })
+    } else {
+        None
+    };
+    // Truncated to 32 bits as git records them in the index.
+    let stat = Stat {
+        mtime: Time {
+            secs: st.st_mtime as u32,
+            nsecs: st.st_mtime_nsec as u32,
+        },
+        ctime: Time {
+            secs: st.st_ctime as u32,
+            nsecs: st.st_ctime_nsec as u32,
+        },
+        dev: st.st_dev as u32,
+        ino: st.st_ino as u32,
+        uid: st.st_uid,
+        gid: st.st_gid,
+        size: st.st_size as u32,
+    };
+    (mode, stat)
+}
+
+/// `lstat` of a repository path relative to the root's directory handle:
+/// the kernel walks only the path's own components.
+fn lstat_at(root: &std::os::fd::OwnedFd, path: &BString) -> std::io::Result<Lstat> {
+    use std::os::fd::AsRawFd;
+    let name = std::ffi::CString::new(path.as_slice())
+        .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: `name` is a NUL-terminated string, `st` is writable memory
+    // for one `stat`, and the descriptor is open for the call's duration.
+    let rc = unsafe {
+        libc::fstatat(
+            root.as_raw_fd(),
+            name.as_ptr(),
+            st.as_mut_ptr(),
+            libc::AT_SYMLINK_NOFOLLOW,
+        )
+    };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: fstatat succeeded, so it filled `st`.
+    let st = unsafe { st.assume_init() };
+    Ok(lstat_parts(&st))
+}
+
+fn lstat_path(path: &Path) -> std::io::Result<Lstat> {
+    let name = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())
+        .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: as in `lstat_at`.
+    let rc = unsafe { libc::lstat(name.as_ptr(), st.as_mut_ptr()) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: lstat succeeded, so it filled `st`.
+    let st = unsafe { st.assume_init() };
+    Ok(lstat_parts(&st))
+}
+
+/// The root directory's handle for [`lstat_at`] (`None`: use full paths).
+fn open_root(root: &Path) -> Option<std::os::fd::OwnedFd> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC)
+        .open(root)
+        .ok()
+        .map(std::os::fd::OwnedFd::from)
 }
 
 /// A symbolic link's target as git stores it (the blob of a link), never
