@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark (not a test): tree-v1 digest of a deterministic 10,000-file,
+# Benchmark (not a test): tree-v2 digest of a deterministic 10,000-file,
 # 64 MiB repository, cold (no cache, as in CI) and with a warm sha256 cache,
 # beside sha256sum over the same bytes in one process and in two.
 # Usage: bash bench/digest.sh [RUNS]   (needs git, python3, sha256sum; openssl optional)
@@ -8,7 +8,7 @@ runs=${1:-5}
 here=$(cd "$(dirname "$0")/.." && pwd)
 # Build first: the isolated HOME below would hide the toolchain.
 cargo build -q --release --manifest-path "$here/Cargo.toml"
-bin="$here/target/release/mastermind-hooks"
+bin="${CARGO_TARGET_DIR:-$here/target}/release/mastermind-hooks"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export HOME="$work/home" XDG_STATE_HOME="$work/home/.local/state"
@@ -49,7 +49,7 @@ ours() { for _ in $(seq "$runs"); do time_ms "$@"; done | median; }
 cold=$(ours "$bin" digest --rev HEAD --no-cache)
 "$bin" digest --rev HEAD >/dev/null   # fill the cache
 warm=$(ours "$bin" digest --rev HEAD)
-tree=$(ours "$bin" digest --worktree --no-cache)
-echo "tree-v1 cold (HEAD, no cache):      ${cold} ms"
-echo "tree-v1 warm (HEAD, cache):         ${warm} ms"
-echo "tree-v1 working tree (from disk):   ${tree} ms"
+tree=$(ours "$bin" digest --worktree)
+echo "tree-v2 cold (HEAD, no cache):      ${cold} ms"
+echo "tree-v2 warm (HEAD, cache, memo):   ${warm} ms"
+echo "tree-v2 working tree (stat reuse):  ${tree} ms"

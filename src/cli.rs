@@ -104,7 +104,7 @@ pub enum Command {
         #[command(subcommand)]
         command: AcceptanceCommand,
     },
-    /// Print the tree-v1 digest of a view: what a tree receipt must match there.
+    /// Print the tree digest of a view: what a tree receipt must match there.
     #[command(group(clap::ArgGroup::new("view").args(["staged", "worktree", "rev"])))]
     Digest {
         /// The index git would commit.
@@ -122,6 +122,10 @@ pub enum Command {
         /// Print a JSON object instead of a line.
         #[arg(long)]
         json: bool,
+        /// Which digest: 2 (tree-v2, what the runner records) or 1 (tree-v1,
+        /// for receipts that recorded it).
+        #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=2))]
+        digest_version: u32,
     },
     /// List every reason code (Markdown table), or explain one.
     Codes {
@@ -409,13 +413,14 @@ pub fn run(cli: Cli) -> ExitStatus {
             rev,
             no_cache,
             json,
+            digest_version,
         } => {
             let target = match (staged, rev) {
                 (true, _) => commands::digest::Target::Staged,
                 (false, Some(rev)) => commands::digest::Target::Rev(rev),
                 (false, None) => commands::digest::Target::Worktree,
             };
-            commands::digest::run(&target, !no_cache, json)
+            commands::digest::run(&target, !no_cache, json, digest_version)
         }
         Command::Codes { code } => commands::codes::run(code.as_deref()),
         Command::Schema { name } => commands::schema::run(name.as_deref()),

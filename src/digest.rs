@@ -1,6 +1,11 @@
 //! Snapshot digests: what a verification receipt says its check ran on.
 //!
-//! * **tree-v1** (this project's, any view): the assembly below is pure, an
+//! * **tree-v2** (this project's, any view, written by the runner since
+//!   version 2 of the tree receipt): a Merkle hash over directories that
+//!   covers everything but the agents' bookkeeping, in [`merkle`], with
+//!   [`TreeDigester`] the entry point for every view and commit tree.
+//! * **tree-v1** (the first version, still checked for receipts that
+//!   recorded it; everything outside `.mastermind/`): the assembly below is pure, an
 //!   iterator of `(path, mode, sha256(content))` in, a hex digest out. The
 //!   edges that read a view's blobs or the working tree's files are in
 //!   [`view`]; the sha256-by-blob-id cache is in [`cache`].
@@ -27,16 +32,20 @@
 //! unambiguous. An empty view hashes the domain tag alone.
 
 pub mod cache;
+pub mod merkle;
 pub mod snapshot_v1;
 pub mod view;
+
+pub use merkle::TreeDigester;
 
 use crate::repo::tree::EntryMode;
 use sha2::{Digest, Sha256};
 
 /// The domain tag every tree-v1 digest starts with.
 pub const TREE_V1_DOMAIN: &[u8] = b"mastermind-hooks-tree-v1\0";
-/// The `tree_digest_version` tree receipts carry.
-pub const TREE_DIGEST_VERSION: u32 = 1;
+/// The `tree_digest_version` the runner writes (tree-v2).
+pub const TREE_DIGEST_VERSION: u32 = 2;
+pub use crate::contract::tree_receipt::TREE_DIGEST_VERSIONS;
 /// Paths under this prefix are the agents' bookkeeping (reports, specs,
 /// receipts) and never part of a snapshot.
 pub const EXCLUDED_PREFIX: &[u8] = b".mastermind/";

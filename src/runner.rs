@@ -15,7 +15,7 @@
 //!    `verification_busy`);
 //! 4. per check: write a `pending` receipt (previous attempt + 1) *before*
 //!    anything else, so an interrupted or killed run never leaves an older
-//!    success; resolve the cwd and the executable, take the tree-v1 digest
+//!    success; resolve the cwd and the executable, take the tree-v2 digest
 //!    (the working tree, or the checkout's content), write `pending` again
 //!    with them;
 //! 5. run argv directly (no shell unless argv names one), stdin null, its
@@ -41,13 +41,14 @@ pub mod submodules;
 pub mod supervise;
 
 use crate::codes::Code;
+use crate::config::{CONFIG_PATH, Config, MAX_CONFIG_BYTES};
 use crate::contract::argv_display::{RunDeclaration, declaration_sha256};
 use crate::contract::receipt::{Executable, PROVENANCE, Status, StreamDigest};
 use crate::contract::spec::{self, MAX_SPEC_BYTES};
 use crate::contract::tree_receipt::{SpecBinding, TreeReceipt};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::digest::TREE_DIGEST_VERSION;
-use crate::digest::cache::Sha256Cache;
+use crate::digest::TreeDigester;
 use crate::repo::Repo;
 use crate::repo::tree::{Content, View};
 use crate::safe_fs::Dir;
@@ -291,6 +292,16 @@ enum Place {
     },
 }
 
+/// The configuration whose agent-file globs decide what the tree digest
+/// covers: the working tree's, as `check --worktree` reads it; the strict
+/// defaults when it is absent or invalid (the gate reports an invalid one).
+fn digest_config(root: &Path) -> Config {
+    crate::input::read_bounded_no_follow(&root.join(CONFIG_PATH), MAX_CONFIG_BYTES)
+        .ok()
+        .and_then(|bytes| Config::parse(&bytes, CONFIG_PATH).ok())
+        .unwrap_or_else(Config::strict_defaults)
+}
+
 /// Everything one invocation shares between its checks.
 struct Context<'a> {
     repo: &'a Repo,
@@ -300,8 +311,10 @@ struct Context<'a> {
     spec_sha: String,
     records: Records,
     place: Place,
-    /// The sha256 cache, which learns every file a snapshot reads.
-    cache: Option<Sha256Cache>,
+    /// One tree digester for every snapshot of the invocation: the sha256
+    /// cache is read once and learns every file a snapshot reads (saved
+    /// when the digester is dropped).
+    digester: TreeDigester<'a>,
     interrupt: &'a AtomicBool,
     stream: bool,
 }
@@ -424,17 +437,13 @@ pub fn run(
         None => snapshot::gitlinks_in_index(&repo)?,
     };
     snapshot::check_submodules(&repo, &gitlinks)?;
-    let mut cache = Sha256Cache::open(&repo);
+    let config = digest_config(&root);
+    let mut digester = TreeDigester::new(&repo, &config, true);
     let place =
         match view {
             None => Place::Worktree { last: None },
             Some(view) => {
-                let digest = crate::digest::view::of_view(&repo, &view, cache.as_mut())
-                    .map_err(|e| e.to_diagnostic())?
-                    .digest;
-                if let Some(cache) = cache.as_mut() {
-                    cache.save();
-                }
+                let digest = digester.of_view(&view).map_err(|e| e.to_diagnostic())?;
                 let checkout = Checkout::materialize(&repo, &view, Some(&root), interrupt)
                     .map_err(|failure| match failure {
                         checkout::Failure::Interrupted => refuse(
@@ -455,7 +464,7 @@ pub fn run(
         spec_name,
         records,
         place,
-        cache,
+        digester,
         interrupt,
         stream: request.stream,
     };
@@ -518,7 +527,7 @@ impl Context<'_> {
                 if let Some(snapshot) = last {
                     return Ok(snapshot.digest.clone());
                 }
-                let taken = snapshot::worktree(self.repo, self.cache.as_mut())
+                let taken = snapshot::worktree(self.repo, &mut self.digester)
                     .map_err(|e| format!("snapshot_unavailable: {}", e.message))?;
                 let digest = taken.digest.clone();
                 *last = Some(Box::new(taken));
@@ -537,10 +546,7 @@ impl Context<'_> {
                 Ok((after, changes))
             }
             Place::Worktree { last } => {
-                let taken = snapshot::worktree(self.repo, self.cache.as_mut());
-                if let Some(cache) = self.cache.as_mut() {
-                    cache.save();
-                }
+                let taken = snapshot::worktree(self.repo, &mut self.digester);
                 let taken = taken.map_err(|e| format!("snapshot_unavailable: {}", e.message))?;
                 let changes = match last.as_deref() {
                     Some(before) if before.digest != taken.digest => {

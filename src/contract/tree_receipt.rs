@@ -5,7 +5,7 @@
 //! A tree receipt is content-addressed: it binds the declaration (the
 //! reference's `declaration_sha256`), the spec's path and sha256, the
 //! executable's sha256, the runner's version and platform, the outcome,
-//! and the tree-v1 digest of the working tree before and after the run.
+//! and the tree digest (version 1 or 2) of the working tree before and after the run.
 //! Inspection order (first match wins), mirroring the reference's table:
 //! size and schema; versions and attempt; provenance; run_id; the
 //! receipt's own consistency (declaration hash recomputed, limits, trusted
@@ -22,6 +22,11 @@ use crate::contract::receipt::{
 use crate::diagnostic::Diagnostic;
 use crate::schema::SchemaId;
 use serde::{Deserialize, Serialize};
+
+/// The tree digest versions a receipt may record: 1 (tree-v1, everything
+/// outside `.mastermind/`) and 2 (tree-v2, everything but the agents'
+/// bookkeeping). The gate recomputes the version the receipt names.
+pub const TREE_DIGEST_VERSIONS: [u32; 2] = [1, 2];
 
 /// Tree receipts larger than this are refused (as v1 receipts).
 pub const MAX_TREE_RECEIPT_BYTES: usize = 128 * 1024;
@@ -186,12 +191,15 @@ pub fn inspect(bytes: &[u8], expected: Option<&Expected<'_>>) -> Inspection {
     let found = |state, code, detail: &str, receipt: &TreeReceipt| {
         finding(state, code, detail, Some(receipt.clone()))
     };
-    if receipt.schema_version != 1 || receipt.tree_digest_version != 1 || receipt.attempt == 0 {
+    if receipt.schema_version != 1
+        || !TREE_DIGEST_VERSIONS.contains(&receipt.tree_digest_version)
+        || receipt.attempt == 0
+    {
         return found(
             CheckState::Unavailable,
             Code::receipt_version_or_attempt_invalid,
             &format!(
-                "schema_version {}, tree_digest_version {}, attempt {} (need 1, 1, >= 1)",
+                "schema_version {}, tree_digest_version {}, attempt {} (need 1, 1 or 2, >= 1)",
                 receipt.schema_version, receipt.tree_digest_version, receipt.attempt
             ),
             &receipt,
@@ -380,7 +388,7 @@ pub(crate) mod tests {
                 Code::receipt_invalid,
             ),
             (
-                with(&["tree_digest_version"], json!(2)),
+                with(&["tree_digest_version"], json!(3)),
                 Unavailable,
                 Code::receipt_version_or_attempt_invalid,
             ),

@@ -384,14 +384,31 @@ impl Sha256Cache {
     /// Open the cache of `repo`, or `None` when no key is available (then
     /// every sha256 is computed).
     pub fn open(repo: &Repo) -> Option<Sha256Cache> {
+        Sha256Cache::open_named(repo, "sha256-cache")
+    }
+
+    /// Open another table of the same layout and key beside the cache:
+    /// `<stem>-<format>` (the tree-v2 directory digests by tree id live in
+    /// `tree-v2-memo`). Tables are keyed by object id, and an object id
+    /// names one object of one type, so a blob's entry can never answer
+    /// for a tree or the other way round.
+    pub fn open_named(repo: &Repo, stem: &str) -> Option<Sha256Cache> {
         let key = load_or_create_key()?;
         let format = Format::of(repo.gix().object_hash());
-        let path = repo
-            .gix()
+        Some(Sha256Cache::at(
+            Sha256Cache::path_named(repo, stem),
+            key,
+            format,
+        ))
+    }
+
+    /// Where [`Sha256Cache::open_named`] keeps the table `stem`.
+    pub fn path_named(repo: &Repo, stem: &str) -> PathBuf {
+        let format = Format::of(repo.gix().object_hash());
+        repo.gix()
             .common_dir()
             .join("mastermind-hooks")
-            .join(format!("sha256-cache-{}", format.name()));
-        Some(Sha256Cache::at(path, key, format))
+            .join(format!("{stem}-{}", format.name()))
     }
 
     /// Open a cache file with an explicit key (tests and benchmarks).
@@ -429,6 +446,21 @@ impl Sha256Cache {
             fresh: BTreeMap::new(),
             used: Vec::new(),
         }
+    }
+
+    /// Another table beside this one, with the same key and format (see
+    /// [`Sha256Cache::open_named`]).
+    pub fn sibling(&self, stem: &str) -> Sha256Cache {
+        let dir = self
+            .path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        Sha256Cache::at(
+            dir.join(format!("{stem}-{}", self.format.name())),
+            self.key,
+            self.format,
+        )
     }
 
     pub fn state(&self) -> &LoadState {

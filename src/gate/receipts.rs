@@ -32,8 +32,7 @@ use crate::contract::receipt::{self, CheckState};
 use crate::contract::spec::{self, ParsedSpec};
 use crate::contract::tree_receipt::{self, Expected};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::digest::cache::Sha256Cache;
-use crate::digest::{snapshot_v1, view as digest_view};
+use crate::digest::{TreeDigester, snapshot_v1};
 use crate::repo::snapshot::Snapshot;
 use crate::repo::tree::View;
 use crate::repo::tree::{Content, EntryMode};
@@ -44,11 +43,22 @@ use gix::ObjectId;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 
-/// Digests computed once per gate run.
+/// Which content a digest was taken of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Digested {
+    Tree(ObjectId),
+    Pending,
+    Empty,
+}
+
+/// Digests computed once per gate run; one tree digester for all of them,
+/// so the trees of several commits of a range share their unchanged
+/// directories.
 #[derive(Default)]
-pub struct Memo {
-    by_tree: HashMap<ObjectId, std::result::Result<String, RepoError>>,
-    pending: Option<std::result::Result<String, RepoError>>,
+pub struct Memo<'r> {
+    digester: Option<TreeDigester<'r>>,
+    /// By content and digest version.
+    digests: HashMap<(Digested, u32), std::result::Result<String, RepoError>>,
     snapshots: HashMap<String, std::result::Result<String, RepoError>>,
 }
 
@@ -89,37 +99,39 @@ fn result(id: &str, state: CheckState, code: Code, message: String, path: &str) 
     }
 }
 
-/// The tree digest of a snapshot, computed once per run.
-fn digest_of(
-    ctx: &TaskContext<'_>,
-    memo: &mut Memo,
+/// The tree digest of a snapshot, of the version a receipt recorded,
+/// computed once per run.
+fn digest_of<'r>(
+    ctx: &TaskContext<'r>,
+    memo: &mut Memo<'r>,
     snapshot: Snapshot<'_>,
+    version: u32,
 ) -> std::result::Result<String, RepoError> {
     let gate = ctx.gate;
-    let compute = |view: &View| {
-        // The cache never decides a CI verdict; the working tree is read
-        // byte for byte anyway.
-        let mut cache = (gate.kind.is_local() && !view.is_worktree())
-            .then(|| Sha256Cache::open(gate.repo))
-            .flatten();
-        let computed = digest_view::of_view(gate.repo, view, cache.as_mut());
-        if let Some(cache) = cache.as_mut() {
-            cache.save();
-        }
-        computed.map(|c| c.digest)
+    let key = match snapshot {
+        Snapshot::Tree(tree) => Digested::Tree(tree),
+        Snapshot::View(_) => Digested::Pending,
+        Snapshot::Empty => Digested::Empty,
     };
-    match snapshot {
-        Snapshot::Empty => compute(&View::empty("the empty tree")),
-        Snapshot::View(view) => memo.pending.get_or_insert_with(|| compute(view)).clone(),
-        Snapshot::Tree(tree) => {
-            if let Some(done) = memo.by_tree.get(&tree) {
-                return done.clone();
-            }
-            let digest = View::from_tree(gate.repo, tree, "a tree").and_then(|v| compute(&v));
-            memo.by_tree.insert(tree, digest.clone());
-            digest
-        }
+    if let Some(done) = memo.digests.get(&(key, version)) {
+        return done.clone();
     }
+    // The local caches never decide a CI or pre-receive verdict.
+    let digester = memo
+        .digester
+        .get_or_insert_with(|| TreeDigester::new(gate.repo, gate.config, gate.kind.is_local()));
+    let digest = match (snapshot, version) {
+        (Snapshot::Tree(tree), 1) => {
+            View::from_tree(gate.repo, tree, "a tree").and_then(|v| digester.of_view_v1(&v))
+        }
+        (Snapshot::Tree(tree), _) => digester.of_tree(tree),
+        (Snapshot::View(view), 1) => digester.of_view_v1(view),
+        (Snapshot::View(view), _) => digester.of_view(view),
+        (Snapshot::Empty, 1) => digester.of_view_v1(&View::empty("the empty tree")),
+        (Snapshot::Empty, _) => digester.of_view(&View::empty("the empty tree")),
+    };
+    memo.digests.insert((key, version), digest.clone());
+    digest
 }
 
 /// The content a receipt must match, and what may have changed since.
@@ -283,9 +295,9 @@ struct Declared<'a> {
     run: &'a RunDeclaration,
 }
 
-fn tree_check(
-    ctx: &TaskContext<'_>,
-    memo: &mut Memo,
+fn tree_check<'r>(
+    ctx: &TaskContext<'r>,
+    memo: &mut Memo<'r>,
     declared: Declared<'_>,
     path: &str,
     bytes: &[u8],
@@ -343,7 +355,7 @@ fn tree_check(
             .collect();
         return Ok(out);
     };
-    match digest_of(ctx, memo, target.snapshot) {
+    match digest_of(ctx, memo, target.snapshot, receipt.tree_digest_version) {
         Err(e) => {
             out.state = CheckState::Unavailable;
             out.reason = Some(e.code);
@@ -372,10 +384,11 @@ fn tree_check(
                 &mut out,
                 Code::receipt_snapshot_changed,
                 format!(
-                    "check `{}` ran on content with tree digest {}, but {} (where the receipt was added) digests to {digest}: the receipt does not describe the content it was committed with{detail}",
+                    "check `{}` ran on content with tree digest {}, but {} (where the receipt was added) digests to {digest} (tree-v{}): the receipt does not describe the content it was committed with{detail}",
                     run.id,
                     receipt.tree_after.as_deref().unwrap_or("(none)"),
                     target.label,
+                    receipt.tree_digest_version,
                 ),
             );
             out.diagnostics = std::mem::take(&mut out.diagnostics)
@@ -499,7 +512,7 @@ fn v1_binding_problem(
 
 fn v1_worktree_check(
     ctx: &TaskContext<'_>,
-    memo: &mut Memo,
+    memo: &mut Memo<'_>,
     dir: &str,
     declared: Declared<'_>,
     path: &str,
@@ -684,9 +697,9 @@ fn v1_worktree_check(
 
 /// Inspect every observed check of a task in this view. `None` when the
 /// spec has no usable front matter (the spec check reports why).
-pub fn evaluate(
-    ctx: &TaskContext<'_>,
-    memo: &mut Memo,
+pub fn evaluate<'r>(
+    ctx: &TaskContext<'r>,
+    memo: &mut Memo<'r>,
     parsed: &ParsedSpec,
 ) -> Result<Option<Vec<CheckResult>>> {
     let gate = ctx.gate;
@@ -889,9 +902,9 @@ pub fn acceptance_diagnostics(
 }
 
 /// The gate checks: "receipts", then "acceptance" when declared.
-pub fn check(
-    ctx: &TaskContext<'_>,
-    memo: &mut Memo,
+pub fn check<'r>(
+    ctx: &TaskContext<'r>,
+    memo: &mut Memo<'r>,
     parsed: Option<&ParsedSpec>,
 ) -> Result<Vec<CheckOutcome>> {
     let dir = ctx.dir.as_str();

@@ -133,9 +133,9 @@ fn report_spec_matches(
 
 /// Run every check of one task. `baseline_problem` is the change's verdict
 /// on the task's declared baseline.
-pub fn check(
-    ctx: &TaskContext<'_>,
-    memo: &mut receipts::Memo,
+pub fn check<'r>(
+    ctx: &TaskContext<'r>,
+    memo: &mut receipts::Memo<'r>,
     baseline_problem: Option<Diagnostic>,
 ) -> Result<TaskResult> {
     let dir = ctx.dir.as_str();

@@ -3,17 +3,19 @@
 //! reading a file's content from that view.
 
 use super::merge_join::{Paired, merge_join};
-use super::parallel::parallel;
 use super::{Repo, RepoError, Result};
 use crate::codes::Code;
 use gix::ObjectId;
 use gix::bstr::{BString, ByteSlice};
-use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 mod derived_base;
+pub mod stat_reuse;
+pub mod worktree;
+
+pub use worktree::{DiskContent, Known, Listed};
 
 /// A file's mode as git records it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -54,12 +56,11 @@ pub struct Entry {
 enum Storage {
     /// Blobs in the object database (commit, index and merge views).
     Objects,
-    /// Files on disk under this root (working tree view), with what each
-    /// entry's bytes hashed to when the view was built (aligned with the
-    /// view's entries).
+    /// Files on disk under this root (working tree view), with how each
+    /// entry's content is known (aligned with the view's entries).
     Disk {
         root: PathBuf,
-        contents: Arc<Vec<Option<DiskContent>>>,
+        contents: Arc<Vec<Known>>,
     },
 }
 
@@ -79,6 +80,10 @@ pub struct View {
     patch: BTreeMap<BString, Option<Entry>>,
     /// Number of files, patch applied.
     len: usize,
+    /// Directories (empty for the root, else ending in `/`) whose files in
+    /// this view are exactly the git tree with that id, sorted by path: a
+    /// digest can take such a directory's value from a memo by tree id.
+    trees: Arc<Vec<(BString, ObjectId)>>,
 }
 
 /// Sort by path and keep the last entry of a repeated path (a malformed
@@ -114,113 +119,6 @@ fn patched<'a>(
             patched.as_ref().map(|entry| (path, entry))
         }
     })
-}
-
-/// A symbolic link's target as git stores it (the blob of a link), never
-/// followed.
-pub(crate) fn link_target(path: &std::path::Path) -> Result<BString> {
-    let target = std::fs::read_link(path).map_err(|e| {
-        RepoError::new(
-            Code::git_worktree_unavailable,
-            format!("cannot read {}: {e}", path.display()),
-        )
-    })?;
-    gix::path::into_bstr(target)
-        .map(|target| target.into_owned())
-        .map_err(|e| {
-            RepoError::new(
-                Code::git_worktree_unavailable,
-                format!(
-                    "symlink {} has an unrepresentable target: {e}",
-                    path.display()
-                ),
-            )
-        })
-}
-
-/// What a working-tree file's bytes hashed to when its view was built.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DiskContent {
-    pub sha256: [u8; 32],
-    pub len: u64,
-}
-
-/// Read one listed working-tree path: its entry and content digest, or
-/// `None` when it is gone or not a file (a directory where the index has a
-/// file, a FIFO). A link is its target; a submodule keeps its index id.
-fn read_worktree_file(
-    root: &std::path::Path,
-    path: &BString,
-    index_mode: Option<EntryMode>,
-    index_oid: ObjectId,
-    format: gix::hash::Kind,
-) -> Result<Option<(Entry, Option<DiskContent>)>> {
-    if index_mode == Some(EntryMode::Submodule) {
-        let entry = Entry {
-            mode: EntryMode::Submodule,
-            oid: index_oid,
-        };
-        return Ok(Some((entry, None)));
-    }
-    let Ok(relative) = gix::path::from_bstr(path.as_bstr()) else {
-        return Err(RepoError::new(
-            Code::git_worktree_unavailable,
-            format!(
-                "path `{}` cannot be represented on this platform",
-                path.to_str_lossy()
-            ),
-        ));
-    };
-    let disk = root.join(relative);
-    let metadata = match std::fs::symlink_metadata(&disk) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(RepoError::new(
-                Code::git_worktree_unavailable,
-                format!("cannot stat {}: {e}", disk.display()),
-            ));
-        }
-    };
-    let unreadable = |e: std::io::Error| {
-        RepoError::new(
-            Code::git_worktree_unavailable,
-            format!("cannot read {}: {e}", disk.display()),
-        )
-    };
-    let (mode, data) = if metadata.file_type().is_symlink() {
-        (EntryMode::Symlink, Vec::from(link_target(&disk)?))
-    } else if metadata.is_file() {
-        let mode = if is_executable(&metadata) {
-            EntryMode::Executable
-        } else {
-            EntryMode::Regular
-        };
-        let read = crate::safe_fs::open_read(&disk, crate::safe_fs::Follow::NoLinks)
-            .and_then(crate::safe_fs::read_all);
-        match read {
-            Ok(data) => (mode, data),
-            // Deleted or replaced by a non-file between the listing and
-            // now: gone, as above (never blocking on a FIFO).
-            Err(crate::safe_fs::Error::NotFound | crate::safe_fs::Error::NotRegular(_)) => {
-                return Ok(None);
-            }
-            Err(e) => return Err(unreadable(e.into())),
-        }
-    } else {
-        return Ok(None);
-    };
-    let oid = gix::objs::compute_hash(format, gix::object::Kind::Blob, &data).map_err(|e| {
-        RepoError::new(
-            Code::internal_error,
-            format!("cannot hash {}: {e}", disk.display()),
-        )
-    })?;
-    let content = DiskContent {
-        sha256: Sha256::digest(&data).into(),
-        len: data.len() as u64,
-    };
-    Ok(Some((Entry { mode, oid }, Some(content))))
 }
 
 /// The result of reading a file from a view.
@@ -259,19 +157,28 @@ impl View {
             len: entries.len(),
             entries: Arc::new(entries),
             patch: BTreeMap::new(),
+            trees: Arc::default(),
         }
     }
 
     /// Every file of a tree object.
     pub fn from_tree(repo: &Repo, tree: ObjectId, label: impl Into<String>) -> Result<View> {
-        let entries = walk_tree(repo, tree)?;
+        let mut trees = vec![(BString::default(), tree)];
+        let entries = walk_tree_pruned(repo, tree, (), |_, dir, id| {
+            trees.push((dir.into(), *id));
+            Some(())
+        })?;
         // A depth-first walk in git's tree order yields paths sorted by
-        // bytes, so this is one pass.
-        Ok(View::sorted(
-            label,
-            Storage::Objects,
-            sorted_unique(entries),
-        ))
+        // bytes, so this is one pass. A malformed tree (a name repeated or
+        // out of order) gets no directory ids: its flat list is not its
+        // trees.
+        let well_formed = entries.windows(2).all(|w| w[0].0 < w[1].0);
+        let mut view = View::sorted(label, Storage::Objects, sorted_unique(entries));
+        if well_formed {
+            trees.sort_by(|a, b| a.0.cmp(&b.0));
+            view.trees = Arc::new(trees);
+        }
+        Ok(view)
     }
 
     /// Every file of a commit.
@@ -347,11 +254,11 @@ impl View {
                 ),
             ));
         }
-        Ok(View::sorted(
-            "the index",
-            Storage::Objects,
-            sorted_unique(entries),
-        ))
+        let entries = sorted_unique(entries);
+        let trees = derived_base::vouched_trees(index.tree(), &entries);
+        let mut view = View::sorted("the index", Storage::Objects, entries);
+        view.trees = Arc::new(trees);
+        Ok(view)
     }
 
     /// The in-memory merge of `head` into `base` (ancestor: their merge
@@ -439,54 +346,69 @@ impl View {
     }
 
     /// The working tree: tracked files as they are on disk (deleted ones
-    /// left out) plus untracked files that are not ignored. Every file is
-    /// read once, on all cores, for its blob id and its sha256 (kept for
-    /// the tree-v1 digest, so the digest is of the very bytes the view
-    /// names).
+    /// left out) plus untracked files that are not ignored. A tracked file
+    /// whose stat data matches its non-racy index entry has that entry's
+    /// blob id and is not read (see `stat_reuse`); every other file is read
+    /// once, on all cores, for its blob id and its sha256 (kept for the
+    /// digest, so the digest is of the very bytes the view names).
     pub fn from_worktree(repo: &Repo) -> Result<View> {
-        let (root, mut paths) = worktree_listing(repo)?;
-        paths.sort_by(|a, b| a.0.cmp(&b.0));
-        paths.dedup_by(|a, b| a.0 == b.0);
-        let format = repo.gix().object_hash();
-        let found = parallel(
-            paths.len(),
-            || (),
-            |(), i| {
-                let (path, index_mode, index_oid) = &paths[i];
-                read_worktree_file(&root, path, *index_mode, *index_oid, format)
-            },
-        )?;
-        let mut entries = Vec::with_capacity(paths.len());
-        let mut contents = Vec::with_capacity(paths.len());
-        for ((path, _, _), found) in paths.into_iter().zip(found) {
-            if let Some((entry, content)) = found {
-                entries.push((path, entry));
-                contents.push(content);
-            }
-        }
-        Ok(View::sorted(
+        worktree::view(repo, true)
+    }
+
+    /// [`View::from_worktree`] reading every file, trusting no stat data:
+    /// the reference the stat-reuse fast path is checked against.
+    pub fn from_worktree_reading_all(repo: &Repo) -> Result<View> {
+        worktree::view(repo, false)
+    }
+
+    /// A working-tree view of sorted `entries` under `root`, with how each
+    /// one's content is known.
+    fn on_disk(
+        root: PathBuf,
+        entries: Vec<(BString, Entry)>,
+        contents: Vec<Known>,
+        trees: Vec<(BString, ObjectId)>,
+    ) -> View {
+        let mut view = View::sorted(
             "the working tree",
             Storage::Disk {
                 root,
                 contents: Arc::new(contents),
             },
             entries,
-        ))
+        );
+        view.trees = Arc::new(trees);
+        view
     }
 
-    /// For a working-tree view: every file with the sha256 and length of
-    /// the bytes it was read as (submodules: `None`).
+    /// For a working-tree view: its root and every file with how its
+    /// content is known.
+    #[allow(clippy::type_complexity)]
     pub fn disk_contents(
         &self,
-    ) -> Option<impl Iterator<Item = (&BString, &Entry, Option<&DiskContent>)>> {
+    ) -> Option<(
+        &std::path::Path,
+        impl Iterator<Item = (&BString, &Entry, Known)>,
+    )> {
         match &self.storage {
-            Storage::Disk { contents, .. } => Some(
+            Storage::Disk { root, contents } => Some((
+                root.as_path(),
                 self.entries
                     .iter()
                     .zip(contents.iter())
-                    .map(|((path, entry), content)| (path, entry, content.as_ref())),
-            ),
+                    .map(|((path, entry), known)| (path, entry, *known)),
+            )),
             Storage::Objects => None,
+        }
+    }
+
+    /// Directories whose files in this view are exactly a known git tree
+    /// (see the field); empty when the view cannot vouch for any.
+    pub fn known_trees(&self) -> &[(BString, ObjectId)] {
+        if self.patch.is_empty() {
+            &self.trees
+        } else {
+            &[]
         }
     }
 
@@ -585,15 +507,10 @@ impl View {
     }
 }
 
-/// Every file under `root`, depth first in git's tree order. Git sorts a
-/// directory's name as if it ended in `/`, so this order is the byte order of
-/// full paths: the order of the index and of [`View::entries`].
-fn walk_tree(repo: &Repo, root: ObjectId) -> Result<Vec<(BString, Entry)>> {
-    walk_tree_pruned(repo, root, (), |_, _, _| Some(()))
-}
-
-/// [`walk_tree`] that asks `descend(parent_state, dir, tree_id)` before
-/// reading each subtree (`dir` is its path ending in `/`): `Some(state)`
+/// Every file under `root`, depth first in git's tree order (git sorts a
+/// directory's name as if it ended in `/`, so this is the byte order of full
+/// paths: the order of the index and of [`View::entries`]), asking
+/// `descend(parent_state, dir, tree_id)` before reading each subtree (`dir` is its path ending in `/`): `Some(state)`
 /// walks it with that state, `None` leaves it out. An explicit stack keeps
 /// a hostile tree depth off the call stack.
 fn walk_tree_pruned<S>(
@@ -681,35 +598,7 @@ fn walk_tree_pruned<S>(
     Ok(entries)
 }
 
-/// A path of the working tree: tracked (with its index mode and id) or
-/// untracked and not ignored (no mode, null id).
-pub type ListedPath = (BString, Option<EntryMode>, ObjectId);
-
-/// The working tree's candidate paths without reading any file: the
-/// index's stage-0 paths plus untracked files that are not ignored. Returns
-/// the root and the paths (not sorted: untracked ones follow tracked ones).
-pub fn worktree_listing(repo: &Repo) -> Result<(PathBuf, Vec<ListedPath>)> {
-    let root = repo.workdir().map(|p| p.to_path_buf()).ok_or_else(|| {
-        RepoError::new(
-            Code::git_worktree_unavailable,
-            "the repository is bare; reading the working tree needs a working tree",
-        )
-    })?;
-    let index = open_index(repo)?;
-    let mut paths: Vec<ListedPath> = index
-        .entries()
-        .iter()
-        .filter(|e| e.stage_raw() == 0)
-        .map(|e| (e.path(&index).to_owned(), index_mode(e.mode), e.id))
-        .collect();
-    paths.dedup_by(|a, b| a.0 == b.0);
-    for untracked in untracked_files(repo, &index)? {
-        paths.push((untracked, None, ObjectId::null(repo.gix().object_hash())));
-    }
-    Ok((root, paths))
-}
-
-fn index_mode(mode: gix::index::entry::Mode) -> Option<EntryMode> {
+pub(super) fn index_mode(mode: gix::index::entry::Mode) -> Option<EntryMode> {
     use gix::index::entry::Mode;
     if mode == Mode::FILE {
         Some(EntryMode::Regular)
@@ -724,7 +613,7 @@ fn index_mode(mode: gix::index::entry::Mode) -> Option<EntryMode> {
     }
 }
 
-fn open_index(repo: &Repo) -> Result<gix::index::File> {
+pub(super) fn open_index(repo: &Repo) -> Result<gix::index::File> {
     let path = repo.index_path();
     if !path.exists() {
         // No index yet (fresh repository): an empty one.
@@ -733,51 +622,49 @@ fn open_index(repo: &Repo) -> Result<gix::index::File> {
             path,
         ));
     }
-    gix::index::File::at(
-        &path,
-        repo.gix().object_hash(),
-        false,
-        gix::index::decode::Options::default(),
-    )
-    .map_err(|e| {
+    let kind = repo.gix().object_hash();
+    let unreadable = |e: &dyn std::fmt::Display| {
         RepoError::new(
             Code::git_index_unavailable,
             format!("cannot read the index {}: {e}", path.display()),
         )
+    };
+    // The trailing checksum is verified on a second thread while the
+    // entries are decoded (for a large index the hash costs as much as
+    // the decoding); a mismatch makes the index unavailable all the same.
+    std::thread::scope(|scope| {
+        let checksum = scope.spawn(|| index_checksum_holds(&path, kind));
+        let file = gix::index::File::at(&path, kind, true, gix::index::decode::Options::default())
+            .map_err(|e| unreadable(&e));
+        match checksum.join() {
+            Ok(Ok(true)) => file,
+            Ok(Ok(false)) => Err(unreadable(&"its checksum does not match its content")),
+            Ok(Err(e)) => Err(unreadable(&e)),
+            Err(_) => Err(unreadable(&"the checksum thread panicked")),
+        }
     })
 }
 
-fn untracked_files(repo: &Repo, index: &gix::index::File) -> Result<Vec<BString>> {
-    let gix_repo = repo.gix();
-    let options = gix_repo
-        .dirwalk_options()
-        .map_err(|e| RepoError::new(Code::git_worktree_unavailable, format!("dirwalk: {e}")))?
-        .emit_untracked(gix::dir::walk::EmissionMode::Matching)
-        .emit_ignored(None)
-        .emit_tracked(false)
-        .recurse_repositories(false);
-    let mut collect = gix::dir::walk::delegate::Collect::default();
-    let interrupt = std::sync::atomic::AtomicBool::new(false);
-    gix_repo
-        .dirwalk(index, None::<&str>, &interrupt, options, &mut collect)
-        .map_err(|e| {
-            RepoError::new(
-                Code::git_worktree_unavailable,
-                format!("cannot walk the working tree: {e}"),
-            )
-        })?;
-    Ok(collect
-        .into_entries_by_path()
-        .into_iter()
-        .filter(|(entry, _)| {
-            entry.status == gix::dir::entry::Status::Untracked
-                && matches!(
-                    entry.disk_kind,
-                    Some(gix::dir::entry::Kind::File | gix::dir::entry::Kind::Symlink)
-                )
-        })
-        .map(|(entry, _)| entry.rela_path)
-        .collect())
+/// True when the index file ends in the hash of everything before it, or
+/// in a null hash (`index.skipHash`), as git writes it.
+fn index_checksum_holds(path: &std::path::Path, kind: gix::hash::Kind) -> std::io::Result<bool> {
+    // Regular files only: an index that is a FIFO never blocks the gate.
+    let data = crate::safe_fs::open_read(path, crate::safe_fs::Follow::Links)
+        .and_then(crate::safe_fs::read_all)
+        .map_err(std::io::Error::from)?;
+    let width = kind.len_in_bytes();
+    if data.len() < width {
+        return Ok(false);
+    }
+    let (body, trailer) = data.split_at(data.len() - width);
+    if trailer.iter().all(|b| *b == 0) {
+        return Ok(true);
+    }
+    let mut hasher = gix::hash::hasher(kind);
+    hasher.update(body);
+    Ok(hasher
+        .try_finalize()
+        .is_ok_and(|id| id.as_bytes() == trailer))
 }
 
 #[cfg(unix)]

@@ -7,8 +7,7 @@
 
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
-use crate::digest::cache::Sha256Cache;
-use crate::digest::{is_covered, view as digest_view};
+use crate::digest::TreeDigester;
 use crate::repo::merge_join::{Paired, merge_join};
 use crate::repo::tree::{Entry, EntryMode, View};
 use crate::repo::{Repo, RepoError};
@@ -75,17 +74,19 @@ pub struct Snapshot {
 }
 
 /// Read the working tree (tracked files as on disk plus untracked files
-/// that are not ignored) and take its tree-v1 digest. With a cache, the
-/// cache learns every file's sha256.
-pub fn worktree(repo: &Repo, cache: Option<&mut Sha256Cache>) -> Result<Snapshot, RepoError> {
+/// that are not ignored) and take its tree-v2 digest.
+pub fn worktree(repo: &Repo, digester: &mut TreeDigester<'_>) -> Result<Snapshot, RepoError> {
     let view = View::from_worktree(repo)?;
-    let digest = digest_view::of_view(repo, &view, cache)?.digest;
+    let digest = digester.of_view(&view)?;
     Ok(Snapshot { digest, view })
 }
 
-/// The covered paths that differ between two snapshots.
+/// The paths that differ between two snapshots, task artifacts (receipts,
+/// the lock) left out.
 pub fn changes(before: &Snapshot, after: &Snapshot) -> Changes {
-    let covered = |(path, _): &(&BString, &Entry)| is_covered(path.as_slice());
+    let covered = |(path, _): &(&BString, &Entry)| {
+        !crate::bookkeeping::outside_digest(&path.to_str_lossy(), &[])
+    };
     let old = before.view.entries().filter(covered);
     let new = after.view.entries().filter(covered);
     let mut out = Changes::default();

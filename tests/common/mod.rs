@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod tasks;
+pub mod worktree_ops;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -42,7 +42,7 @@ impl<'a> Node<'a> {
 
 /// The number of files of the sorted list under `dir` (empty: the root;
 /// otherwise ending in `/`).
-fn files_under(list: &[(BString, Entry)], dir: &[u8]) -> usize {
+pub(super) fn files_under(list: &[(BString, Entry)], dir: &[u8]) -> usize {
     let Some((_, stem)) = dir.split_last() else {
         return list.len();
     };
@@ -63,6 +63,45 @@ fn vouches(cached: &CachedTree, id: &ObjectId, list: &[(BString, Entry)], dir: &
             .is_some_and(|n| n as usize == files_under(list, dir))
 }
 
+/// Every directory the index's cached trees claim valid: `(dir, tree id,
+/// number of index entries under it)`, `dir` empty for the root or ending
+/// in `/`, sorted by `dir`.
+pub(super) fn valid_trees(cache: Option<&CachedTree>) -> Vec<(BString, ObjectId, usize)> {
+    let mut out = Vec::new();
+    let Some(root) = cache else {
+        return out;
+    };
+    let mut stack: Vec<(BString, &CachedTree)> = vec![(BString::default(), root)];
+    while let Some((dir, node)) = stack.pop() {
+        // An invalid directory's subdirectories may still be valid.
+        if let Some(n) = node.num_entries {
+            out.push((dir.clone(), node.id, n as usize));
+        }
+        for child in &node.children {
+            let mut path = dir.clone();
+            path.extend_from_slice(&child.name);
+            path.push(b'/');
+            stack.push((path, child));
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// The directories whose files in the index's sorted `list` are exactly a
+/// git tree, by the index's cached trees (a count that disagrees with the
+/// list is a damaged extension and vouches for nothing).
+pub(super) fn vouched_trees(
+    cache: Option<&CachedTree>,
+    list: &[(BString, Entry)],
+) -> Vec<(BString, ObjectId)> {
+    valid_trees(cache)
+        .into_iter()
+        .filter(|(dir, _, n)| *n == files_under(list, dir))
+        .map(|(dir, id, _)| (dir, id))
+        .collect()
+}
+
 /// The files of the tree `tree`, as a view over the index view `index`
 /// (which must not itself be derived) with `cache` its cached trees.
 pub(super) fn commit_over_index(
@@ -79,6 +118,7 @@ pub(super) fn commit_over_index(
         entries: Arc::clone(&index.entries),
         patch,
         len,
+        trees: Arc::default(),
     };
     if cache.is_some_and(|root| vouches(root, &tree, list, b"")) {
         return Ok(derived(BTreeMap::new(), list.len()));

@@ -1,0 +1,470 @@
+//! The working-tree view: which paths it has (the index's stage-0 paths plus
+//! untracked files that are not ignored) and what each one holds. A tracked
+//! file whose stat data vouches for its index entry (see [`stat_reuse`]) is
+//! not read: its blob id is the entry's, as git itself would conclude. Every
+//! other file is read once, never through a symlink and never blocking on a
+//! FIFO, socket or device, for its blob id and its sha256.
+
+use super::stat_reuse::{Plan, stat_matches};
+use super::{Entry, EntryMode, View, index_mode, open_index};
+use crate::codes::Code;
+use crate::repo::parallel::parallel;
+use crate::repo::{Repo, RepoError, Result};
+use gix::ObjectId;
+use gix::bstr::{BString, ByteSlice};
+use gix::index::entry::Stat;
+use sha2::{Digest, Sha256};
+use std::io::{Read, Seek};
+use std::path::{Path, PathBuf};
+
+/// What a working-tree file's bytes hashed to when its view read them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DiskContent {
+    pub sha256: [u8; 32],
+    pub len: u64,
+}
+
+/// How a working-tree view knows a file's content.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Known {
+    /// Read from disk when the view was built.
+    Read(DiskContent),
+    /// Not read: its `lstat` matched a non-racy index entry, so its content
+    /// is that entry's blob (the view entry's `oid`).
+    Indexed,
+    /// A submodule: its commit id stands for it.
+    Submodule,
+}
+
+/// A candidate path of the working tree.
+#[derive(Clone, Debug)]
+pub struct Listed {
+    pub path: BString,
+    /// The index entry's mode (`None`: untracked, or a sparse directory).
+    pub index_mode: Option<EntryMode>,
+    /// The index entry's id (null when untracked).
+    pub index_oid: ObjectId,
+    /// The entry's stat data when it may stand for the content.
+    pub vouching: Option<Stat>,
+}
+
+/// The working tree's candidate paths without reading any file, sorted by
+/// path, each once. Returns the root too.
+pub fn listing(repo: &Repo) -> Result<(PathBuf, Vec<Listed>)> {
+    listing_with(repo, true)
+}
+
+/// [`listing`], with stat reuse allowed or not.
+pub(super) fn listing_with(repo: &Repo, reuse: bool) -> Result<(PathBuf, Vec<Listed>)> {
+    listing_and_trees(repo, reuse).map(|(root, paths, _)| (root, paths))
+}
+
+/// A directory the index's cached trees claim valid, with its entry count.
+type ValidTree = (BString, ObjectId, usize);
+
+/// [`listing_with`], and the directories the index's cached trees claim
+/// valid.
+fn listing_and_trees(repo: &Repo, reuse: bool) -> Result<(PathBuf, Vec<Listed>, Vec<ValidTree>)> {
+    let root = repo.workdir().map(|p| p.to_path_buf()).ok_or_else(|| {
+        RepoError::new(
+            Code::git_worktree_unavailable,
+            "the repository is bare; reading the working tree needs a working tree",
+        )
+    })?;
+    let index = open_index(repo)?;
+    let plan = if reuse {
+        Plan::new(repo, &root, &index)
+    } else {
+        Plan::never()
+    };
+    let mut paths: Vec<Listed> = index
+        .entries()
+        .iter()
+        .filter(|e| e.stage_raw() == 0)
+        .map(|e| {
+            let path = e.path(&index);
+            Listed {
+                path: path.to_owned(),
+                index_mode: index_mode(e.mode),
+                index_oid: e.id,
+                vouching: plan.vouching(e, path),
+            }
+        })
+        .collect();
+    paths.dedup_by(|a, b| a.path == b.path);
+    let null = ObjectId::null(repo.gix().object_hash());
+    for untracked in untracked_files(repo, &index)? {
+        paths.push(Listed {
+            path: untracked,
+            index_mode: None,
+            index_oid: null,
+            vouching: None,
+        });
+    }
+    paths.sort_by(|a, b| a.path.cmp(&b.path));
+    paths.dedup_by(|a, b| a.path == b.path);
+    let trees = if reuse {
+        super::derived_base::valid_trees(index.tree())
+    } else {
+        Vec::new()
+    };
+    Ok((root, paths, trees))
+}
+
+/// Every file of the working tree, read on all cores where stat data does
+/// not vouch for it. With `reuse` false, every file is read.
+pub(super) fn view(repo: &Repo, reuse: bool) -> Result<View> {
+    let (root, paths, valid) = listing_and_trees(repo, reuse)?;
+    let format = repo.gix().object_hash();
+    let root_fd = open_root(&root);
+    let found = parallel(
+        paths.len(),
+        || (),
+        |(), i| examine(&root, root_fd.as_ref(), &paths[i], format),
+    )?;
+    let mut entries = Vec::with_capacity(paths.len());
+    let mut contents = Vec::with_capacity(paths.len());
+    // clean[i]: entry i is its index entry, unread and unchanged in mode.
+    let mut clean_before = Vec::with_capacity(paths.len() + 1);
+    let mut clean = 0usize;
+    for (listed, found) in paths.into_iter().zip(found) {
+        if let Some((entry, known)) = found {
+            clean_before.push(clean);
+            if known == Known::Indexed && Some(entry.mode) == listed.index_mode {
+                clean += 1;
+            }
+            entries.push((listed.path, entry));
+            contents.push(known);
+        }
+    }
+    clean_before.push(clean);
+    // A directory the index's cached trees vouch for is that tree on disk
+    // too when every file under it is its unread, unchanged index entry and
+    // no file came or went.
+    let trees: Vec<(BString, ObjectId)> = valid
+        .into_iter()
+        .filter(|(dir, _, n)| {
+            let start = entries.partition_point(|(path, _)| path.as_slice() < dir.as_slice());
+            let count = super::derived_base::files_under(&entries[start..], dir);
+            let wanted = if dir.is_empty() { entries.len() } else { count };
+            wanted == *n && clean_before[start + wanted] - clean_before[start] == wanted
+        })
+        .map(|(dir, id, _)| (dir, id))
+        .collect();
+    Ok(View::on_disk(root, entries, contents, trees))
+}
+
+fn relative(path: &BString) -> Result<std::borrow::Cow<'_, Path>> {
+    gix::path::from_bstr(path.as_bstr()).map_err(|_| {
+        RepoError::new(
+            Code::git_worktree_unavailable,
+            format!(
+                "path `{}` cannot be represented on this platform",
+                path.to_str_lossy()
+            ),
+        )
+    })
+}
+
+/// One listed path: its entry and how its content is known, or `None` when
+/// it is gone or not a file (a directory where the index has a file, a
+/// FIFO). A link is its target; a submodule keeps its index id.
+fn examine(
+    root: &Path,
+    root_fd: Option<&std::os::fd::OwnedFd>,
+    listed: &Listed,
+    format: gix::hash::Kind,
+) -> Result<Option<(Entry, Known)>> {
+    if listed.index_mode == Some(EntryMode::Submodule) {
+        let entry = Entry {
+            mode: EntryMode::Submodule,
+            oid: listed.index_oid,
+        };
+        return Ok(Some((entry, Known::Submodule)));
+    }
+    let disk = root.join(relative(&listed.path)?);
+    if let (Some(recorded), Some(index_mode)) = (&listed.vouching, listed.index_mode) {
+        let found = match root_fd {
+            Some(fd) => lstat_at(fd, &listed.path),
+            None => lstat_path(&disk),
+        };
+        let (mode, stat) = match found {
+            Ok(found) => found,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => {
+                return Err(RepoError::new(
+                    Code::git_worktree_unavailable,
+                    format!("cannot stat {}: {e}", disk.display()),
+                ));
+            }
+        };
+        let same_kind =
+            mode.is_some_and(|m| (m == EntryMode::Symlink) == (index_mode == EntryMode::Symlink));
+        let matches = stat_matches(recorded, &stat);
+        if let (true, true, Some(mode)) = (same_kind, matches, mode) {
+            let entry = Entry {
+                mode,
+                oid: listed.index_oid,
+            };
+            return Ok(Some((entry, Known::Indexed)));
+        }
+    }
+    Ok(read_file(&disk, format)?.map(|(entry, content)| (entry, Known::Read(content))))
+}
+
+/// What `lstat` says of a path: its kind as an entry mode (`None`: neither a
+/// regular file nor a link) and its stat data as the index records it.
+type Lstat = (Option<EntryMode>, Stat);
+
+fn lstat_parts(st: &libc::stat) -> Lstat {
+    use gix::index::entry::stat::Time;
+    let kind = st.st_mode & libc::S_IFMT;
+    let mode = if kind == libc::S_IFLNK {
+        Some(EntryMode::Symlink)
+    } else if kind == libc::S_IFREG {
+        Some(if st.st_mode & 0o100 != 0 {
+            EntryMode::Executable
+        } else {
+            EntryMode::Regular
+        })
+    } else {
+        None
+    };
+    // Truncated to 32 bits as git records them in the index.
+    let stat = Stat {
+        mtime: Time {
+            secs: st.st_mtime as u32,
+            nsecs: st.st_mtime_nsec as u32,
+        },
+        ctime: Time {
+            secs: st.st_ctime as u32,
+            nsecs: st.st_ctime_nsec as u32,
+        },
+        dev: st.st_dev as u32,
+        ino: st.st_ino as u32,
+        uid: st.st_uid,
+        gid: st.st_gid,
+        size: st.st_size as u32,
+    };
+    (mode, stat)
+}
+
+/// `lstat` of a repository path relative to the root's directory handle:
+/// the kernel walks only the path's own components.
+fn lstat_at(root: &std::os::fd::OwnedFd, path: &BString) -> std::io::Result<Lstat> {
+    use std::os::fd::AsRawFd;
+    let name = std::ffi::CString::new(path.as_slice())
+        .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: `name` is a NUL-terminated string, `st` is writable memory
+    // for one `stat`, and the descriptor is open for the call's duration.
+    let rc = unsafe {
+        libc::fstatat(
+            root.as_raw_fd(),
+            name.as_ptr(),
+            st.as_mut_ptr(),
+            libc::AT_SYMLINK_NOFOLLOW,
+        )
+    };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: fstatat succeeded, so it filled `st`.
+    let st = unsafe { st.assume_init() };
+    Ok(lstat_parts(&st))
+}
+
+fn lstat_path(path: &Path) -> std::io::Result<Lstat> {
+    let name = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())
+        .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: as in `lstat_at`.
+    let rc = unsafe { libc::lstat(name.as_ptr(), st.as_mut_ptr()) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: lstat succeeded, so it filled `st`.
+    let st = unsafe { st.assume_init() };
+    Ok(lstat_parts(&st))
+}
+
+/// The root directory's handle for [`lstat_at`] (`None`: use full paths).
+fn open_root(root: &Path) -> Option<std::os::fd::OwnedFd> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC)
+        .open(root)
+        .ok()
+        .map(std::os::fd::OwnedFd::from)
+}
+
+/// A symbolic link's target as git stores it (the blob of a link), never
+/// followed.
+pub(crate) fn link_target(path: &Path) -> Result<BString> {
+    let target = std::fs::read_link(path).map_err(|e| {
+        RepoError::new(
+            Code::git_worktree_unavailable,
+            format!("cannot read {}: {e}", path.display()),
+        )
+    })?;
+    gix::path::into_bstr(target)
+        .map(|target| target.into_owned())
+        .map_err(|e| {
+            RepoError::new(
+                Code::git_worktree_unavailable,
+                format!(
+                    "symlink {} has an unrepresentable target: {e}",
+                    path.display()
+                ),
+            )
+        })
+}
+
+/// Open a regular file for reading without following a final symlink and
+/// without blocking on a FIFO; `Ok(None)` when it is not a regular file.
+fn open_regular(path: &Path) -> std::io::Result<Option<std::fs::File>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path);
+    let file = match file {
+        Ok(f) => f,
+        // O_NOFOLLOW on a link: ELOOP. The caller saw a file; it changed.
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    Ok(file.metadata()?.is_file().then_some(file))
+}
+
+/// Read one file (or link target) from disk: its entry (mode from disk,
+/// blob id of the bytes) and content digest; `None` when it is gone or not
+/// a regular file or link.
+pub(crate) fn read_file(
+    disk: &Path,
+    format: gix::hash::Kind,
+) -> Result<Option<(Entry, DiskContent)>> {
+    let unreadable = |e: std::io::Error| {
+        RepoError::new(
+            Code::git_worktree_unavailable,
+            format!("cannot read {}: {e}", disk.display()),
+        )
+    };
+    let metadata = match std::fs::symlink_metadata(disk) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(unreadable(e)),
+    };
+    let internal = |e: &dyn std::fmt::Display| {
+        RepoError::new(
+            Code::internal_error,
+            format!("cannot hash {}: {e}", disk.display()),
+        )
+    };
+    if metadata.file_type().is_symlink() {
+        let target = link_target(disk)?;
+        let oid = gix::objs::compute_hash(format, gix::object::Kind::Blob, &target)
+            .map_err(|e| internal(&e))?;
+        let content = DiskContent {
+            sha256: Sha256::digest(target.as_slice()).into(),
+            len: target.len() as u64,
+        };
+        return Ok(Some((
+            Entry {
+                mode: EntryMode::Symlink,
+                oid,
+            },
+            content,
+        )));
+    }
+    if !metadata.is_file() {
+        return Ok(None);
+    }
+    let mut file = match open_regular(disk) {
+        Ok(Some(f)) => f,
+        Ok(None) => return Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(unreadable(e)),
+    };
+    let opened = file.metadata().map_err(unreadable)?;
+    let mode = if super::is_executable(&opened) {
+        EntryMode::Executable
+    } else {
+        EntryMode::Regular
+    };
+    // Stream the bytes through both hashes, the blob header written from
+    // the size fstat reports; a file that changes length meanwhile is read
+    // again whole.
+    let declared = opened.len();
+    let mut sha = Sha256::new();
+    let mut git = gix::hash::hasher(format);
+    git.update(&gix::objs::encode::loose_header(
+        gix::object::Kind::Blob,
+        declared,
+    ));
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut total = 0u64;
+    loop {
+        let n = file.read(&mut buffer).map_err(unreadable)?;
+        if n == 0 {
+            break;
+        }
+        sha.update(&buffer[..n]);
+        git.update(&buffer[..n]);
+        total += n as u64;
+    }
+    let (oid, sha256) = if total == declared {
+        (
+            git.try_finalize().map_err(|e| internal(&e))?,
+            sha.finalize().into(),
+        )
+    } else {
+        let mut data = Vec::new();
+        file.rewind().map_err(unreadable)?;
+        file.read_to_end(&mut data).map_err(unreadable)?;
+        total = data.len() as u64;
+        (
+            gix::objs::compute_hash(format, gix::object::Kind::Blob, &data)
+                .map_err(|e| internal(&e))?,
+            Sha256::digest(&data).into(),
+        )
+    };
+    Ok(Some((
+        Entry { mode, oid },
+        DiskContent { sha256, len: total },
+    )))
+}
+
+fn untracked_files(repo: &Repo, index: &gix::index::File) -> Result<Vec<BString>> {
+    let gix_repo = repo.gix();
+    let options = gix_repo
+        .dirwalk_options()
+        .map_err(|e| RepoError::new(Code::git_worktree_unavailable, format!("dirwalk: {e}")))?
+        .emit_untracked(gix::dir::walk::EmissionMode::Matching)
+        .emit_ignored(None)
+        .emit_tracked(false)
+        .recurse_repositories(false);
+    let mut collect = gix::dir::walk::delegate::Collect::default();
+    let interrupt = std::sync::atomic::AtomicBool::new(false);
+    gix_repo
+        .dirwalk(index, None::<&str>, &interrupt, options, &mut collect)
+        .map_err(|e| {
+            RepoError::new(
+                Code::git_worktree_unavailable,
+                format!("cannot walk the working tree: {e}"),
+            )
+        })?;
+    Ok(collect
+        .into_entries_by_path()
+        .into_iter()
+        .filter(|(entry, _)| {
+            entry.status == gix::dir::entry::Status::Untracked
+                && matches!(
+                    entry.disk_kind,
+                    Some(gix::dir::entry::Kind::File | gix::dir::entry::Kind::Symlink)
+                )
+        })
+        .map(|(entry, _)| entry.rela_path)
+        .collect())
+}
