@@ -388,6 +388,9 @@ codes! {
     git_index_unavailable: Error, CannotCheck,
         "The index could not be read.",
         "Repair the index (`git reset` re-creates it from HEAD) and stage again.";
+    git_index_cache_tree_mismatch: Error, CannotCheck,
+        "The index's cached trees (its cache-tree extension) name other files than the index lists, so `git commit` would write a tree other than the one staged.",
+        "Recreate the index, then stage again: `git reset -q` (it keeps your working files), `git add <paths>`, and commit.";
     git_index_unmerged: Error, CannotCheck,
         "The index has unmerged (conflicted) paths.",
         "Resolve the conflicts and `git add` the results before committing.";

@@ -364,3 +364,50 @@ fn a_merge_in_progress_is_judged_by_what_the_merge_itself_changes() {
     assert_eq!(code, 1);
     assert!(has(&codes, "task_required"), "{codes:?}");
 }
+
+#[test]
+fn a_crafted_index_cannot_show_the_gate_other_files_than_git_commits() {
+    let (repo, _remote) = base_repo();
+    repo.write(".mastermind/hooks.yaml", "require_task: true\n");
+    repo.commit_all("strict");
+    // A tree holding the undeclared change, then an index that reads that
+    // tree (with valid cached trees) but lists the harmless blob instead.
+    repo.write("src/evil.py", "safe = False\n");
+    repo.git(&["add", "-A"]);
+    let evil_tree = repo.git(&["write-tree"]).trim().to_string();
+    let harmless = repo
+        .git(&["rev-parse", "HEAD:src/evil.py"])
+        .trim()
+        .to_string();
+    repo.git(&["read-tree", &evil_tree]);
+    let index_path = repo.path().join(".git/index");
+    let mut index = std::fs::read(&index_path).unwrap();
+    let needle = b"src/evil.py\0";
+    let at = index
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .expect("entry");
+    let oid = gix::ObjectId::from_hex(harmless.as_bytes()).unwrap();
+    index[at - 22..at - 2].copy_from_slice(oid.as_bytes());
+    let body = index.len() - 20;
+    let mut hasher = gix::hash::hasher(gix::hash::Kind::Sha1);
+    hasher.update(&index[..body]);
+    let checksum = hasher.try_finalize().unwrap();
+    index[body..].copy_from_slice(checksum.as_bytes());
+    std::fs::write(&index_path, &index).unwrap();
+    // A visible, harmless change: staging it invalidates only the root's
+    // cached tree, so `src/` keeps the crafted one.
+    repo.write("README.md", "# demo, tidied\n");
+    repo.git(&["add", "README.md"]);
+    // git lists the harmless blob...
+    let listed = repo.git(&["ls-files", "-s", "src/evil.py"]);
+    assert!(listed.contains(&harmless), "{listed}");
+    // ...and the gate refuses to judge an index git would not commit as listed.
+    let (code, codes, out) = check(&repo, &["--staged"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(has(&codes, "git_index_cache_tree_mismatch"), "{codes:?}");
+    // What git would really commit is the cached tree.
+    repo.git(&["commit", "-q", "--no-verify", "-m", "crafted"]);
+    let committed = repo.git(&["show", "HEAD:src/evil.py"]);
+    assert_eq!(committed, "safe = False\n", "the attack is real");
+}

@@ -202,6 +202,7 @@ impl View {
         let index = open_index(repo)?;
         let view = View::from_index_file(&index)?;
         let tree = repo.commit_tree(head)?;
+        derived_base::check_cached_trees(repo, &view, index.tree(), Some(tree))?;
         let base = derived_base::commit_over_index(
             repo,
             &view,

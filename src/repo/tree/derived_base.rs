@@ -12,8 +12,9 @@
 //! under that directory.
 
 use super::{Entry, Storage, View, sorted_unique, walk_tree_pruned};
+use crate::codes::Code;
 use crate::repo::merge_join::{Paired, merge_join};
-use crate::repo::{Repo, Result};
+use crate::repo::{Repo, RepoError, Result};
 use gix::ObjectId;
 use gix::bstr::BString;
 use gix::index::extension::Tree as CachedTree;
@@ -100,6 +101,67 @@ pub(super) fn vouched_trees(
         .filter(|(dir, _, n)| *n == files_under(list, dir))
         .map(|(dir, id, _)| (dir, id))
         .collect()
+}
+
+/// Check that every valid cached tree that `git commit` would write as is
+/// (one that is not simply the commit `head`'s tree of that directory)
+/// names exactly the index's files there. A crafted index could otherwise
+/// show the gate one set of files while git writes another tree. A cached
+/// tree whose object is missing is not used by git either, and is skipped.
+pub(super) fn check_cached_trees(
+    repo: &Repo,
+    index: &View,
+    cache: Option<&CachedTree>,
+    head_tree: Option<ObjectId>,
+) -> Result<()> {
+    let list: &[(BString, Entry)] = &index.entries;
+    let mut covered: Vec<BString> = Vec::new();
+    for (dir, id, count) in valid_trees(cache) {
+        if covered.iter().any(|c| dir.starts_with(c.as_slice())) {
+            continue; // inside a directory already checked
+        }
+        let dir_text = String::from_utf8_lossy(dir.strip_suffix(b"/").unwrap_or(&dir)).into_owned();
+        let at_head = match head_tree {
+            Some(tree) if dir.is_empty() => Some(tree),
+            Some(tree) => repo.subtree_id(tree, &dir_text)?,
+            None => None,
+        };
+        if at_head == Some(id) {
+            // The commit's own tree, written whole: nothing below changes.
+            covered.push(dir);
+            continue;
+        }
+        if !repo.gix().has_object(id) {
+            continue;
+        }
+        let tree_files = walk_tree_pruned(repo, id, (), |_, _, _| Some(()))?;
+        let start = list.partition_point(|(path, _)| path.as_slice() < dir.as_slice());
+        let index_files = &list[start..(start + files_under(list, &dir)).min(list.len())];
+        let same = count == index_files.len()
+            && tree_files.len() == index_files.len()
+            && tree_files
+                .iter()
+                .zip(index_files)
+                .all(|((path, entry), (full, indexed))| {
+                    entry == indexed && full.len() == dir.len() + path.len() && full.ends_with(path)
+                });
+        if !same {
+            return Err(RepoError::new(
+                Code::git_index_cache_tree_mismatch,
+                format!(
+                    "the index's cached tree for `{}` ({}) does not match the files the index lists there: `git commit` would write that tree, not the files staged, so the gate cannot judge what lands",
+                    if dir.is_empty() {
+                        "/".to_string()
+                    } else {
+                        dir_text
+                    },
+                    super::short(id)
+                ),
+            ));
+        }
+        covered.push(dir);
+    }
+    Ok(())
 }
 
 /// The files of the tree `tree`, as a view over the index view `index`
