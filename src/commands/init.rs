@@ -64,7 +64,7 @@ pub fn run() -> ExitStatus {
     };
     let text = format!(
         "\nCI: {which}. Add this step so every pull request is gated on what lands:\n\n{}\nNext: `mastermind-hooks task new NAME --touches PATH --check CMD` starts a task.\n",
-        ci_snippet(platform, env!("CARGO_PKG_VERSION"))
+        ci_snippet(platform)
     );
     if emit(&text).is_err() {
         return ExitStatus::CannotCheck;

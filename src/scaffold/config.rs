@@ -83,45 +83,45 @@ impl Platform {
     }
 }
 
-/// The CI step for `platform`, installing this very version.
-pub fn ci_snippet(platform: Platform, version: &str) -> String {
-    let github = format!(
-        r#"# .github/workflows/mastermind-hooks.yml
+/// The CI step for `platform`: the templates of `ci-templates/`, pinned to
+/// a commit of wherever mastermind-hooks is hosted (the action builds that
+/// source, or takes a verified release binary; nothing unpublished is
+/// installed). See the CI chapter of the book.
+pub fn ci_snippet(platform: Platform) -> String {
+    let github = r#"# .github/workflows/mastermind-hooks.yml
+# (replace OWNER and <commit id> with where you host mastermind-hooks and the commit you reviewed)
 name: mastermind-hooks
-on: [pull_request, merge_group]
+on:
+  pull_request:
+  merge_group:
+  push:
+    branches: [main]
+  workflow_dispatch:
+permissions:
+  contents: read
 jobs:
   gate:
     runs-on: ubuntu-latest
     steps:
       - uses: actions/checkout@v4
         with:
-          fetch-depth: 0 # the merge base must be in the clone
-      - run: cargo install --locked mastermind-hooks@{version}
-      - run: mastermind-hooks check --ci --format github
-"#
-    );
-    let gitlab = format!(
-        r#"# .gitlab-ci.yml
+          fetch-depth: 0 # the base must be in the clone
+      - uses: OWNER/mastermind-hooks/ci-templates/github@<commit id>
+"#;
+    let gitlab = r#"# .gitlab-ci.yml
+# (replace the host and <commit id> with where you host mastermind-hooks and the commit you reviewed)
+include:
+  - remote: "https://<where you host mastermind-hooks>/-/raw/<commit id>/ci-templates/gitlab/mastermind-hooks.yml"
 mastermind-hooks:
-  image: rust:latest
   variables:
-    GIT_DEPTH: "0" # the merge base must be in the clone
-  rules:
-    - if: $CI_PIPELINE_SOURCE == "merge_request_event"
-  script:
-    - cargo install --locked mastermind-hooks@{version}
-    - mastermind-hooks check --ci --format gitlab > gl-code-quality-report.json
-  artifacts:
-    when: always
-    reports:
-      codequality: gl-code-quality-report.json
-"#
-    );
+    MASTERMIND_HOOKS_SOURCE_URL: "https://<where you host mastermind-hooks>.git"
+    MASTERMIND_HOOKS_SOURCE_REV: "<commit id>" # a full commit id
+"#;
     match platform {
-        Platform::Github => github,
-        Platform::Gitlab => gitlab,
+        Platform::Github => github.to_string(),
+        Platform::Gitlab => gitlab.to_string(),
         Platform::Unknown => format!(
-            "# Any CI: run the gate on the merge of the change into its base.\nmastermind-hooks check --ci --base <target branch> --head <change>\n\n{github}\n{gitlab}"
+            "# Any CI: run the gate on the merge of the change into its base, with full history.\nmastermind-hooks check --ci --base <target branch> --head <change>\n\n{github}\n{gitlab}"
         ),
     }
 }
@@ -165,12 +165,21 @@ mod tests {
     }
 
     #[test]
-    fn snippets_run_the_ci_gate_with_full_history() {
+    fn snippets_use_the_pinned_templates() {
         for platform in [Platform::Github, Platform::Gitlab, Platform::Unknown] {
-            let text = ci_snippet(platform, "9.9.9");
-            assert!(text.contains("mastermind-hooks check --ci"), "{text}");
-            assert!(text.contains("mastermind-hooks@9.9.9"), "{text}");
-            assert!(text.contains("fetch-depth: 0") || text.contains("GIT_DEPTH"));
+            let text = ci_snippet(platform);
+            assert!(
+                text.contains("ci-templates/github@") || text.contains("ci-templates/gitlab/"),
+                "{text}"
+            );
+            // Nothing unpublished is installed.
+            assert!(
+                !text.contains("cargo install --locked mastermind-hooks@"),
+                "{text}"
+            );
+            assert!(
+                text.contains("fetch-depth: 0") || text.contains("MASTERMIND_HOOKS_SOURCE_REV")
+            );
         }
     }
 }
