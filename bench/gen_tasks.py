@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""Build the "many tasks" benchmark repository: FILES files, then TASKS tasks,
-each in its own commit with its own baseline (the commit before it), each
-changing two files inside its declared scope.
+"""Build the "many tasks" benchmark repository: FILES files, then TASKS
+commits on the base branch (the history the tasks started from), tagged
+`bench-base`, then TASKS tasks, each in its own commit, each with its own
+baseline (one of those base commits, as if the tasks had started at
+different times), each changing two files inside its declared scope.
 
 usage: gen_tasks.py DIR FILES TASKS
 
 Every task has a spec (`touches` its two files), a complete executor report
 naming them, and a state.json whose baseline_ref is the commit before the
-task's commit, so 400 tasks have 400 distinct baselines. What a gate run over
+task's start on the base branch, so 400 tasks have 400 distinct baselines,
+all of them history the base already has (a baseline_ref outside the base
+is refused: task_baseline_invalid). What a gate run over
 the whole range should cost grows with the commits and changed paths (2 per
 task), never with tasks x files. Deterministic: the same arguments build the
 same repository.
@@ -44,9 +48,16 @@ def main():
             fh.write(rng.randbytes(256))
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "--no-verify", "-m", "base")
+    starts = []
+    for t in range(tasks):
+        with open(os.path.join(repo, "HISTORY.txt"), "a") as fh:
+            fh.write(f"base commit {t}\n")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "--no-verify", "-m", f"base {t}")
+        starts.append(git(repo, "rev-parse", "HEAD").strip())
     git(repo, "tag", "bench-base")
     for t in range(tasks):
-        baseline = git(repo, "rev-parse", "HEAD").strip()
+        baseline = starts[t]
         targets = [path_of(rng.randrange(files)), path_of(rng.randrange(files))]
         targets = sorted(set(targets))
         for target in targets:
