@@ -367,22 +367,34 @@ fn a_merge_in_progress_is_judged_by_what_the_merge_itself_changes() {
 
 #[test]
 fn a_crafted_index_cannot_show_the_gate_other_files_than_git_commits() {
+    crafted_index_is_refused("src/evil.py");
+    // Deeper than the cached tree that git would write whole: the check
+    // descends into every subtree that differs from the commit's.
+    crafted_index_is_refused("src/deep/er/evil.py");
+}
+
+fn crafted_index_is_refused(target: &str) {
     let (repo, _remote) = base_repo();
+    if target != "src/evil.py" {
+        repo.write(target, "safe = True\n");
+        repo.commit_all("a nested module");
+    }
     repo.write(".mastermind/hooks.yaml", "require_task: true\n");
     repo.commit_all("strict");
     // A tree holding the undeclared change, then an index that reads that
     // tree (with valid cached trees) but lists the harmless blob instead.
-    repo.write("src/evil.py", "safe = False\n");
+    repo.write(target, "safe = False\n");
     repo.git(&["add", "-A"]);
     let evil_tree = repo.git(&["write-tree"]).trim().to_string();
     let harmless = repo
-        .git(&["rev-parse", "HEAD:src/evil.py"])
+        .git(&["rev-parse", &format!("HEAD:{target}")])
         .trim()
         .to_string();
     repo.git(&["read-tree", &evil_tree]);
     let index_path = repo.path().join(".git/index");
     let mut index = std::fs::read(&index_path).unwrap();
-    let needle = b"src/evil.py\0";
+    let needle = format!("{target}\0");
+    let needle = needle.as_bytes();
     let at = index
         .windows(needle.len())
         .position(|w| w == needle)
@@ -400,7 +412,7 @@ fn a_crafted_index_cannot_show_the_gate_other_files_than_git_commits() {
     repo.write("README.md", "# demo, tidied\n");
     repo.git(&["add", "README.md"]);
     // git lists the harmless blob...
-    let listed = repo.git(&["ls-files", "-s", "src/evil.py"]);
+    let listed = repo.git(&["ls-files", "-s", target]);
     assert!(listed.contains(&harmless), "{listed}");
     // ...and the gate refuses to judge an index git would not commit as listed.
     let (code, codes, out) = check(&repo, &["--staged"]);
@@ -408,6 +420,6 @@ fn a_crafted_index_cannot_show_the_gate_other_files_than_git_commits() {
     assert!(has(&codes, "git_index_cache_tree_mismatch"), "{codes:?}");
     // What git would really commit is the cached tree.
     repo.git(&["commit", "-q", "--no-verify", "-m", "crafted"]);
-    let committed = repo.git(&["show", "HEAD:src/evil.py"]);
+    let committed = repo.git(&["show", &format!("HEAD:{target}")]);
     assert_eq!(committed, "safe = False\n", "the attack is real");
 }

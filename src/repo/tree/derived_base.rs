@@ -108,6 +108,8 @@ pub(super) fn vouched_trees(
 /// names exactly the index's files there. A crafted index could otherwise
 /// show the gate one set of files while git writes another tree. A cached
 /// tree whose object is missing is not used by git either, and is skipped.
+/// Only directories that differ from `head` are read, level by level, so
+/// the cost follows the staged change, not the repository.
 pub(super) fn check_cached_trees(
     repo: &Repo,
     index: &View,
@@ -116,7 +118,7 @@ pub(super) fn check_cached_trees(
 ) -> Result<()> {
     let list: &[(BString, Entry)] = &index.entries;
     let mut covered: Vec<BString> = Vec::new();
-    for (dir, id, count) in valid_trees(cache) {
+    for (dir, id, _) in valid_trees(cache) {
         if covered.iter().any(|c| dir.starts_with(c.as_slice())) {
             continue; // inside a directory already checked
         }
@@ -127,25 +129,17 @@ pub(super) fn check_cached_trees(
             None => None,
         };
         if at_head == Some(id) {
-            // The commit's own tree, written whole: nothing below changes.
-            covered.push(dir);
+            // The commit's own tree: nothing below changes.
+            covered.push(dir.clone());
             continue;
         }
         if !repo.gix().has_object(id) {
+            // Git would not use a tree it lacks; it rebuilds this directory
+            // from its subdirectories' cached trees, checked on their own.
             continue;
         }
-        let tree_files = walk_tree_pruned(repo, id, (), |_, _, _| Some(()))?;
-        let start = list.partition_point(|(path, _)| path.as_slice() < dir.as_slice());
-        let index_files = &list[start..(start + files_under(list, &dir)).min(list.len())];
-        let same = count == index_files.len()
-            && tree_files.len() == index_files.len()
-            && tree_files
-                .iter()
-                .zip(index_files)
-                .all(|((path, entry), (full, indexed))| {
-                    entry == indexed && full.len() == dir.len() + path.len() && full.ends_with(path)
-                });
-        if !same {
+        covered.push(dir.clone());
+        if !same_level_by_level(repo, list, &dir, id, at_head)? {
             return Err(RepoError::new(
                 Code::git_index_cache_tree_mismatch,
                 format!(
@@ -159,9 +153,103 @@ pub(super) fn check_cached_trees(
                 ),
             ));
         }
-        covered.push(dir);
     }
     Ok(())
+}
+
+/// The entries of one tree object: files (with their entries) and
+/// subtrees, by name.
+fn tree_level(
+    repo: &Repo,
+    id: ObjectId,
+) -> Result<(BTreeMap<BString, Entry>, BTreeMap<BString, ObjectId>)> {
+    let tree = repo.gix().find_tree(id).map_err(|e| {
+        RepoError::new(
+            Code::git_object_unavailable,
+            format!("cannot read tree {id}: {e}"),
+        )
+    })?;
+    let mut files = BTreeMap::new();
+    let mut dirs = BTreeMap::new();
+    for entry in tree.iter() {
+        let entry = entry.map_err(|e| {
+            RepoError::new(
+                Code::git_object_unavailable,
+                format!("tree {id} cannot be decoded: {e}"),
+            )
+        })?;
+        let name = BString::from(entry.filename());
+        match super::mode_of_tree_entry(entry.mode().kind()) {
+            Some(mode) => {
+                files.insert(
+                    name,
+                    Entry {
+                        mode,
+                        oid: entry.object_id(),
+                    },
+                );
+            }
+            None => {
+                dirs.insert(name, entry.object_id());
+            }
+        }
+    }
+    Ok((files, dirs))
+}
+
+/// True when the tree `id` holds exactly the index's files under `dir`,
+/// reading only the subtrees that differ from `head` (the commit's tree of
+/// the same directory): where they agree, git writes the commit's subtree
+/// and the derived base takes the index's files there as the commit's.
+fn same_level_by_level(
+    repo: &Repo,
+    list: &[(BString, Entry)],
+    dir: &[u8],
+    id: ObjectId,
+    head: Option<ObjectId>,
+) -> Result<bool> {
+    let (files, dirs) = tree_level(repo, id)?;
+    let head_dirs = match head {
+        Some(head) => tree_level(repo, head)?.1,
+        None => BTreeMap::new(),
+    };
+    // The index's direct files and subdirectories under `dir`.
+    let start = list.partition_point(|(path, _)| path.as_slice() < dir);
+    let end = (start + files_under(list, dir)).min(list.len());
+    let mut index_files: BTreeMap<&[u8], &Entry> = BTreeMap::new();
+    let mut index_dirs: std::collections::BTreeSet<&[u8]> = std::collections::BTreeSet::new();
+    for (path, entry) in &list[start..end] {
+        let rest = &path[dir.len()..];
+        match rest.iter().position(|b| *b == b'/') {
+            None => {
+                index_files.insert(rest, entry);
+            }
+            Some(slash) => {
+                index_dirs.insert(&rest[..slash]);
+            }
+        }
+    }
+    let files_agree = files.len() == index_files.len()
+        && files
+            .iter()
+            .all(|(name, entry)| index_files.get(name.as_slice()) == Some(&entry));
+    let dir_names: std::collections::BTreeSet<&[u8]> = dirs.keys().map(|n| n.as_slice()).collect();
+    if !files_agree || dir_names != index_dirs {
+        return Ok(false);
+    }
+    for (name, child) in &dirs {
+        let head_child = head_dirs.get(name).copied();
+        if head_child == Some(*child) {
+            continue;
+        }
+        let mut child_dir = dir.to_vec();
+        child_dir.extend_from_slice(name);
+        child_dir.push(b'/');
+        if !same_level_by_level(repo, list, &child_dir, *child, head_child)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// The files of the tree `tree`, as a view over the index view `index`
