@@ -286,11 +286,15 @@ def receive_rows(repo, runs, commits=100):
             sh(["git", "commit", "-q", "--no-verify", "-am", f"bench change {i}"], cwd=scratch)
         sh(["git", "push", "-q", "origin", "HEAD:refs/heads/bench-receive"], cwd=scratch)
         shutil.rmtree(scratch)
-    old = sh(["git", "rev-parse", f"bench-receive~{commits}"], cwd=bare, capture=True).stdout.strip()
-    new = sh(["git", "rev-parse", "bench-receive"], cwd=bare, capture=True).stdout.strip()
-    lines = os.path.join(WORK, os.path.basename(bare) + ".input")
-    with open(lines, "w") as fh:
-        fh.write(f"{old} {new} refs/heads/bench-receive\n")
+        old = sh(["git", "rev-parse", f"bench-receive~{commits}"], cwd=bare, capture=True).stdout.strip()
+        new = sh(["git", "rev-parse", "bench-receive"], cwd=bare, capture=True).stdout.strip()
+        with open(bare + ".input", "w") as fh:
+            fh.write(f"{old} {new} refs/heads/bench-receive\n")
+        # As during a real pre-receive, the branch still names the old tip
+        # and the pushed commits are reachable from no ref; otherwise the
+        # gate rightly finds nothing new to judge.
+        sh(["git", "update-ref", "refs/heads/bench-receive", old], cwd=bare)
+    lines = bare + ".input"
     command = f"{BIN} check --receive < {shlex.quote(lines)} 2>/dev/null; test $? -le 1"
     return [(f"check --receive, push of {commits} commits (pre-receive)",
              hyperfine("receive", command, bare, max(3, runs // 3), shell="sh"))]
