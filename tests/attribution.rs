@@ -391,3 +391,86 @@ fn a_commit_touching_two_tasks_is_judged_against_their_union() {
         "{codes:?}"
     );
 }
+
+#[test]
+fn a_task_archived_in_the_same_push_is_still_judged_at_its_last_commit() {
+    let (repo, _remote) = repo_with_remote();
+    repo.write(".mastermind/hooks.yaml", "require_task: true\n");
+    repo.commit_all("strict");
+    pushed_ok(&repo, &["origin", "main"]);
+    // The task's work and its archiving, pushed together: the work is the
+    // task's (judged at its commit), never untasked.
+    do_task(&repo, "001-a", "src/a.py", "alpha");
+    commit_gated(&repo, "task a");
+    repo.git(&["rm", "-r", "-q", ".mastermind/tasks/001-a"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "archive task a"]);
+    let (code, codes, out) = check(&repo, &["--ci", "--base", "origin/main", "--head", "HEAD"]);
+    assert_eq!(code, 0, "{codes:?}\n{out}");
+    assert!(codes.iter().any(|c| c == "task_archived"), "{codes:?}");
+    assert!(out.contains("judged at"), "{out}");
+    pushed_ok(&repo, &["origin", "main"]);
+    // Work that strays from the task's scope is still the task's finding.
+    do_task(&repo, "002-b", "src/b.py", "beta");
+    repo.write("src/a.py", "strayed\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "task b strays"]);
+    repo.git(&["rm", "-r", "-q", ".mastermind/tasks/002-b"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "archive task b"]);
+    let (code, codes, out) = check(&repo, &["--ci", "--base", "origin/main", "--head", "HEAD"]);
+    assert_eq!(code, 1, "{codes:?}\n{out}");
+    assert!(codes.iter().any(|c| c == "unexpected_file"), "{codes:?}");
+    assert!(!codes.iter().any(|c| c == "task_required"), "{codes:?}");
+}
+
+#[test]
+fn a_clean_merge_of_main_is_no_untasked_change_under_a_deny_policy() {
+    let (repo, _remote) = repo_with_remote();
+    repo.write("src/a.py", "a = 0\n\n\n\n\n\nend = 0\n");
+    repo.write(".mastermind/hooks.yaml", "require_task: true\n");
+    repo.commit_all("strict");
+    pushed_ok(&repo, &["origin", "main"]);
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    write_spec(&repo, "001-a", &["src/a.py"], "src/a.py", "alpha");
+    repo.write("src/a.py", "a = 0\n\n\n\n\n\nend = 0\nalpha = 1\n");
+    verify(&repo, "001-a");
+    write_report(&repo, "001-a", &["src/a.py"], "src/a.py", "alpha");
+    commit_gated(&repo, "task a");
+    // main edits the same file elsewhere (a maintainer's commit).
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("src/a.py", "a = 1\n\n\n\n\n\nend = 0\n");
+    repo.git(&["commit", "-q", "--no-verify", "-am", "main fix"]);
+    pushed_ok(&repo, &["--no-verify", "origin", "main"]);
+    repo.git(&["checkout", "-q", "feature"]);
+    repo.git(&["merge", "-q", "--no-edit", "main"]);
+    // The merged file differs from both parents, yet it is git's own merge:
+    // nothing of it is the merge's.
+    let (code, codes, out) = check(&repo, &["--ci", "--base", "origin/main", "--head", "HEAD"]);
+    assert!(
+        !codes.iter().any(|c| c == "task_required"),
+        "{codes:?}\n{out}"
+    );
+    assert_eq!(code, 0, "{codes:?}\n{out}");
+}
+
+#[test]
+fn a_first_push_keeps_a_baseline_in_the_pushed_history() {
+    let repo = TestRepo::new();
+    repo.write("src/a.py", "a = 0\n");
+    repo.commit_all("initial import");
+    let first = repo.head();
+    do_task(&repo, "001-a", "src/a.py", "alpha");
+    repo.write(
+        ".mastermind/tasks/001-a/state.json",
+        &format!("{{\"baseline_ref\": \"{first}\"}}\n"),
+    );
+    commit_gated(&repo, "task a");
+    let remote = tempfile::tempdir().expect("remote");
+    let bare = remote.path().join("empty.git");
+    repo.git(&["init", "-q", "--bare", bare.to_str().unwrap()]);
+    repo.git(&["remote", "add", "origin", bare.to_str().unwrap()]);
+    repo.raw_hook("pre-push", "check --push \"$@\"");
+    let out = push(&repo, &["origin", "main"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("task_baseline_invalid"), "{stderr}");
+}

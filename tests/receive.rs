@@ -233,3 +233,30 @@ fn the_hook_reads_the_quarantine_git_sets_up() {
     assert!(!found.status.success(), "the rejected commit is gone");
     assert!(String::from_utf8_lossy(&output.stderr).contains("unexpected_file"));
 }
+
+#[test]
+fn commits_parked_under_an_unjudged_ref_are_judged_when_they_reach_a_branch() {
+    let s = server();
+    s.work
+        .write(".mastermind/hooks.yaml", "require_task: true\n");
+    s.work.commit_all("strict");
+    // A configuration change is untasked, and allowed by main's policy then.
+    assert_eq!(status(&push(&s.work, &["origin", "main"])), 0);
+    s.work.write("src/other.py", "x = 2\n");
+    s.work.commit_all("no task");
+    // A ref outside refs/heads/ and refs/tags/ is not judged...
+    let parked = push(&s.work, &["origin", "HEAD:refs/wip/x"]);
+    assert_eq!(status(&parked), 0, "{}", text(&parked));
+    assert!(
+        text(&parked).contains("receive_ref_skipped"),
+        "{}",
+        text(&parked)
+    );
+    // ...so the same commit is judged in full when it comes to main, and to
+    // a new branch.
+    for target in ["HEAD:main", "HEAD:refs/heads/other"] {
+        let output = push(&s.work, &["origin", target]);
+        assert_ne!(status(&output), 0, "{target}: {}", text(&output));
+        assert!(text(&output).contains("task_required"), "{}", text(&output));
+    }
+}

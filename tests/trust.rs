@@ -287,6 +287,15 @@ fn files_under_mastermind_are_content_and_links_there_are_refused() {
     let (code, codes, _) = check(&repo, &["--staged"]);
     assert_eq!(code, 1);
     assert!(has(&codes, "mastermind_symlink"), "{codes:?}");
+    // So is `.mastermind` itself as a link.
+    let (fresh, _remote) = base_repo();
+    std::fs::create_dir(fresh.path().join("elsewhere")).unwrap();
+    fresh.write("elsewhere/hooks.yaml", "exclude: ['**']\n");
+    std::os::unix::fs::symlink("elsewhere", fresh.path().join(".mastermind")).unwrap();
+    fresh.git(&["add", "-A"]);
+    let (code, codes, _) = check(&fresh, &["--staged"]);
+    assert_eq!(code, 1, "{codes:?}");
+    assert!(has(&codes, "mastermind_symlink"), "{codes:?}");
 }
 
 #[test]
@@ -422,4 +431,66 @@ fn crafted_index_is_refused(target: &str) {
     repo.git(&["commit", "-q", "--no-verify", "-m", "crafted"]);
     let committed = repo.git(&["show", &format!("HEAD:{target}")]);
     assert_eq!(committed, "safe = False\n", "the attack is real");
+}
+
+#[test]
+fn a_merge_cannot_bring_back_old_content_from_an_old_parent() {
+    let (repo, _remote) = base_repo();
+    let lax = repo.head();
+    repo.write(".mastermind/hooks.yaml", "require_task: true\n");
+    repo.commit_all("strict");
+    repo.git(&["push", "-q", "origin", "main"]);
+    let strict = repo.head();
+    // A merge whose second parent is the old, lax commit, resolved to the
+    // lax tree's src/evil.py change plus the old configuration: the paths
+    // equal one parent, but git's own merge of the two would keep main's.
+    repo.write("src/evil.py", "safe = False\n");
+    repo.git(&["rm", "-q", ".mastermind/hooks.yaml"]);
+    repo.git(&["add", "-A"]);
+    let tree = repo.git(&["write-tree"]).trim().to_string();
+    repo.git(&["checkout", "-q", "--", "."]);
+    let merge = repo
+        .git(&[
+            "commit-tree",
+            &tree,
+            "-p",
+            &strict,
+            "-p",
+            &lax,
+            "-m",
+            "merge old work",
+        ])
+        .trim()
+        .to_string();
+    let (code, codes) = push_lines(&repo, &merge, "refs/heads/main", &strict);
+    assert_eq!(code, 1, "{codes:?}");
+    assert!(has(&codes, "task_required"), "{codes:?}");
+    let (code, codes, out) = check(&repo, &["--ci", "--base", &strict, "--head", &merge]);
+    assert_eq!(code, 1, "{codes:?}\n{out}");
+    assert!(has(&codes, "task_required"), "{codes:?}");
+}
+
+#[test]
+fn a_new_branch_from_a_stale_clone_asks_for_a_fetch() {
+    let (repo, remote) = base_repo();
+    // Someone else moves the remote's main.
+    let other = TestRepo::new();
+    let bare = remote.path().join("origin.git");
+    other.git(&["fetch", "-q", bare.to_str().unwrap(), "main"]);
+    other.git(&["reset", "-q", "--hard", "FETCH_HEAD"]);
+    other.write("README.md", "# moved\n");
+    other.commit_all("moved");
+    other.git(&["push", "-q", bare.to_str().unwrap(), "main"]);
+    // This clone has not fetched: the new branch's base is unknown.
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.write("src/a.py", "a = 1\n");
+    repo.commit_all("work");
+    let tip = repo.head();
+    let zero = "0".repeat(40);
+    let (code, codes) = push_lines(&repo, &tip, "refs/heads/feature", &zero);
+    assert_eq!(code, 2, "{codes:?}");
+    assert!(has(&codes, "push_base_unknown"), "{codes:?}");
+    repo.git(&["fetch", "-q", "origin"]);
+    let (code, codes) = push_lines(&repo, &tip, "refs/heads/feature", &zero);
+    assert_eq!(code, 0, "{codes:?}");
 }

@@ -17,15 +17,15 @@ use crate::config::{CONFIG_PATH, Config, MAX_CONFIG_BYTES};
 use crate::diagnostic::{Diagnostic, ExitStatus};
 use crate::gate::change::{Identity, Step, StepAt};
 use crate::gate::{self, Gate, ViewKind};
-use crate::repo::changes::ChangeSet;
+use crate::repo::changes::{ChangeKind, ChangeSet};
 use crate::repo::history::PathChange;
 use crate::repo::remote;
 use crate::repo::snapshot::Snapshot;
-use crate::repo::tree::{Content, View, short};
+use crate::repo::tree::{Content, Entry, View, short};
 use crate::repo::{Repo, RepoError};
 use crate::report::{FileResult, Report, TaskResult};
 use gix::ObjectId;
-use gix::bstr::ByteSlice;
+use gix::bstr::{BString, ByteSlice};
 use std::io::Read;
 
 /// The gate mode.
@@ -145,39 +145,69 @@ fn config_in(repo: &Repo, at: Snapshot<'_>, label: &str) -> Result<Config, Vec<D
 }
 
 /// A pending step (the index or the working tree) over `base_view`, with
-/// `parents` (HEAD, and `MERGE_HEAD` while a merge is being concluded). For
-/// a merge, only the paths that differ from every parent are the step's own.
+/// `parents` (HEAD, and `MERGE_HEAD` while a merge is being concluded). A
+/// merge owns what a committed merge would ([`Repo::commit_changes`]):
+/// what differs from git's automatic merge of its two parents, and the
+/// paths that merge could not resolve.
 fn pending_step(
     repo: &Repo,
     view: &View,
     base_view: &View,
     parents: Vec<ObjectId>,
 ) -> Result<Step, RepoError> {
-    let mut changes = Vec::new();
-    let others: Vec<ObjectId> = parents
+    let mut changes: Vec<PathChange> = ChangeSet::between(base_view, view)
         .iter()
-        .skip(1)
-        .map(|p| repo.commit_tree(*p))
-        .collect::<Result<_, _>>()?;
-    for (path, kind) in ChangeSet::between(base_view, view).iter() {
-        let old = base_view.get_bytes(path).copied();
-        let new = view.get_bytes(path).copied();
-        let mut own = true;
-        if let Ok(text) = std::str::from_utf8(path) {
-            for tree in &others {
-                if repo.tree_entry(*tree, text)? == new {
-                    own = false;
-                }
+        .map(|(path, kind)| PathChange {
+            path: path.clone(),
+            kind,
+            old: base_view.get_bytes(path).copied(),
+            new: view.get_bytes(path).copied(),
+        })
+        .collect();
+    let auto = match parents.as_slice() {
+        [ours, theirs] => repo.auto_merge(*ours, *theirs)?,
+        _ => None,
+    };
+    if let (Some(auto), Some(head)) = (auto, parents.first()) {
+        let head_tree = repo.commit_tree(*head)?;
+        let own = |path: &BString, entry: Option<Entry>| -> Result<bool, RepoError> {
+            if auto.conflicts.contains(path) {
+                return Ok(true);
+            }
+            let Ok(text) = std::str::from_utf8(path) else {
+                return Ok(true);
+            };
+            Ok(repo.tree_entry(auto.tree, text)? != entry)
+        };
+        let mut kept = Vec::new();
+        for change in changes {
+            if own(&change.path, change.new)? {
+                kept.push(change);
             }
         }
-        if own {
-            changes.push(PathChange {
-                path: path.clone(),
-                kind,
-                old,
-                new,
-            });
+        // Paths the automatic merge took from the other side but the
+        // staged result keeps as HEAD has them: the merge dropped them.
+        for incoming in repo.tree_changes(Some(head_tree), Some(auto.tree))? {
+            if kept.iter().any(|c| c.path == incoming.path) {
+                continue;
+            }
+            let staged = view.get_bytes(&incoming.path).copied();
+            if staged == incoming.old {
+                let kind = match (incoming.new, staged) {
+                    (None, Some(_)) => ChangeKind::Added,
+                    (Some(_), None) => ChangeKind::Deleted,
+                    _ => ChangeKind::Modified,
+                };
+                kept.push(PathChange {
+                    kind,
+                    old: incoming.new,
+                    new: staged,
+                    path: incoming.path,
+                });
+            }
         }
+        kept.sort_by(|a, b| a.path.cmp(&b.path));
+        changes = kept;
     }
     let who = |signature: Option<Result<gix::actor::SignatureRef<'_>, _>>| {
         signature.and_then(Result::ok).map(|s| {
@@ -513,7 +543,13 @@ fn push(
                 hidden.extend(refs.tips.iter().copied().filter(|id| repo.has_commit(*id)));
                 match old {
                     Some(old) => Some(old),
-                    None => refs.default_base(repo, tip)?,
+                    None => match refs.default_base(repo, tip) {
+                        Ok(base) => base,
+                        Err(e) => {
+                            out.diagnostics.push(e.to_diagnostic());
+                            continue;
+                        }
+                    },
                 }
             }
             (Err(_), Some(old)) => Some(old),

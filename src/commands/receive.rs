@@ -176,9 +176,11 @@ fn with_quarantine(repo: Repo, dirs: &[PathBuf]) -> Result<(Repo, tempfile::Temp
 
 fn judge_all(repo: &Repo, updates: &[RefUpdate], out: &mut Collected) -> Result<(), RepoError> {
     let default_tip = repo.head_commit()?;
-    // Every commit some ref already names is landed history: never part of
-    // an update (the refs are not moved until every hook has passed).
-    let existing = repo.ref_tips()?;
+    // Only the protected side is landed history: the default branch and
+    // the updated ref's own old tip. Commits other refs already name (a
+    // feature branch, a ref outside `refs/heads/` that was never judged)
+    // are judged again when they come to this ref.
+    let protected: Vec<ObjectId> = default_tip.into_iter().collect();
     for update in updates {
         match judgement(repo, update, default_tip)? {
             Judgement::Skip(why) => {
@@ -192,7 +194,7 @@ fn judge_all(repo: &Repo, updates: &[RefUpdate], out: &mut Collected) -> Result<
                 // Judged from objects alone, like CI: no sha256 cache (it
                 // would be written into the repository) and no comparison
                 // with executables on this machine.
-                let mut hidden = existing.clone();
+                let mut hidden = protected.clone();
                 hidden.extend(base);
                 judge_update(
                     repo,

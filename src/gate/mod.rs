@@ -205,7 +205,19 @@ fn declared_baseline(gate: &Gate<'_>, at: Snapshot<'_>, dir: &str) -> Result<Bas
     };
     let anchored = match gate.base {
         Some(base) => gate.repo.is_ancestor(id, base)?,
-        None => false,
+        // Nothing is protected yet (a first push to an empty remote): the
+        // whole history is the change, and a baseline in it is as good as
+        // any other commit of it.
+        None => {
+            let mut inside = false;
+            for commit in gate.steps.iter().rev().filter_map(Step::commit_id) {
+                if gate.repo.is_ancestor(id, commit)? {
+                    inside = true;
+                    break;
+                }
+            }
+            inside
+        }
     };
     if anchored {
         Ok(Baseline::Declared(id))
@@ -370,22 +382,24 @@ pub fn run<'a>(gate: &'a Gate<'a>) -> Result<GateOutcome> {
         let Some(last) = change_steps.last().map(|i| &gate.steps[*i]) else {
             continue;
         };
+        let mut change_steps = change_steps.clone();
         if archived_at(gate, last, dir)? {
+            // The steps that removed the folder archive the task; what they
+            // changed besides it is covered by no task, unless the step
+            // also touched another task, whose judgement takes it. The
+            // task's other steps in this change are still its work, judged
+            // at the last of them.
             let agent_files = gate.config.agent_files();
-            outcome.diagnostics.push(
-                Diagnostic::new(
-                    Code::task_archived,
-                    format!(
-                        "task {dir} was removed in {}; its earlier commits were judged when they landed",
-                        last.label
-                    ),
-                )
-                .with_path(dir.clone()),
-            );
-            // What the archiving steps changed besides the task is covered
-            // by no task.
-            for index in change_steps {
+            let mut work = Vec::new();
+            for index in &change_steps {
                 let step = &gate.steps[*index];
+                if !archived_at(gate, step, dir)? {
+                    work.push(*index);
+                    continue;
+                }
+                if step.touched_tasks().len() > 1 {
+                    continue;
+                }
                 let content: Vec<(String, ChangeKind)> = step
                     .content_changes(&agent_files)
                     .map(|(p, k)| (p.to_string(), k))
@@ -397,10 +411,27 @@ pub fn run<'a>(gate: &'a Gate<'a>) -> Result<GateOutcome> {
                     });
                 }
             }
-            continue;
+            let judged_at = match work.last() {
+                Some(index) => format!(
+                    "; its work in this change is judged at {}, its last step before the removal",
+                    gate.steps[*index].label
+                ),
+                None => "; its earlier commits were judged when they landed".to_string(),
+            };
+            outcome.diagnostics.push(
+                Diagnostic::new(
+                    Code::task_archived,
+                    format!("task {dir} was removed in {}{judged_at}", last.label),
+                )
+                .with_path(dir.clone()),
+            );
+            if work.is_empty() {
+                continue;
+            }
+            change_steps = work;
         }
         judged += 1;
-        let prepared = prepare(gate, dir, change_steps.clone(), &in_change, &mut scopes)?;
+        let prepared = prepare(gate, dir, change_steps, &in_change, &mut scopes)?;
         let mut result = task::check(&prepared.context, &mut memo, prepared.baseline_problem)?;
         result.checks.push(crate::report::CheckOutcome::new(
             "contract",

@@ -44,8 +44,10 @@ pub fn check(gate: &Gate<'_>) -> Result<Vec<Diagnostic>> {
                 continue;
             };
             let linked = change.new.is_some_and(|e| e.mode == EntryMode::Symlink);
+            let under_mastermind =
+                path.starts_with(MASTERMIND_DIR) || path == MASTERMIND_DIR.trim_end_matches('/');
             if linked
-                && path.starts_with(MASTERMIND_DIR)
+                && under_mastermind
                 && reported.insert((Code::mastermind_symlink, path.to_string()))
             {
                 out.push(

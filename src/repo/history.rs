@@ -31,6 +31,14 @@ impl CommitMeta {
     }
 }
 
+/// Git's automatic merge of two commits: its tree (in memory) and the
+/// paths it could not resolve.
+#[derive(Clone, Debug)]
+pub struct AutoMerge {
+    pub tree: ObjectId,
+    pub conflicts: Vec<BString>,
+}
+
 /// One changed path of a commit (files, symlinks and submodules; never
 /// trees). Renames are a deletion plus an addition.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -121,26 +129,112 @@ impl Repo {
         Ok(topological(found))
     }
 
-    /// The own changes of a commit: against its parent, against the empty
-    /// tree for a root commit, and for a merge the paths that differ from
-    /// every parent (what the merge itself introduced), with the first
-    /// parent's entry as the old one.
+    /// The own changes of a commit: against its parent, and against the
+    /// empty tree for a root commit. A merge of two parents owns what it
+    /// made differ from git's automatic merge of them (its resolutions, an
+    /// edit slipped into the merge, a side's change it dropped) and every
+    /// path the automatic merge could not resolve, with the first parent's
+    /// entry as the old one. Paths where it simply took a side come from
+    /// that side's commits, and are theirs. A merge whose parents share no
+    /// history, or of more than two parents, owns every change against its
+    /// first parent.
     pub fn commit_changes(&self, meta: &CommitMeta) -> Result<Vec<PathChange>> {
-        let mut parents = meta.parents.iter();
-        let first = match parents.next() {
+        let first = match meta.parents.first() {
             Some(parent) => Some(self.commit_tree(*parent)?),
             None => None,
         };
-        let mut changes = self.tree_changes(first, Some(meta.tree))?;
-        for parent in parents {
-            if changes.is_empty() {
-                break;
-            }
-            let other = self.tree_changes(Some(self.commit_tree(*parent)?), Some(meta.tree))?;
-            let differs: HashSet<&BString> = other.iter().map(|c| &c.path).collect();
-            changes.retain(|c| differs.contains(&c.path));
+        let changes = self.tree_changes(first, Some(meta.tree))?;
+        let (Some(_), [ours, theirs]) = (first, meta.parents.as_slice()) else {
+            return Ok(changes);
+        };
+        match self.auto_merge(*ours, *theirs)? {
+            Some(auto) => self.merge_own_changes(changes, &auto, meta.tree),
+            None => Ok(changes),
         }
-        Ok(changes)
+    }
+
+    /// A merge's own changes (see [`Repo::commit_changes`]): `changes` are
+    /// the merge result's changes against its first parent.
+    pub fn merge_own_changes(
+        &self,
+        changes: Vec<PathChange>,
+        auto: &AutoMerge,
+        result: ObjectId,
+    ) -> Result<Vec<PathChange>> {
+        let against_auto = self.tree_changes(Some(auto.tree), Some(result))?;
+        let mut own: HashSet<&BString> = against_auto.iter().map(|c| &c.path).collect();
+        own.extend(auto.conflicts.iter());
+        let against_first: HashSet<BString> = changes.iter().map(|c| c.path.clone()).collect();
+        let mut out: Vec<PathChange> = changes
+            .into_iter()
+            .filter(|c| own.contains(&c.path))
+            .collect();
+        // Where the result kept the first parent's entry but the automatic
+        // merge had taken the other side's, the merge dropped that change.
+        out.extend(
+            against_auto
+                .iter()
+                .filter(|c| !against_first.contains(&c.path))
+                .cloned(),
+        );
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    /// Git's automatic merge of the commits `ours` and `theirs` (from their
+    /// merge base, kept in memory), or `None` when they share no history.
+    pub fn auto_merge(&self, ours: ObjectId, theirs: ObjectId) -> Result<Option<AutoMerge>> {
+        let Some(base) = self.merge_base(ours, theirs)? else {
+            return Ok(None);
+        };
+        let ancestor = self.commit_tree(base)?;
+        let our_tree = self.commit_tree(ours)?;
+        let their_tree = self.commit_tree(theirs)?;
+        let whole = |tree| {
+            Ok(Some(AutoMerge {
+                tree,
+                conflicts: Vec::new(),
+            }))
+        };
+        if ancestor == their_tree {
+            return whole(our_tree);
+        }
+        if ancestor == our_tree {
+            return whole(their_tree);
+        }
+        let gix_repo = self.gix();
+        let options = gix_repo
+            .tree_merge_options()
+            .map_err(|e| unavailable(format!("merge options: {e}")))?;
+        let labels = gix::merge::blob::builtin_driver::text::Labels {
+            ancestor: Some("merge base".into()),
+            current: Some("ours".into()),
+            other: Some("theirs".into()),
+        };
+        let mut outcome = gix_repo
+            .merge_trees(ancestor, our_tree, their_tree, labels, options)
+            .map_err(|e| {
+                unavailable(format!(
+                    "cannot merge {} and {}: {e}",
+                    super::tree::short(ours),
+                    super::tree::short(theirs)
+                ))
+            })?;
+        let mut conflicts = Vec::new();
+        if outcome.has_unresolved_conflicts(gix::merge::tree::TreatAsUnresolved::default()) {
+            for conflict in &outcome.conflicts {
+                conflicts.push(BString::from(conflict.ours.location()));
+                conflicts.push(BString::from(conflict.theirs.location()));
+            }
+        }
+        let tree = outcome
+            .tree
+            .write()
+            .map_err(|e| unavailable(format!("cannot build the merge tree: {e}")))?;
+        Ok(Some(AutoMerge {
+            tree: tree.detach(),
+            conflicts,
+        }))
     }
 
     /// Paths that differ between two trees (`None`: the empty tree), sorted

@@ -203,36 +203,6 @@ impl Repo {
         self.inner.is_shallow().unwrap_or(false)
     }
 
-    /// The commits every ref of the repository names (branches, tags,
-    /// remote-tracking refs), peeled and deduplicated.
-    pub fn ref_tips(&self) -> Result<Vec<ObjectId>> {
-        let refs = self.inner.references().map_err(|e| {
-            RepoError::new(
-                Code::git_object_unavailable,
-                format!("cannot list refs: {e}"),
-            )
-        })?;
-        let all = refs.all().map_err(|e| {
-            RepoError::new(
-                Code::git_object_unavailable,
-                format!("cannot list refs: {e}"),
-            )
-        })?;
-        let mut ids = Vec::new();
-        for reference in all.flatten() {
-            let mut reference = reference;
-            if let Ok(id) = reference.peel_to_id() {
-                let id = id.detach();
-                if self.has_commit(id) {
-                    ids.push(id);
-                }
-            }
-        }
-        ids.sort();
-        ids.dedup();
-        Ok(ids)
-    }
-
     /// The object id git would give `data` as a blob.
     pub fn blob_id(&self, data: &[u8]) -> Result<ObjectId> {
         gix::objs::compute_hash(self.inner.object_hash(), gix::object::Kind::Blob, data)

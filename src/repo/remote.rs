@@ -80,11 +80,21 @@ pub fn advertised(repo: &Repo, place: &str) -> Result<Advertised> {
 impl Advertised {
     /// The base of a new branch: the newest commit of the remote's default
     /// branch that `tip` contains (none for an empty remote or unrelated
-    /// history; then every commit the remote lacks is the change).
+    /// history; then every commit the remote lacks is the change). A
+    /// default branch whose tip this clone lacks is no base at all: judging
+    /// without it would take the policy from nowhere, so it is an error.
     pub fn default_base(&self, repo: &Repo, tip: ObjectId) -> Result<Option<ObjectId>> {
-        let Some(default) = self.default_tip.filter(|id| repo.has_commit(*id)) else {
+        let Some(default) = self.default_tip else {
             return Ok(None);
         };
+        if !repo.has_commit(default) {
+            return Err(RepoError::new(
+                Code::push_base_unknown,
+                format!(
+                    "the remote's default branch is at {default}, which this clone does not have, so the new branch's base (and the policy judging it) is unknown; fetch first (`git fetch`), then push again"
+                ),
+            ));
+        }
         repo.merge_base(tip, default)
     }
 }
