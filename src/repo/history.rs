@@ -184,17 +184,28 @@ impl Repo {
     /// Git's automatic merge of the commits `ours` and `theirs` (from their
     /// merge base, kept in memory), or `None` when they share no history.
     pub fn auto_merge(&self, ours: ObjectId, theirs: ObjectId) -> Result<Option<AutoMerge>> {
-        let Some(base) = self.merge_base(ours, theirs)? else {
-            return Ok(None);
-        };
+        match self.merge_base(ours, theirs)? {
+            Some(base) => self.auto_merge_from(base, ours, theirs).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Git's automatic merge of `ours` and `theirs` from their merge base
+    /// `base`: when one side is the base's tree, the other side whole.
+    pub fn auto_merge_from(
+        &self,
+        base: ObjectId,
+        ours: ObjectId,
+        theirs: ObjectId,
+    ) -> Result<AutoMerge> {
         let ancestor = self.commit_tree(base)?;
         let our_tree = self.commit_tree(ours)?;
         let their_tree = self.commit_tree(theirs)?;
         let whole = |tree| {
-            Ok(Some(AutoMerge {
+            Ok(AutoMerge {
                 tree,
                 conflicts: Vec::new(),
-            }))
+            })
         };
         if ancestor == their_tree {
             return whole(our_tree);
@@ -231,10 +242,10 @@ impl Repo {
             .tree
             .write()
             .map_err(|e| unavailable(format!("cannot build the merge tree: {e}")))?;
-        Ok(Some(AutoMerge {
+        Ok(AutoMerge {
             tree: tree.detach(),
             conflicts,
-        }))
+        })
     }
 
     /// Paths that differ between two trees (`None`: the empty tree), sorted

@@ -296,37 +296,14 @@ impl View {
             };
             return Err(RepoError::new(code, message));
         };
-        let ancestor = repo.commit_tree(merge_base)?;
-        let ours = repo.commit_tree(base)?;
-        let theirs = repo.commit_tree(head)?;
-        // One side contains the other: the merge is that side, as git's
-        // fast-forward would have it.
-        if merge_base == base || ancestor == ours {
-            return Ok((theirs, merge_base));
-        }
-        if merge_base == head || ancestor == theirs {
-            return Ok((ours, merge_base));
-        }
-        let gix_repo = repo.gix();
-        let options = gix_repo.tree_merge_options().map_err(|e| {
-            RepoError::new(Code::git_object_unavailable, format!("merge options: {e}"))
-        })?;
-        let labels = gix::merge::blob::builtin_driver::text::Labels {
-            ancestor: Some("merge base".into()),
-            current: Some("base".into()),
-            other: Some("head".into()),
-        };
-        let mut outcome = gix_repo
-            .merge_trees(ancestor, ours, theirs, labels, options)
-            .map_err(|e| {
-                RepoError::new(Code::git_object_unavailable, format!("cannot merge: {e}"))
-            })?;
-        if outcome.has_unresolved_conflicts(gix::merge::tree::TreatAsUnresolved::default()) {
-            let paths: Vec<String> = outcome
+        let merged = repo.auto_merge_from(merge_base, base, head)?;
+        if !merged.conflicts.is_empty() {
+            let mut paths: Vec<String> = merged
                 .conflicts
                 .iter()
-                .map(|c| c.ours.location().to_str_lossy().into_owned())
+                .map(|p| p.to_str_lossy().into_owned())
                 .collect();
+            paths.dedup();
             return Err(RepoError::new(
                 Code::git_merge_conflict,
                 format!(
@@ -337,13 +314,7 @@ impl View {
                 ),
             ));
         }
-        let tree = outcome.tree.write().map_err(|e| {
-            RepoError::new(
-                Code::git_object_unavailable,
-                format!("cannot build the merge tree: {e}"),
-            )
-        })?;
-        Ok((tree.detach(), merge_base))
+        Ok((merged.tree, merge_base))
     }
 
     /// The working tree: tracked files as they are on disk (deleted ones
