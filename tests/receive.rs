@@ -260,3 +260,29 @@ fn commits_parked_under_an_unjudged_ref_are_judged_when_they_reach_a_branch() {
         assert!(text(&output).contains("task_required"), "{}", text(&output));
     }
 }
+
+#[test]
+fn a_forced_update_of_the_default_branch_is_refused() {
+    let s = server();
+    s.work.write("src/other.py", "x = 2 # a landed fix\n");
+    s.work.commit_all("fix");
+    assert_eq!(status(&push(&s.work, &["origin", "main"])), 0);
+    // Rewind main and push a harmless commit over it with --force.
+    s.work.git(&["reset", "-q", "--hard", "HEAD~1"]);
+    s.work.write("README.md", "# readme\n");
+    s.work.commit_all("readme");
+    let output = push(&s.work, &["--force", "origin", "main"]);
+    assert_ne!(status(&output), 0, "{}", text(&output));
+    assert!(
+        text(&output).contains("receive_non_fast_forward"),
+        "{}",
+        text(&output)
+    );
+    // A forced update of a feature branch (a rebase) is judged as usual.
+    s.work.git(&["checkout", "-q", "-b", "feature"]);
+    assert_eq!(status(&push(&s.work, &["origin", "feature"])), 0);
+    s.work
+        .git(&["commit", "-q", "--amend", "-m", "readme, reworded"]);
+    let output = push(&s.work, &["--force", "origin", "feature"]);
+    assert_eq!(status(&output), 0, "{}", text(&output));
+}

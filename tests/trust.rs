@@ -494,3 +494,27 @@ fn a_new_branch_from_a_stale_clone_asks_for_a_fetch() {
     let (code, codes) = push_lines(&repo, &tip, "refs/heads/feature", &zero);
     assert_eq!(code, 0, "{codes:?}");
 }
+
+#[test]
+fn an_old_baseline_cannot_hide_a_task_undoing_landed_work() {
+    let (repo, _remote) = base_repo();
+    let old = repo.head();
+    repo.write("audit.py", "AUDIT = True\n");
+    repo.commit_all("a maintainer adds the audit");
+    repo.git(&["push", "-q", "origin", "main"]);
+    let main = repo.head();
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    // The task names the commit before the audit as its baseline and
+    // deletes the audit: at the baseline the file did not exist either.
+    std::fs::remove_file(repo.path().join("audit.py")).unwrap();
+    repo.write(
+        ".mastermind/tasks/001-a/state.json",
+        &format!("{{\"baseline_ref\": \"{old}\"}}\n"),
+    );
+    do_task(&repo, "001-a", "src/a.py", "alpha");
+    repo.commit_all("task a");
+    let (code, codes, out) = check(&repo, &["--ci", "--base", &main, "--head", "HEAD"]);
+    assert_eq!(code, 1, "{codes:?}\n{out}");
+    assert!(has(&codes, "unexpected_file"), "{codes:?}");
+    assert!(out.contains("audit.py"), "{out}");
+}

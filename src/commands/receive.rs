@@ -44,6 +44,8 @@ pub enum Judgement {
     },
     /// Lands no code: a deletion, or a ref outside branches and tags.
     Skip(String),
+    /// Refused without judging commits: a rewrite of the default branch.
+    Refuse(String),
 }
 
 fn valid_id(s: &str) -> bool {
@@ -88,6 +90,7 @@ pub fn judgement(
     repo: &Repo,
     update: &RefUpdate,
     default_tip: Option<ObjectId>,
+    default_ref: Option<&str>,
 ) -> Result<Judgement, RepoError> {
     if is_zero(&update.new) {
         return Ok(Judgement::Skip(format!(
@@ -108,7 +111,19 @@ pub fn judgement(
             None => None,
         }
     } else {
-        Some(id(&update.old)?)
+        let old = id(&update.old)?;
+        // Judging only the new commits of a forced update would let it drop
+        // landed work unseen: the default branch only moves forward.
+        if default_ref == Some(update.name.as_str()) && !repo.is_ancestor(old, tip)? {
+            return Ok(Judgement::Refuse(format!(
+                "{} is the default branch and {} does not contain its tip {}: a forced update would drop work that has landed; merge or rebase onto {} and push without --force",
+                update.name,
+                short(tip),
+                short(old),
+                short(old)
+            )));
+        }
+        Some(old)
     };
     Ok(Judgement::Judge { base, tip })
 }
@@ -176,15 +191,19 @@ fn with_quarantine(repo: Repo, dirs: &[PathBuf]) -> Result<(Repo, tempfile::Temp
 
 fn judge_all(repo: &Repo, updates: &[RefUpdate], out: &mut Collected) -> Result<(), RepoError> {
     let default_tip = repo.head_commit()?;
+    let default_ref = repo.head_ref_name();
     // Only the protected side is landed history: the default branch and
     // the updated ref's own old tip. Commits other refs already name (a
     // feature branch, a ref outside `refs/heads/` that was never judged)
     // are judged again when they come to this ref.
     let protected: Vec<ObjectId> = default_tip.into_iter().collect();
     for update in updates {
-        match judgement(repo, update, default_tip)? {
+        match judgement(repo, update, default_tip, default_ref.as_deref())? {
             Judgement::Skip(why) => {
                 out.note(Diagnostic::new(Code::receive_ref_skipped, why));
+            }
+            Judgement::Refuse(why) => {
+                out.note(Diagnostic::new(Code::receive_non_fast_forward, why));
             }
             Judgement::Judge { base, tip } => {
                 let label = match base {

@@ -304,27 +304,63 @@ fn memo_key(dir: &[u8], id: ObjectId) -> MemoKey {
     }
 }
 
-/// What stands for one entry of a directory being digested.
+/// What stands for one entry of a directory being digested. Indexes are
+/// `u32` and names live in one arena so a plan of 100,000 files stays a
+/// few MiB (a tree's entry count is far below `u32::MAX`).
 #[derive(Clone, Copy)]
 enum Slot {
-    Known([u8; 32]),
+    /// Index into the plan's known digests.
+    Known(u32),
     /// Index into the blob jobs.
-    Blob(usize),
+    Blob(u32),
     /// Index into the directories being digested.
-    Dir(usize),
+    Dir(u32),
+}
+
+/// One entry of a directory being digested: its name (a range of the
+/// plan's name arena), mode and what stands for its content.
+#[derive(Clone, Copy)]
+struct PlannedEntry {
+    name_at: u32,
+    name_len: u32,
+    mode: &'static str,
+    slot: Slot,
 }
 
 /// A directory being digested: its entries in tree order.
 struct DirWork {
     key: MemoKey,
-    entries: Vec<(BString, &'static str, Slot)>,
+    entries: Vec<PlannedEntry>,
+}
+
+/// The directories of a tree to digest, the blobs they need, and the
+/// storage their entries point into.
+struct Plan {
+    dirs: Vec<DirWork>,
+    blobs: Vec<ObjectId>,
+    names: Vec<u8>,
+    known: Vec<[u8; 32]>,
+}
+
+impl Plan {
+    fn name(&self, entry: &PlannedEntry) -> &[u8] {
+        let start = entry.name_at as usize;
+        &self.names[start..start + entry.name_len as usize]
+    }
+}
+
+/// A plan index or length as `u32`.
+fn small(n: usize) -> Result<u32> {
+    u32::try_from(n).map_err(|_| {
+        RepoError::new(
+            Code::git_object_unavailable,
+            "a tree too large to digest (over 4 GiB of names or 4 billion entries)",
+        )
+    })
 }
 
 /// Git's tree order: a directory sorts as its name followed by `/`.
-fn tree_order(
-    (a, a_mode, _): &(BString, &'static str, Slot),
-    (b, b_mode, _): &(BString, &'static str, Slot),
-) -> std::cmp::Ordering {
+fn tree_order(a: &[u8], a_mode: &str, b: &[u8], b_mode: &str) -> std::cmp::Ordering {
     let slash = |mode: &str| (mode == DIRECTORY_MODE).then_some(&b'/');
     a.iter()
         .chain(slash(a_mode))
@@ -457,24 +493,25 @@ impl<'r> TreeDigester<'r> {
         if let Some(found) = self.memo.get(&key) {
             return Ok(hex::encode(found.unwrap_or_else(empty_directory)));
         }
-        let (dirs, blobs) = self.plan_tree(tree)?;
-        self.stats.files += dirs
+        let plan = self.plan_tree(tree)?;
+        self.stats.files += plan
+            .dirs
             .iter()
             .flat_map(|d| &d.entries)
-            .filter(|(_, mode, _)| *mode != DIRECTORY_MODE)
+            .filter(|e| e.mode != DIRECTORY_MODE)
             .count();
         let repo = self.repo;
         let mut stats = self.stats;
-        let shas = blob_shas(repo, &blobs, &mut self.cache, &mut stats)?;
+        let shas = blob_shas(repo, &plan.blobs, &mut self.cache, &mut stats)?;
         self.stats = stats;
-        let mut digests: Vec<Option<[u8; 32]>> = vec![None; dirs.len()];
-        for (i, dir) in dirs.iter().enumerate().rev() {
+        let mut digests: Vec<Option<[u8; 32]>> = vec![None; plan.dirs.len()];
+        for (i, dir) in plan.dirs.iter().enumerate().rev() {
             let mut hasher: Option<Sha256> = None;
-            for (name, mode, slot) in &dir.entries {
-                let digest = match *slot {
-                    Slot::Known(d) => d,
-                    Slot::Blob(j) => shas[j],
-                    Slot::Dir(k) => match digests[k] {
+            for entry in &dir.entries {
+                let digest = match entry.slot {
+                    Slot::Known(k) => plan.known[k as usize],
+                    Slot::Blob(j) => shas[j as usize],
+                    Slot::Dir(k) => match digests[k as usize] {
                         Some(d) => d,
                         None => continue,
                     },
@@ -484,10 +521,11 @@ impl<'r> TreeDigester<'r> {
                     h.update(TREE_V2_DOMAIN);
                     h
                 });
-                entry_bytes(h, name, mode, &digest);
+                entry_bytes(h, plan.name(entry), entry.mode, &digest);
             }
             digests[i] = hasher.map(|h| h.finalize().into());
         }
+        let dirs = plan.dirs;
         for (dir, digest) in dirs.into_iter().zip(&digests) {
             if let (MemoKey::Tree(id), Some(digest)) = (&dir.key, digest)
                 && let Some(memo) = self.tree_memo.get()
@@ -507,12 +545,14 @@ impl<'r> TreeDigester<'r> {
 
     /// Read the directories of `tree` that are not memoized, in pre-order
     /// (a directory before its subdirectories), and the blobs they need.
-    fn plan_tree(&mut self, tree: ObjectId) -> Result<(Vec<DirWork>, Vec<ObjectId>)> {
+    fn plan_tree(&mut self, tree: ObjectId) -> Result<Plan> {
         use gix::objs::FindExt;
         let objects = &self.repo.gix().objects;
         let mut dirs: Vec<DirWork> = Vec::new();
         let mut blobs: Vec<ObjectId> = Vec::new();
-        let mut blob_index: HashMap<ObjectId, usize> = HashMap::new();
+        let mut blob_index: HashMap<ObjectId, u32> = HashMap::new();
+        let mut names: Vec<u8> = Vec::new();
+        let mut known: Vec<[u8; 32]> = Vec::new();
         let mut pending: Vec<(usize, BString, ObjectId)> = vec![(0, BString::default(), tree)];
         dirs.push(DirWork {
             key: memo_key(b"", tree),
@@ -535,8 +575,18 @@ impl<'r> TreeDigester<'r> {
                         format!("tree {id} cannot be decoded: {e}"),
                     )
                 })?;
-                let name: BString = entry.filename.to_owned();
+                let name: &[u8] = entry.filename.as_ref();
                 let oid = entry.oid.to_owned();
+                let mut plan = |mode: &'static str, slot: Slot| -> Result<PlannedEntry> {
+                    let name_at = small(names.len())?;
+                    names.extend_from_slice(name);
+                    Ok(PlannedEntry {
+                        name_at,
+                        name_len: small(name.len())?,
+                        mode,
+                        slot,
+                    })
+                };
                 // Only paths under `.mastermind/` can be bookkeeping.
                 let sensitive = prefix.is_empty() || prefix.starts_with(MASTERMIND_DIR.as_bytes());
                 let covered = |name: &[u8]| {
@@ -550,7 +600,7 @@ impl<'r> TreeDigester<'r> {
                 match entry.mode.kind() {
                     EntryKind::Tree => {
                         let mut path = prefix.clone();
-                        path.extend_from_slice(&name);
+                        path.extend_from_slice(name);
                         path.push(b'/');
                         let key = memo_key(&path, oid);
                         let kept = match &key {
@@ -564,7 +614,9 @@ impl<'r> TreeDigester<'r> {
                         }
                         match self.memo.get(&key) {
                             Some(Some(digest)) => {
-                                entries.push((name, DIRECTORY_MODE, Slot::Known(*digest)))
+                                let k = small(known.len())?;
+                                known.push(*digest);
+                                entries.push(plan(DIRECTORY_MODE, Slot::Known(k))?);
                             }
                             Some(None) => {}
                             None => {
@@ -574,29 +626,30 @@ impl<'r> TreeDigester<'r> {
                                     entries: Vec::new(),
                                 });
                                 pending.push((child, path, oid));
-                                entries.push((name, DIRECTORY_MODE, Slot::Dir(child)));
+                                entries.push(plan(DIRECTORY_MODE, Slot::Dir(small(child)?))?);
                             }
                         }
                     }
                     EntryKind::Commit => {
-                        if covered(&name) {
-                            let sha = submodule_sha256(&oid.to_hex().to_string());
-                            entries.push((name, EntryMode::Submodule.octal(), Slot::Known(sha)));
+                        if covered(name) {
+                            let k = small(known.len())?;
+                            known.push(submodule_sha256(&oid.to_hex().to_string()));
+                            entries.push(plan(EntryMode::Submodule.octal(), Slot::Known(k))?);
                         }
                     }
                     kind => {
-                        if covered(&name) {
+                        if covered(name) {
                             let mode = match kind {
                                 EntryKind::BlobExecutable => EntryMode::Executable,
                                 EntryKind::Link => EntryMode::Symlink,
                                 _ => EntryMode::Regular,
                             };
-                            let next = blobs.len();
+                            let next = small(blobs.len())?;
                             let job = *blob_index.entry(oid).or_insert(next);
                             if job == next {
                                 blobs.push(oid);
                             }
-                            entries.push((name, mode.octal(), Slot::Blob(job)));
+                            entries.push(plan(mode.octal(), Slot::Blob(job))?);
                         }
                     }
                 }
@@ -604,14 +657,26 @@ impl<'r> TreeDigester<'r> {
             // A well-formed tree is already in tree order; a malformed one
             // is put in it, a repeated name keeping its last entry (as the
             // flat view of the same tree does).
-            if !entries.windows(2).all(|w| tree_order(&w[0], &w[1]).is_lt()) {
+            let order = |a: &PlannedEntry, b: &PlannedEntry| {
+                let name = |e: &PlannedEntry| {
+                    let start = e.name_at as usize;
+                    &names[start..start + e.name_len as usize]
+                };
+                tree_order(name(a), a.mode, name(b), b.mode)
+            };
+            if !entries.windows(2).all(|w| order(&w[0], &w[1]).is_lt()) {
                 entries.reverse();
-                entries.sort_by(tree_order);
-                entries.dedup_by(|later, earlier| tree_order(later, earlier).is_eq());
+                entries.sort_by(order);
+                entries.dedup_by(|later, earlier| order(later, earlier).is_eq());
             }
             dirs[index].entries = entries;
         }
-        Ok((dirs, blobs))
+        Ok(Plan {
+            dirs,
+            blobs,
+            names,
+            known,
+        })
     }
 
     /// The digest of a directory `dir` that is the tree `id`, when this run

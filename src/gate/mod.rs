@@ -35,7 +35,7 @@ use crate::contract::spec::{self, ParsedSpec};
 use crate::diagnostic::Diagnostic;
 use crate::repo::changes::ChangeKind;
 use crate::repo::snapshot::Snapshot;
-use crate::repo::tree::{Content, View, short};
+use crate::repo::tree::{Content, Entry, View, short};
 use crate::repo::{Repo, Result};
 use crate::report::{FileResult, TaskResult};
 use change::Step;
@@ -331,22 +331,42 @@ fn prepare<'a>(
     };
     // The task's content changes: what its steps changed, net from the
     // baseline to its last step.
+    // `first_old`: each path as it stood before the first of the task's
+    // steps that changed it.
     let mut touched: BTreeMap<String, String> = BTreeMap::new();
+    let mut first_old: HashMap<String, Option<Entry>> = HashMap::new();
     for step in &steps {
         let snapshot = step.snapshot(gate.pending);
         for (path, _) in owned_paths(step, dir, scopes, snapshot)? {
             touched.insert(path.to_string(), step.label.clone());
+            if !first_old.contains_key(path) {
+                let old = step
+                    .changes
+                    .iter()
+                    .find(|c| c.path.as_slice() == path.as_bytes())
+                    .and_then(|c| c.old);
+                first_old.insert(path.to_string(), old);
+            }
         }
     }
+    let kind_of = |before: Option<Entry>, after: Option<Entry>| match (before, after) {
+        (None, Some(_)) => Some(ChangeKind::Added),
+        (Some(_), None) => Some(ChangeKind::Deleted),
+        (Some(a), Some(b)) if a != b => Some(ChangeKind::Modified),
+        _ => None,
+    };
     let mut paths = BTreeMap::new();
     for (path, by) in touched {
         let before = baseline.get(gate.repo, &path)?;
         let after = at.get(gate.repo, &path)?;
-        let kind = match (before, after) {
-            (None, Some(_)) => ChangeKind::Added,
-            (Some(_), None) => ChangeKind::Deleted,
-            (Some(a), Some(b)) if a != b => ChangeKind::Modified,
-            _ => continue, // changed and changed back
+        // Equal to the baseline is no change (changed and changed back),
+        // unless the task's steps moved the path away from what stood
+        // before them: a baseline older than that content must not let a
+        // task undo it unseen.
+        let Some(kind) = kind_of(before, after)
+            .or_else(|| kind_of(first_old.get(&path).copied().flatten(), after))
+        else {
+            continue;
         };
         paths.insert(path, Attributed { kind, by });
     }

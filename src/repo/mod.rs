@@ -167,6 +167,16 @@ impl Repo {
         Ok(head.id().map(|id| id.detach()))
     }
 
+    /// The full name of the branch HEAD points at (`refs/heads/main`), if
+    /// HEAD is a symbolic ref.
+    pub fn head_ref_name(&self) -> Option<String> {
+        self.inner
+            .head_name()
+            .ok()
+            .flatten()
+            .map(|name| name.as_bstr().to_string())
+    }
+
     /// True when the object exists and is a commit.
     pub fn has_commit(&self, id: ObjectId) -> bool {
         self.inner
