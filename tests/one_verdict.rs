@@ -158,6 +158,16 @@ impl World {
                     verify(&self.repo, &name(task));
                 }
                 write_report(&self.repo, &name(task), &listed, file, "v");
+                // An agent's report says what each step did, so every task
+                // step touches the task's folder. (A step that changes only
+                // code is untasked; amending it into a task commit is the
+                // one case pre-commit cannot see: see below.)
+                let report = format!(".mastermind/tasks/{}/executor-report.md", name(task));
+                let text = std::fs::read_to_string(self.repo.path().join(&report)).unwrap();
+                self.repo.write(
+                    &report,
+                    &text.replacen("# Report\n", &format!("# Report\n\nStep {n}.\n"), 1),
+                );
                 self.last_task = Some(task);
                 self.commit(&format!("task {task} step {n}"), false);
             }
@@ -277,4 +287,47 @@ proptest! {
         world.push_and_compare();
         world.ci_compare();
     }
+}
+
+/// Git does not tell a pre-commit hook that the commit is an amend, so
+/// pre-commit judges the index on top of HEAD. Amending a commit that
+/// changed only code (untasked) into a task commit folds that code into
+/// the task: pre-commit cannot see it, and pre-push and CI, which judge
+/// the commit git wrote, refuse the stale receipt (fail closed).
+#[test]
+fn amending_untasked_code_into_a_task_commit_is_caught_at_push() {
+    let world = World::new();
+    let repo = &world.repo;
+    do_task(repo, "002-task", "src/three.py", "alpha");
+    repo.commit_all("task 2");
+    // Code only: the receipt is not re-run, the task folder not touched.
+    repo.write("src/three.py", "alpha, changed\n");
+    repo.commit_all("code only");
+    repo.write(
+        ".mastermind/tasks/002-task/state.json",
+        "{\"iteration\": 2}\n",
+    );
+    repo.git(&["add", "-A"]);
+    let staged = repo.run(&["check", "--staged", "--format", "json"], None);
+    assert_eq!(status(&staged), 0, "{}", text(&staged));
+    repo.git(&[
+        "commit",
+        "-q",
+        "--no-verify",
+        "--amend",
+        "-m",
+        "task 2, amended",
+    ]);
+    let out = repo.run(
+        &[
+            "check", "--ci", "--base", "main", "--head", "HEAD", "--format", "json",
+        ],
+        None,
+    );
+    assert_eq!(status(&out), 1, "{}", text(&out));
+    assert!(
+        text(&out).contains("receipt_snapshot_changed"),
+        "{}",
+        text(&out)
+    );
 }

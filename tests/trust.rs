@@ -518,3 +518,48 @@ fn an_old_baseline_cannot_hide_a_task_undoing_landed_work() {
     assert!(has(&codes, "unexpected_file"), "{codes:?}");
     assert!(out.contains("audit.py"), "{out}");
 }
+
+#[test]
+fn a_spec_tightened_on_the_base_binds_a_branch_started_before() {
+    let (repo, remote) = base_repo();
+    // The plan lands with a wide scope; a maintainer narrows it later.
+    write_spec(
+        &repo,
+        "001-a",
+        &["src/a.py", "src/evil.py"],
+        "src/a.py",
+        "alpha",
+    );
+    repo.commit_all("plan task a");
+    repo.git(&["push", "-q", "origin", "main"]);
+    let planned = repo.head();
+    write_spec(&repo, "001-a", &["src/a.py"], "src/a.py", "alpha");
+    repo.commit_all("narrow task a");
+    repo.git(&["push", "-q", "origin", "main"]);
+    let narrowed = repo.head();
+    // The branch started at the wide plan and changes both files.
+    repo.git(&["checkout", "-q", "-b", "feature", &planned]);
+    repo.write("src/evil.py", "safe = False\n");
+    repo.write("src/a.py", "alpha\n");
+    verify(&repo, "001-a");
+    write_report(
+        &repo,
+        "001-a",
+        &["src/a.py", "src/evil.py"],
+        "src/a.py",
+        "alpha",
+    );
+    repo.commit_all("task a");
+    // CI judges the merge into main, whose spec is the narrow one.
+    let (code, codes, out) = check(&repo, &["--ci", "--base", &narrowed, "--head", "HEAD"]);
+    assert_eq!(code, 1, "{codes:?}\n{out}");
+    assert!(has(&codes, "unexpected_file"), "{codes:?}");
+    // After merging main in, pushing the branch gives the same verdict.
+    repo.git(&["merge", "-q", "--no-edit", "main"]);
+    let tip = repo.head();
+    let zero = "0".repeat(40);
+    let (code, codes) = push_lines(&repo, &tip, "refs/heads/feature", &zero);
+    assert_eq!(code, 1, "{codes:?}");
+    assert!(has(&codes, "unexpected_file"), "{codes:?}");
+    drop(remote);
+}

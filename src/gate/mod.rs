@@ -133,6 +133,20 @@ impl TaskContext<'_> {
     pub fn read(&self, path: &str, limit: usize) -> Result<Option<Content>> {
         self.at.read(self.gate.repo, path, limit)
     }
+
+    /// The task's spec as it lands. The task's own steps leave it as `at`
+    /// has it, but what lands may carry a newer spec from the base (CI's
+    /// merge, a merge of the base into the branch, which the task's steps
+    /// did not make): the contract that lands binds the work that lands.
+    /// Where the landing has no spec (the task is archived there), the
+    /// task's own is read.
+    pub fn read_spec(&self, limit: usize) -> Result<Option<Content>> {
+        let path = format!("{}/spec.md", self.dir);
+        match self.gate.landing.read(self.gate.repo, &path, limit)? {
+            None => self.read(&path, limit),
+            landed => Ok(landed),
+        }
+    }
 }
 
 /// The spec of a task as one step has it, parsed (`None`: absent or

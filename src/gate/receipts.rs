@@ -712,7 +712,7 @@ pub fn evaluate<'r>(
         return Ok(None);
     };
     let spec_path = format!("{dir}/spec.md");
-    let spec_sha = match ctx.read(&spec_path, spec::MAX_SPEC_BYTES)? {
+    let spec_sha = match ctx.read_spec(spec::MAX_SPEC_BYTES)? {
         Some(Content::Bytes(bytes)) => sha_hex(&bytes),
         _ => return Ok(None),
     };

@@ -21,7 +21,18 @@ enum Artifact {
 }
 
 fn read(ctx: &TaskContext<'_>, path: &str, limit: usize) -> Result<Artifact> {
-    Ok(match ctx.read(path, limit)? {
+    artifact(ctx, path, limit, ctx.read(path, limit)?)
+}
+
+/// An artifact as read (from the task's last step, or the spec as it
+/// lands).
+fn artifact(
+    ctx: &TaskContext<'_>,
+    path: &str,
+    limit: usize,
+    content: Option<Content>,
+) -> Result<Artifact> {
+    Ok(match content {
         None => Artifact::Absent,
         Some(Content::Bytes(bytes)) => Artifact::Bytes(bytes),
         Some(Content::TooLarge { size }) => Artifact::Refused(
@@ -146,7 +157,8 @@ pub fn check<'r>(
 
     // 1. The spec.
     let mut spec_diagnostics = Vec::new();
-    let parsed = match read(ctx, &spec_path, spec::MAX_SPEC_BYTES)? {
+    let spec_bytes = ctx.read_spec(spec::MAX_SPEC_BYTES)?;
+    let parsed = match artifact(ctx, &spec_path, spec::MAX_SPEC_BYTES, spec_bytes)? {
         Artifact::Absent => {
             spec_diagnostics.push(
                 Diagnostic::new(
