@@ -162,6 +162,20 @@ fn an_amended_task_commit_passes() {
     pushed_ok(&repo, &["origin", "main"]);
 }
 
+/// Push main to a new, empty bare remote through the pre-push gate; panics
+/// unless the push is accepted. Git's stderr.
+fn first_push_to_an_empty_remote(repo: &TestRepo) -> String {
+    let remote = tempfile::tempdir().expect("remote");
+    let bare = remote.path().join("empty.git");
+    repo.git(&["init", "-q", "--bare", bare.to_str().unwrap()]);
+    repo.git(&["remote", "add", "origin", bare.to_str().unwrap()]);
+    repo.raw_hook("pre-push", "check --push \"$@\"");
+    let out = push(repo, &["origin", "main"]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    stderr
+}
+
 #[test]
 fn the_first_push_to_an_empty_remote_judges_commits_not_history() {
     let repo = TestRepo::new();
@@ -170,14 +184,7 @@ fn the_first_push_to_an_empty_remote_judges_commits_not_history() {
     repo.commit_all("initial import");
     do_task(&repo, "001-a", "src/a.py", "alpha");
     commit_gated(&repo, "task a");
-    let remote = tempfile::tempdir().expect("remote");
-    let bare = remote.path().join("empty.git");
-    repo.git(&["init", "-q", "--bare", bare.to_str().unwrap()]);
-    repo.git(&["remote", "add", "origin", bare.to_str().unwrap()]);
-    repo.raw_hook("pre-push", "check --push \"$@\"");
-    let out = push(&repo, &["origin", "main"]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let stderr = first_push_to_an_empty_remote(&repo);
     assert!(
         !stderr.contains("unexpected_file"),
         "the initial commit's files are not the task's: {stderr}"
@@ -464,13 +471,6 @@ fn a_first_push_keeps_a_baseline_in_the_pushed_history() {
         &format!("{{\"baseline_ref\": \"{first}\"}}\n"),
     );
     commit_gated(&repo, "task a");
-    let remote = tempfile::tempdir().expect("remote");
-    let bare = remote.path().join("empty.git");
-    repo.git(&["init", "-q", "--bare", bare.to_str().unwrap()]);
-    repo.git(&["remote", "add", "origin", bare.to_str().unwrap()]);
-    repo.raw_hook("pre-push", "check --push \"$@\"");
-    let out = push(&repo, &["origin", "main"]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let stderr = first_push_to_an_empty_remote(&repo);
     assert!(!stderr.contains("task_baseline_invalid"), "{stderr}");
 }

@@ -35,6 +35,17 @@ fn base_repo() -> (TestRepo, tempfile::TempDir) {
     (repo, remote)
 }
 
+/// Commit `require_task: true` on main; with `push`, also push it. The
+/// new HEAD.
+fn make_strict(repo: &TestRepo, push: bool) -> String {
+    repo.write(".mastermind/hooks.yaml", "require_task: true\n");
+    repo.commit_all("strict");
+    if push {
+        repo.git(&["push", "-q", "origin", "main"]);
+    }
+    repo.head()
+}
+
 fn push_lines(repo: &TestRepo, local: &str, remote_ref: &str, old: &str) -> (i32, Vec<String>) {
     let tip = repo.git(&["rev-parse", local]).trim().to_string();
     let input = format!("refs/heads/x {tip} {remote_ref} {old}\n");
@@ -210,8 +221,7 @@ fn specs_on_the_base_policy_refuses_a_plan_that_arrives_with_the_work() {
 #[test]
 fn a_configuration_change_is_validated_listed_and_untasked() {
     let (repo, _remote) = base_repo();
-    repo.write(".mastermind/hooks.yaml", "require_task: true\n");
-    repo.commit_all("strict");
+    make_strict(&repo, false);
     // Relaxing the gate is itself an untasked change: denied here.
     repo.write(".mastermind/hooks.yaml", "exclude: ['**']\n");
     repo.git(&["add", "-A"]);
@@ -274,8 +284,7 @@ fn files_under_mastermind_are_content_and_links_there_are_refused() {
     // Untasked code under .mastermind/ meets the untasked policy.
     repo.git(&["reset", "-q"]);
     std::fs::remove_dir_all(repo.path().join(".mastermind/tasks")).unwrap();
-    repo.write(".mastermind/hooks.yaml", "require_task: true\n");
-    repo.commit_all("strict");
+    make_strict(&repo, false);
     repo.write(".mastermind/tools/lint.sh", "#!/bin/sh\nexit 1\n");
     repo.git(&["add", "-A"]);
     let (code, codes, _) = check(&repo, &["--staged"]);
@@ -314,10 +323,7 @@ fn replace_refs_cannot_show_the_gate_another_commit() {
     let main = repo.head();
     // The pushed commit changes src/evil.py with no task (denied); a
     // local replace ref swaps in a harmless commit for the gate's eyes.
-    repo.write(".mastermind/hooks.yaml", "require_task: true\n");
-    repo.commit_all("strict");
-    repo.git(&["push", "-q", "origin", "main"]);
-    let strict = repo.head();
+    let strict = make_strict(&repo, true);
     repo.write("src/evil.py", "safe = False\n");
     let evil = repo.commit_all("evil");
     repo.git(&["checkout", "-q", "--detach", &strict]);
@@ -335,9 +341,7 @@ fn replace_refs_cannot_show_the_gate_another_commit() {
 #[test]
 fn a_new_branch_base_comes_from_the_remote_not_from_tracking_refs() {
     let (repo, _remote) = base_repo();
-    repo.write(".mastermind/hooks.yaml", "require_task: true\n");
-    repo.commit_all("strict");
-    repo.git(&["push", "-q", "origin", "main"]);
+    make_strict(&repo, true);
     repo.git(&["checkout", "-q", "-b", "feature"]);
     repo.write("src/evil.py", "safe = False\n");
     let evil = repo.commit_all("evil");
@@ -352,8 +356,7 @@ fn a_new_branch_base_comes_from_the_remote_not_from_tracking_refs() {
 #[test]
 fn a_merge_in_progress_is_judged_by_what_the_merge_itself_changes() {
     let (repo, _remote) = base_repo();
-    repo.write(".mastermind/hooks.yaml", "require_task: true\n");
-    repo.commit_all("strict");
+    make_strict(&repo, false);
     repo.git(&["checkout", "-q", "-b", "feature"]);
     do_task(&repo, "001-a", "src/a.py", "alpha");
     repo.commit_all("task a");
@@ -388,8 +391,7 @@ fn crafted_index_is_refused(target: &str) {
         repo.write(target, "safe = True\n");
         repo.commit_all("a nested module");
     }
-    repo.write(".mastermind/hooks.yaml", "require_task: true\n");
-    repo.commit_all("strict");
+    make_strict(&repo, false);
     // A tree holding the undeclared change, then an index that reads that
     // tree (with valid cached trees) but lists the harmless blob instead.
     repo.write(target, "safe = False\n");
@@ -437,10 +439,7 @@ fn crafted_index_is_refused(target: &str) {
 fn a_merge_cannot_bring_back_old_content_from_an_old_parent() {
     let (repo, _remote) = base_repo();
     let lax = repo.head();
-    repo.write(".mastermind/hooks.yaml", "require_task: true\n");
-    repo.commit_all("strict");
-    repo.git(&["push", "-q", "origin", "main"]);
-    let strict = repo.head();
+    let strict = make_strict(&repo, true);
     // A merge whose second parent is the old, lax commit, resolved to the
     // lax tree's src/evil.py change plus the old configuration: the paths
     // equal one parent, but git's own merge of the two would keep main's.
