@@ -354,10 +354,17 @@ fn prepare<'a>(
         for (path, _) in owned_paths(step, dir, scopes, snapshot)? {
             touched.insert(path.to_string(), step.label.clone());
             if !first_old.contains_key(path) {
-                let old = step
-                    .changes
-                    .iter()
-                    .find(|c| c.path.as_slice() == path.as_bytes())
+                // Steps list their changes by path; a miss falls back to a scan.
+                let changes = &step.changes;
+                let old = changes
+                    .binary_search_by(|c| c.path.as_slice().cmp(path.as_bytes()))
+                    .ok()
+                    .map(|i| &changes[i])
+                    .or_else(|| {
+                        changes
+                            .iter()
+                            .find(|c| c.path.as_slice() == path.as_bytes())
+                    })
                     .and_then(|c| c.old);
                 first_old.insert(path.to_string(), old);
             }
