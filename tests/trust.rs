@@ -562,3 +562,30 @@ fn a_spec_tightened_on_the_base_binds_a_branch_started_before() {
     assert!(has(&codes, "unexpected_file"), "{codes:?}");
     drop(remote);
 }
+
+#[test]
+fn runtime_file_names_hide_no_gitlink_or_symlink() {
+    let (repo, _remote) = base_repo();
+    make_strict(&repo, false);
+    // The controller's database as a plain file is its bookkeeping...
+    repo.write(".mastermind/mmcg.db", "SQLite format 3\0");
+    repo.git(&["add", "-A"]);
+    let (code, codes, out) = check(&repo, &["--staged"]);
+    assert_eq!(code, 0, "{codes:?}\n{out}");
+    // ...but a gitlink or a symlink at such a name is content.
+    let head = repo.head();
+    repo.git(&[
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        &format!("160000,{head},.mastermind/mmcg.db-wal"),
+    ]);
+    let (code, codes, out) = check(&repo, &["--staged"]);
+    assert_eq!(code, 1, "{codes:?}\n{out}");
+    assert!(has(&codes, "task_required"), "{codes:?}");
+    // CI says the same of the commit.
+    repo.git(&["commit", "-q", "--no-verify", "-m", "a gitlink"]);
+    let (code, codes, out) = check(&repo, &["--ci", "--base", &head, "--head", "HEAD"]);
+    assert_eq!(code, 1, "{codes:?}\n{out}");
+    assert!(has(&codes, "task_required"), "{codes:?}");
+}

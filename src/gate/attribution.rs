@@ -9,7 +9,7 @@
 //! change of `.mastermind/hooks.yaml`, whichever step makes it.
 
 use super::change::Step;
-use crate::bookkeeping::{PathClass, classify};
+use crate::bookkeeping::PathClass;
 use crate::config::Globs;
 use crate::repo::changes::ChangeKind;
 use gix::bstr::ByteSlice;
@@ -64,7 +64,7 @@ pub fn untasked_changes(step: &Step, agent_files: &[&Globs]) -> Vec<(String, Cha
         .iter()
         .filter_map(|c| {
             let path = c.path.to_str_lossy();
-            let class = classify(&path, agent_files);
+            let class = super::change::class_of(c, &path, agent_files);
             let keep = match class {
                 PathClass::Config => true,
                 PathClass::Ordinary => !tasked,

@@ -17,7 +17,7 @@ use crate::config::Globs;
 use crate::repo::changes::ChangeKind;
 use crate::repo::history::{CommitMeta, PathChange};
 use crate::repo::snapshot::Snapshot;
-use crate::repo::tree::{View, short};
+use crate::repo::tree::{EntryMode, View, short};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 
@@ -142,7 +142,7 @@ impl Step {
     ) -> impl Iterator<Item = (&'s str, ChangeKind)> + use<'s, 'g> {
         self.changes.iter().filter_map(move |c| {
             let path = c.path.to_str().ok()?;
-            (classify(path, agent_files) == PathClass::Ordinary).then_some((path, c.kind))
+            (class_of(c, path, agent_files) == PathClass::Ordinary).then_some((path, c.kind))
         })
     }
 
@@ -150,11 +150,31 @@ impl Step {
     pub fn changes_content(&self, agent_files: &[&Globs]) -> bool {
         self.changes.iter().any(|c| match c.path.to_str() {
             Ok(path) => matches!(
-                classify(path, agent_files),
+                class_of(c, path, agent_files),
                 PathClass::Ordinary | PathClass::Config
             ),
             Err(_) => true,
         })
+    }
+}
+
+/// What a changed path is: its class by name, except that the
+/// controller's runtime files are bookkeeping only as regular files (a
+/// symlink or a gitlink at such a path is content like any other).
+pub(crate) fn class_of<'p>(
+    change: &PathChange,
+    path: &'p str,
+    agent_files: &[&Globs],
+) -> PathClass<'p> {
+    match classify(path, agent_files) {
+        PathClass::Runtime
+            if change
+                .new
+                .is_some_and(|e| !matches!(e.mode, EntryMode::Regular | EntryMode::Executable)) =>
+        {
+            PathClass::Ordinary
+        }
+        class => class,
     }
 }
 

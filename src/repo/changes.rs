@@ -3,20 +3,20 @@
 //! dropped. The controller's runtime files are never part of a change set.
 
 use super::merge_join::{Paired, merge_join};
-use super::tree::{Entry, View};
+use super::tree::{Entry, EntryMode, View};
 use gix::bstr::{BString, ByteSlice};
 use std::collections::BTreeMap;
 
-/// Runtime artifacts the reference always leaves out of changed-file sets.
-pub const RUNTIME_ARTIFACTS: &[&str] = &[
-    ".mastermind/mmcg.db",
-    ".mastermind/mmcg.db-shm",
-    ".mastermind/mmcg.db-wal",
-    ".mastermind/audit-narrative.json",
-];
+use crate::bookkeeping::RUNTIME_ARTIFACTS;
 
-fn is_runtime_artifact(path: &[u8]) -> bool {
-    RUNTIME_ARTIFACTS.iter().any(|a| a.as_bytes() == path)
+/// True for a runtime artifact's path where both sides are regular files
+/// (or absent): a symlink or gitlink under such a name is no runtime file
+/// and stays in the change set.
+fn is_runtime_artifact(path: &[u8], old: Option<&Entry>, new: Option<&Entry>) -> bool {
+    let regular = |e: Option<&Entry>| {
+        e.is_none_or(|e| matches!(e.mode, EntryMode::Regular | EntryMode::Executable))
+    };
+    RUNTIME_ARTIFACTS.iter().any(|a| a.as_bytes() == path) && regular(old) && regular(new)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -53,13 +53,15 @@ impl ChangeSet {
             old.cmp(new)
         });
         for pair in pairs {
-            let (path, kind) = match pair {
-                Paired::Left((path, _)) => (path, ChangeKind::Deleted),
-                Paired::Right((path, _)) => (path, ChangeKind::Added),
-                Paired::Both((path, old), (_, new)) if old != new => (path, ChangeKind::Modified),
+            let (path, kind, old, new) = match pair {
+                Paired::Left((path, old)) => (path, ChangeKind::Deleted, Some(old), None),
+                Paired::Right((path, new)) => (path, ChangeKind::Added, None, Some(new)),
+                Paired::Both((path, old), (_, new)) if old != new => {
+                    (path, ChangeKind::Modified, Some(old), Some(new))
+                }
                 Paired::Both(..) => continue,
             };
-            if !is_runtime_artifact(path) {
+            if !is_runtime_artifact(path, old, new) {
                 changes.insert(path.clone(), kind);
             }
         }
@@ -71,13 +73,14 @@ impl ChangeSet {
     fn from_patch(patch: &BTreeMap<BString, Option<Entry>>, target: &View) -> ChangeSet {
         let mut changes = BTreeMap::new();
         for (path, old) in patch {
-            let kind = match (old, target.get_bytes(path)) {
+            let new = target.get_bytes(path);
+            let kind = match (old, new) {
                 (Some(_), None) => ChangeKind::Deleted,
                 (None, Some(_)) => ChangeKind::Added,
                 (Some(old), Some(new)) if old != new => ChangeKind::Modified,
                 _ => continue,
             };
-            if !is_runtime_artifact(path) {
+            if !is_runtime_artifact(path, old.as_ref(), new) {
                 changes.insert(path.clone(), kind);
             }
         }
