@@ -838,7 +838,7 @@ codes! {
     findings_folded: Warning, Violation,
         "There are more findings than the output format may carry; the rest are counted in this one.",
         "Run `mastermind-hooks check` with `--format human` or `--format json` to see every finding, and fix the ones listed first.";
-    receive_non_fast_forward: Error, Violation,
+    default_branch_rewritten: Error, Violation,
         "A push rewrites the default branch (its old tip is not an ancestor of the new one), which would drop work that has landed.",
         "Merge or rebase onto the branch's current tip and push without `--force`.";
     receive_ref_skipped: Note, Violation,

@@ -274,7 +274,7 @@ fn a_forced_update_of_the_default_branch_is_refused() {
     let output = push(&s.work, &["--force", "origin", "main"]);
     assert_ne!(status(&output), 0, "{}", text(&output));
     assert!(
-        text(&output).contains("receive_non_fast_forward"),
+        text(&output).contains("default_branch_rewritten"),
         "{}",
         text(&output)
     );

@@ -589,3 +589,29 @@ fn runtime_file_names_hide_no_gitlink_or_symlink() {
     assert_eq!(code, 1, "{codes:?}\n{out}");
     assert!(has(&codes, "task_required"), "{codes:?}");
 }
+
+#[test]
+fn pre_push_refuses_rewriting_the_remote_default_branch_as_pre_receive_does() {
+    let (repo, _remote) = base_repo();
+    let landed = {
+        repo.write("src/a.py", "a = 1 # a landed fix\n");
+        repo.commit_all("fix");
+        repo.git(&["push", "-q", "origin", "main"]);
+        repo.head()
+    };
+    repo.git(&["reset", "-q", "--hard", "HEAD~1"]);
+    repo.write("README.md", "# readme\n");
+    let rewritten = repo.commit_all("readme");
+    let (code, codes) = push_lines(&repo, &rewritten, "refs/heads/main", &landed);
+    assert_eq!(code, 1, "{codes:?}");
+    assert!(has(&codes, "default_branch_rewritten"), "{codes:?}");
+    // A forced update of another branch is judged as usual.
+    repo.git(&[
+        "push",
+        "-q",
+        "origin",
+        &format!("{landed}:refs/heads/feature"),
+    ]);
+    let (code, codes) = push_lines(&repo, &rewritten, "refs/heads/feature", &landed);
+    assert_eq!(code, 0, "{codes:?}");
+}

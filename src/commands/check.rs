@@ -537,6 +537,29 @@ fn push(
                 .ok()
                 .filter(|id| repo.has_commit(*id))
         };
+        // As pre-receive does: the remote's default branch only moves
+        // forward (a forced update would drop work that has landed).
+        if let (Ok(refs), Some(old)) = (&advertised, old)
+            && refs.default_ref.as_deref() == Some(line.remote_ref.as_str())
+            && !repo.is_ancestor(old, tip)?
+        {
+            out.diagnostics.push(
+                Diagnostic::new(
+                    Code::default_branch_rewritten,
+                    format!(
+                        "{label}: {} is the remote's default branch and {} does not contain its tip {}: the forced update would drop work that has landed",
+                        line.remote_ref,
+                        short(tip),
+                        short(old)
+                    ),
+                )
+                .with_hint(format!(
+                    "merge or rebase onto {} (`git pull --rebase`) and push without --force",
+                    short(old)
+                )),
+            );
+            continue;
+        }
         let mut hidden: Vec<ObjectId> = old.into_iter().collect();
         let base = match (&advertised, old) {
             (Ok(refs), _) => {

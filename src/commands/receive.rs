@@ -203,7 +203,7 @@ fn judge_all(repo: &Repo, updates: &[RefUpdate], out: &mut Collected) -> Result<
                 out.note(Diagnostic::new(Code::receive_ref_skipped, why));
             }
             Judgement::Refuse(why) => {
-                out.note(Diagnostic::new(Code::receive_non_fast_forward, why));
+                out.note(Diagnostic::new(Code::default_branch_rewritten, why));
             }
             Judgement::Judge { base, tip } => {
                 let label = match base {

@@ -14,6 +14,9 @@ pub struct Advertised {
     pub tips: Vec<ObjectId>,
     /// The tip of the remote's default branch (its `HEAD`), if any.
     pub default_tip: Option<ObjectId>,
+    /// The full name of the remote's default branch, when its `HEAD` is
+    /// symbolic (`refs/heads/main`).
+    pub default_ref: Option<String>,
 }
 
 /// Parse `git ls-remote --symref` output.
@@ -42,6 +45,7 @@ pub fn parse(output: &str) -> Advertised {
         Some(target) => by_name.iter().find(|(n, _)| n == target).map(|(_, id)| *id),
         None => by_name.iter().find(|(n, _)| n == "HEAD").map(|(_, id)| *id),
     };
+    advertised.default_ref = head_target;
     let mut tips: Vec<ObjectId> = by_name.into_iter().map(|(_, id)| id).collect();
     tips.sort();
     tips.dedup();
