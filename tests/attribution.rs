@@ -474,3 +474,47 @@ fn a_first_push_keeps_a_baseline_in_the_pushed_history() {
     let stderr = first_push_to_an_empty_remote(&repo);
     assert!(!stderr.contains("task_baseline_invalid"), "{stderr}");
 }
+
+#[test]
+fn converted_files_get_a_hint_to_run_isolated_and_an_isolated_receipt_passes() {
+    let (repo, _remote) = repo_with_remote();
+    repo.write(".gitattributes", "*.py text eol=crlf\n");
+    repo.commit_all("attributes");
+    // Check the files out again so that they are converted on disk.
+    for file in ["src/a.py", "src/b.py"] {
+        std::fs::remove_file(repo.path().join(file)).unwrap();
+    }
+    repo.git(&["checkout", "--", "."]);
+    repo.git(&["push", "-q", "--no-verify", "origin", "main"]);
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    write_spec(&repo, "001-a", &["src/a.py"], "src/a.py", "alpha");
+    repo.write("src/a.py", "alpha\r\n");
+    verify(&repo, "001-a");
+    write_report(&repo, "001-a", &["src/a.py"], "src/a.py", "alpha");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "task a"]);
+    let (code, codes, out) = check(&repo, &["--ci", "--base", "main", "--head", "HEAD"]);
+    assert_eq!(code, 1, "{codes:?}\n{out}");
+    assert!(
+        codes.iter().any(|c| c == "receipt_snapshot_changed"),
+        "{codes:?}"
+    );
+    assert!(out.contains("--isolated"), "{out}");
+    // The isolated run digests exactly the committed content.
+    let run = repo.run(
+        &[
+            "verification",
+            "run",
+            ".mastermind/tasks/001-a/spec.md",
+            "--id",
+            "unit",
+            "--isolated",
+        ],
+        None,
+    );
+    assert_eq!(status(&run), 0, "{}", text(&run));
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "--amend", "--no-edit"]);
+    let (code, codes, out) = check(&repo, &["--ci", "--base", "main", "--head", "HEAD"]);
+    assert_eq!(code, 0, "{codes:?}\n{out}");
+}

@@ -206,6 +206,28 @@ fn list_paths(paths: &[String], limit: usize) -> String {
     text
 }
 
+/// True when git may convert files on their way into the repository:
+/// `core.autocrlf` is set, or the root `.gitattributes` of `at` gives a
+/// converting attribute. (Nested attribute files are not read: this only
+/// chooses a hint.)
+fn converts_on_add(ctx: &TaskContext<'_>, at: Snapshot<'_>) -> Result<bool> {
+    let repo = ctx.gate.repo;
+    let autocrlf = repo
+        .gix()
+        .config_snapshot()
+        .string("core.autocrlf")
+        .is_some_and(|v| !v.eq_ignore_ascii_case(b"false"));
+    if autocrlf {
+        return Ok(true);
+    }
+    Ok(match at.read(repo, ".gitattributes", 1024 * 1024)? {
+        Some(Content::Bytes(bytes)) => {
+            crate::repo::tree::stat_reuse::attributes_may_convert(&bytes)
+        }
+        _ => false,
+    })
+}
+
 /// The commands that refresh a receipt.
 pub fn refresh_hint(spec_path: &str, id: &str, receipt_path: &str) -> String {
     format!(
@@ -391,9 +413,20 @@ fn tree_check<'r>(
                     receipt.tree_digest_version,
                 ),
             );
+            // Where git converts files on `git add`, the bytes the check
+            // ran on are not the blobs committed, and a re-run in place
+            // digests the same bytes again.
+            let hint = if converts_on_add(ctx, target.snapshot)? {
+                format!(
+                    "this repository converts files on their way into git (core.autocrlf, or `text`/`eol`/`filter` in .gitattributes), so the bytes on disk differ from the committed blobs: stage the change, then run the check on exactly the staged content with `mastermind-hooks verification run {spec_path} --id {} --isolated`, `git add {path}` and commit",
+                    run.id
+                )
+            } else {
+                refresh.clone()
+            };
             out.diagnostics = std::mem::take(&mut out.diagnostics)
                 .into_iter()
-                .map(|d| d.with_hint(refresh.clone()))
+                .map(|d| d.with_hint(hint.clone()))
                 .collect();
             return Ok(out);
         }
