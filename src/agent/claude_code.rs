@@ -26,7 +26,7 @@
 use super::payload::{self, Payload};
 use super::{Decision, Dispatch, Event, Harness, StopPayload, SubagentPayload};
 use crate::diagnostic::Diagnostic;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use std::path::PathBuf;
 
 const HARNESS: Harness = Harness::ClaudeCode;
@@ -128,28 +128,15 @@ fn tool_return(payload: &Payload, description: String) -> Result<SubagentPayload
 
 /// The JSON Claude Code reads for `decision` on `event`.
 pub fn encode(event: Event, decision: &Decision) -> Option<String> {
-    let mut out = Map::new();
-    match decision {
-        Decision::Allow => return None,
-        Decision::Note(message) => {
-            out.insert("systemMessage".into(), json!(message));
-        }
-        Decision::Warn(message) => {
-            out.insert("systemMessage".into(), json!(message));
-            if event == Event::PostToolUse {
-                out.insert(
-                    "hookSpecificOutput".into(),
-                    json!({"hookEventName": event.name(), "additionalContext": message}),
-                );
-            }
-        }
-        Decision::Block { reason, note } => {
-            out.insert("decision".into(), json!("block"));
-            out.insert("reason".into(), json!(reason));
-            if let Some(note) = note {
-                out.insert("systemMessage".into(), json!(note));
-            }
-        }
+    let mut out = decision.common_fields()?;
+    // A warning after a tool call also reaches the agent, as context.
+    if let Decision::Warn(message) = decision
+        && event == Event::PostToolUse
+    {
+        out.insert(
+            "hookSpecificOutput".into(),
+            json!({"hookEventName": event.name(), "additionalContext": message}),
+        );
     }
     Some(Value::Object(out).to_string())
 }

@@ -26,7 +26,7 @@
 use super::payload;
 use super::{Decision, Dispatch, Event, Harness, StopPayload, SubagentPayload};
 use crate::diagnostic::Diagnostic;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 const HARNESS: Harness = Harness::Codex;
 
@@ -53,27 +53,16 @@ pub fn decode_subagent(bytes: &[u8]) -> Result<SubagentPayload, Diagnostic> {
 
 /// The JSON Codex reads for `decision` (Stop and SubagentStop share it).
 pub fn encode(_event: Event, decision: &Decision) -> Option<String> {
-    let mut out = Map::new();
-    match decision {
-        Decision::Allow => return None,
-        Decision::Note(message) | Decision::Warn(message) => {
-            out.insert("systemMessage".into(), json!(message));
-        }
-        Decision::Block { reason, note } => {
-            out.insert("decision".into(), json!("block"));
-            out.insert("reason".into(), json!(reason));
-            if let Some(note) = note {
-                out.insert("systemMessage".into(), json!(note));
-            }
-        }
-    }
-    Some(Value::Object(out).to_string())
+    decision
+        .common_fields()
+        .map(|out| Value::Object(out).to_string())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::codes::Code;
+    use serde_json::json;
 
     #[test]
     fn decodes_the_schema_shaped_payloads() {

@@ -29,6 +29,30 @@ pub enum Decision {
     },
 }
 
+impl Decision {
+    /// The top-level fields Claude Code and Codex both read (`None`: print
+    /// nothing): `systemMessage` for what the user is told, and
+    /// `decision: "block"` with `reason` for what sends the agent back.
+    pub fn common_fields(&self) -> Option<serde_json::Map<String, serde_json::Value>> {
+        use serde_json::json;
+        let mut out = serde_json::Map::new();
+        match self {
+            Decision::Allow => return None,
+            Decision::Note(message) | Decision::Warn(message) => {
+                out.insert("systemMessage".into(), json!(message));
+            }
+            Decision::Block { reason, note } => {
+                out.insert("decision".into(), json!("block"));
+                out.insert("reason".into(), json!(reason));
+                if let Some(note) = note {
+                    out.insert("systemMessage".into(), json!(note));
+                }
+            }
+        }
+        Some(out)
+    }
+}
+
 /// Findings listed in one reason; the rest are counted. Claude Code keeps at
 /// most 10,000 characters of hook output in context.
 const MAX_FINDINGS: usize = 20;
