@@ -370,12 +370,8 @@ impl Config {
                 })
                 .collect::<Vec<_>>()
         })?;
-        let errors = schema::validate(SchemaId::HooksConfigV1, &value).map_err(|e| {
-            vec![config_error(
-                format!("embedded schema {} is unusable: {}", e.schema, e.message),
-                None,
-            )]
-        })?;
+        let errors = schema::validate(SchemaId::HooksConfigV1, &value)
+            .map_err(|e| vec![config_error(e.to_string(), None)])?;
         if !errors.is_empty() {
             return Err(errors
                 .iter()

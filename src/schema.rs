@@ -213,6 +213,23 @@ pub struct SchemaUnavailable {
     pub message: String,
 }
 
+impl std::fmt::Display for SchemaUnavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "embedded schema {} is unusable: {}",
+            self.schema, self.message
+        )
+    }
+}
+
+impl SchemaUnavailable {
+    /// The finding that stops a validation the schema cannot run.
+    pub fn to_diagnostic(&self) -> crate::diagnostic::Diagnostic {
+        crate::diagnostic::Diagnostic::new(crate::codes::Code::internal_error, self.to_string())
+    }
+}
+
 /// Which keyword a schema error came from, as far as callers care.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Keyword {

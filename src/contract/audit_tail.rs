@@ -157,12 +157,8 @@ pub fn parse(bytes: &[u8]) -> Result<AuditTail, Vec<Diagnostic>> {
             .with_line(line_of("")),
         ]);
     }
-    let errors = schema::validate(SchemaId::AuditTailV1, &value).map_err(|e| {
-        vec![Diagnostic::new(
-            Code::internal_error,
-            format!("embedded schema {} is unusable: {}", e.schema, e.message),
-        )]
-    })?;
+    let errors =
+        schema::validate(SchemaId::AuditTailV1, &value).map_err(|e| vec![e.to_diagnostic()])?;
     if !errors.is_empty() {
         return Err(errors
             .iter()

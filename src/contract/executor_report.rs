@@ -304,12 +304,8 @@ fn canonical(
             .map(|l| l.saturating_add(lines_before))
     };
 
-    let schema_errors = schema::validate(SchemaId::ExecutorReportV1, &value).map_err(|e| {
-        vec![Diagnostic::new(
-            Code::internal_error,
-            format!("embedded schema {} is unusable: {}", e.schema, e.message),
-        )]
-    })?;
+    let schema_errors = schema::validate(SchemaId::ExecutorReportV1, &value)
+        .map_err(|e| vec![e.to_diagnostic()])?;
     let mut diagnostics = Vec::new();
     for error in &schema_errors {
         if error.keyword == Keyword::MinLength && blank_rule(&error.pointer).is_some() {

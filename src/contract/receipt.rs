@@ -280,12 +280,7 @@ pub(crate) fn decode_json<T: serde::de::DeserializeOwned>(
     };
     let value: serde_json::Value =
         serde_json::from_slice(bytes).map_err(|e| invalid(format!("not JSON: {e}")))?;
-    let errors = schema::validate(schema_id, &value).map_err(|e| {
-        invalid(format!(
-            "embedded schema {} is unusable: {}",
-            e.schema, e.message
-        ))
-    })?;
+    let errors = schema::validate(schema_id, &value).map_err(|e| invalid(e.to_string()))?;
     if !errors.is_empty() {
         let diagnostics = errors
             .iter()

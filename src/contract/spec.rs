@@ -379,12 +379,8 @@ fn decode(yaml_text: &str) -> Result<(Frontmatter, yaml::YamlNode), Vec<Diagnost
         node.line_of_pointer(pointer)
             .map(|l| l + FRONTMATTER_LINES_BEFORE)
     };
-    let errors = schema::validate(SchemaId::SpecFrontmatterV1, &value).map_err(|e| {
-        vec![Diagnostic::new(
-            Code::internal_error,
-            format!("embedded schema {} is unusable: {}", e.schema, e.message),
-        )]
-    })?;
+    let errors = schema::validate(SchemaId::SpecFrontmatterV1, &value)
+        .map_err(|e| vec![e.to_diagnostic()])?;
     if !errors.is_empty() {
         return Err(errors
             .iter()

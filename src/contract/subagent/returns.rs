@@ -305,13 +305,7 @@ fn check_envelope_alone(bytes: &[u8]) -> (Option<SubagentReturn>, Vec<Diagnostic
     };
     let mut diagnostics: Vec<Diagnostic> =
         match schema::validate(SchemaId::SubagentHandover, envelope) {
-            Err(unavailable) => vec![Diagnostic::new(
-                Code::internal_error,
-                format!(
-                    "embedded schema {} does not compile: {}",
-                    unavailable.schema, unavailable.message
-                ),
-            )],
+            Err(unavailable) => vec![unavailable.to_diagnostic()],
             Ok(errors) => errors
                 .into_iter()
                 .map(|error| {
@@ -370,13 +364,7 @@ fn reviewer_id_rule(pointer: &str, document: &Value) -> Option<String> {
 /// The schema layer: every violation of the role's schema.
 fn schema_layer(role: ReturnRole, node: &yaml::YamlNode, document: &Value) -> Vec<Diagnostic> {
     match schema::validate(role.schema(), document) {
-        Err(unavailable) => vec![Diagnostic::new(
-            Code::internal_error,
-            format!(
-                "embedded schema {} does not compile: {}",
-                unavailable.schema, unavailable.message
-            ),
-        )],
+        Err(unavailable) => vec![unavailable.to_diagnostic()],
         Ok(errors) => errors
             .into_iter()
             .map(|error| {
