@@ -106,9 +106,18 @@ fn agent_config(repo: &Repo) -> Result<AgentHooks, Vec<Diagnostic>> {
     Config::parse(&object.data, &format!("{CONFIG_PATH} in HEAD")).map(|c| c.agent_hooks)
 }
 
-/// The loop-guard store of the repository, when there is one.
-fn store_of(repo: Option<&Repo>) -> Option<Store> {
-    repo.map(|r| Store::in_git_dir(r.git_dir()))
+/// What both hooks start from: the loop guard's store (none outside a
+/// repository), the agent-hook configuration from HEAD, and what made that
+/// configuration unusable (then the defaults stand in).
+fn setup() -> (Option<Store>, AgentHooks, Option<Vec<Diagnostic>>) {
+    let repo = open_repo().ok();
+    let store = repo.as_ref().map(|r| Store::in_git_dir(r.git_dir()));
+    let (config, problem) = match repo.as_ref().map(agent_config) {
+        Some(Ok(c)) => (c, None),
+        Some(Err(ds)) => (AgentHooks::default(), Some(ds)),
+        None => (AgentHooks::default(), None),
+    };
+    (store, config, problem)
 }
 
 /// Apply the loop guard to a failing (or passing) stop. When the count
@@ -231,13 +240,7 @@ fn stop_decision(
 /// `agent-hook stop`.
 pub fn stop(harness: Harness, deadline_secs: u32) -> ExitStatus {
     let deadline = Duration::from_secs(u64::from(deadline_secs.max(1)));
-    let repo = open_repo().ok();
-    let store = store_of(repo.as_ref());
-    let (config, config_problem) = match repo.as_ref().map(agent_config) {
-        Some(Ok(c)) => (c, None),
-        Some(Err(ds)) => (AgentHooks::default(), Some(ds)),
-        None => (AgentHooks::default(), None),
-    };
+    let (store, config, config_problem) = setup();
     // The session, the harness's loop flag, the verdict and its reason.
     let (session, active, verdict, reason) = match read_stdin() {
         Err(d) => {
@@ -310,13 +313,7 @@ fn finished_decision(message: Option<&str>, dispatch: &Dispatch, policy: &AgentH
 
 /// `agent-hook subagent`.
 pub fn subagent(harness: Harness) -> ExitStatus {
-    let repo = open_repo().ok();
-    let store = store_of(repo.as_ref());
-    let (config, config_problem) = match repo.as_ref().map(agent_config) {
-        Some(Ok(c)) => (c, None),
-        Some(Err(ds)) => (AgentHooks::default(), Some(ds)),
-        None => (AgentHooks::default(), None),
-    };
+    let (store, config, config_problem) = setup();
     let bytes = read_stdin().unwrap_or_default();
     let payload = match agent::decode_subagent(harness, &bytes) {
         Ok(payload) => payload,
