@@ -365,17 +365,21 @@ fn suggest_what_works(report: &mut StatusReport, dir: &HooksDir, observed: &[Hoo
     }
 }
 
+/// A status report as pretty JSON (a status holds only strings, numbers,
+/// booleans and lists, so the fallback never shows in practice).
+fn status_json(report: &impl serde::Serialize) -> String {
+    let mut text = serde_json::to_string_pretty(report).unwrap_or_else(|e| {
+        format!("{{\"version\":1,\"ok\":false,\"error\":\"cannot serialize: {e}\"}}")
+    });
+    text.push('\n');
+    text
+}
+
 pub fn status(named: &[Hook], format: StatusFormat) -> ExitStatus {
     let report = status_report(&Hook::selection(named));
     let text = match format {
         StatusFormat::Human => status::render_human(&report),
-        StatusFormat::Json => {
-            let mut text = serde_json::to_string_pretty(&report).unwrap_or_else(|e| {
-                format!("{{\"version\":1,\"ok\":false,\"error\":\"cannot serialize: {e}\"}}")
-            });
-            text.push('\n');
-            text
-        }
+        StatusFormat::Json => status_json(&report),
     };
     finish(&text, report.exit_status())
 }
@@ -433,13 +437,7 @@ pub fn agent_status(harness: crate::agent::Harness, format: StatusFormat) -> Exi
     let report = crate::install::agent::status(harness, &root, binary::locate().as_deref());
     let text = match format {
         StatusFormat::Human => crate::install::agent::render_status(&report),
-        StatusFormat::Json => {
-            let mut text = serde_json::to_string_pretty(&report).unwrap_or_else(|e| {
-                format!("{{\"version\":1,\"ok\":false,\"error\":\"cannot serialize: {e}\"}}")
-            });
-            text.push('\n');
-            text
-        }
+        StatusFormat::Json => status_json(&report),
     };
     finish(&text, report.exit_status())
 }
