@@ -211,19 +211,13 @@ fn list_paths(paths: &[String], limit: usize) -> String {
 /// converting attribute. (Nested attribute files are not read: this only
 /// chooses a hint.)
 fn converts_on_add(ctx: &TaskContext<'_>, at: Snapshot<'_>) -> Result<bool> {
+    use crate::repo::tree::stat_reuse::{attributes_may_convert, autocrlf_on};
     let repo = ctx.gate.repo;
-    let autocrlf = repo
-        .gix()
-        .config_snapshot()
-        .string("core.autocrlf")
-        .is_some_and(|v| !v.eq_ignore_ascii_case(b"false"));
-    if autocrlf {
+    if autocrlf_on(repo) {
         return Ok(true);
     }
     Ok(match at.read(repo, ".gitattributes", 1024 * 1024)? {
-        Some(Content::Bytes(bytes)) => {
-            crate::repo::tree::stat_reuse::attributes_may_convert(&bytes)
-        }
+        Some(Content::Bytes(bytes)) => attributes_may_convert(&bytes),
         _ => false,
     })
 }

@@ -148,7 +148,7 @@ fn user_attributes(repo: &Repo) -> Option<PathBuf> {
 }
 
 /// True when `core.autocrlf` is set to anything but false.
-fn autocrlf_on(repo: &Repo) -> bool {
+pub fn autocrlf_on(repo: &Repo) -> bool {
     let config = repo.gix().config_snapshot();
     match config.string("core.autocrlf") {
         None => false,
