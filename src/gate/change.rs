@@ -17,7 +17,7 @@ use crate::config::Globs;
 use crate::repo::changes::ChangeKind;
 use crate::repo::history::{CommitMeta, PathChange};
 use crate::repo::snapshot::Snapshot;
-use crate::repo::tree::{EntryMode, View, short};
+use crate::repo::tree::{View, short};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 
@@ -167,13 +167,7 @@ pub(crate) fn class_of<'p>(
     agent_files: &[&Globs],
 ) -> PathClass<'p> {
     match classify(path, agent_files) {
-        PathClass::Runtime
-            if change
-                .new
-                .is_some_and(|e| !matches!(e.mode, EntryMode::Regular | EntryMode::Executable)) =>
-        {
-            PathClass::Ordinary
-        }
+        PathClass::Runtime if change.new.is_some_and(|e| !e.mode.is_file()) => PathClass::Ordinary,
         class => class,
     }
 }

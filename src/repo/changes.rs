@@ -3,7 +3,7 @@
 //! dropped. The controller's runtime files are never part of a change set.
 
 use super::merge_join::{Paired, merge_join};
-use super::tree::{Entry, EntryMode, View};
+use super::tree::{Entry, View};
 use gix::bstr::{BString, ByteSlice};
 use std::collections::BTreeMap;
 
@@ -13,9 +13,7 @@ use crate::bookkeeping::RUNTIME_ARTIFACTS;
 /// (or absent): a symlink or gitlink under such a name is no runtime file
 /// and stays in the change set.
 fn is_runtime_artifact(path: &[u8], old: Option<&Entry>, new: Option<&Entry>) -> bool {
-    let regular = |e: Option<&Entry>| {
-        e.is_none_or(|e| matches!(e.mode, EntryMode::Regular | EntryMode::Executable))
-    };
+    let regular = |e: Option<&Entry>| e.is_none_or(|e| e.mode.is_file());
     RUNTIME_ARTIFACTS.iter().any(|a| a.as_bytes() == path) && regular(old) && regular(new)
 }
 
