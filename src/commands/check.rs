@@ -192,12 +192,11 @@ fn pending_step(
                 continue;
             }
             let staged = view.get_bytes(&incoming.path).copied();
-            if staged == incoming.old {
-                let kind = match (incoming.new, staged) {
-                    (None, Some(_)) => ChangeKind::Added,
-                    (Some(_), None) => ChangeKind::Deleted,
-                    _ => ChangeKind::Modified,
-                };
+            // The automatic merge changed the path, so it differs from
+            // HEAD's entry, which the staged one equals here.
+            if staged == incoming.old
+                && let Some(kind) = ChangeKind::between(incoming.new.as_ref(), staged.as_ref())
+            {
                 kept.push(PathChange {
                     kind,
                     old: incoming.new,

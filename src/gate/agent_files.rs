@@ -152,11 +152,9 @@ pub fn check(gate: &Gate<'_>) -> Result<Vec<FileResult>> {
         let Some(kind) = configured_kind(gate.config, path) else {
             continue;
         };
-        let change = match (base.get(gate.repo, path)?, gate.tip.get(gate.repo, path)?) {
-            (None, Some(_)) => ChangeKind::Added,
-            (Some(_), None) => ChangeKind::Deleted,
-            (Some(a), Some(b)) if a != b => ChangeKind::Modified,
-            _ => continue,
+        let (before, after) = (base.get(gate.repo, path)?, gate.tip.get(gate.repo, path)?);
+        let Some(change) = ChangeKind::between(before.as_ref(), after.as_ref()) else {
+            continue;
         };
         let mut diagnostics = Vec::new();
         let new_bytes = if change == ChangeKind::Deleted {

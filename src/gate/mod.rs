@@ -370,12 +370,6 @@ fn prepare<'a>(
             }
         }
     }
-    let kind_of = |before: Option<Entry>, after: Option<Entry>| match (before, after) {
-        (None, Some(_)) => Some(ChangeKind::Added),
-        (Some(_), None) => Some(ChangeKind::Deleted),
-        (Some(a), Some(b)) if a != b => Some(ChangeKind::Modified),
-        _ => None,
-    };
     let mut paths = BTreeMap::new();
     for (path, by) in touched {
         let before = baseline.get(gate.repo, &path)?;
@@ -384,8 +378,9 @@ fn prepare<'a>(
         // unless the task's steps moved the path away from what stood
         // before them: a baseline older than that content must not let a
         // task undo it unseen.
-        let Some(kind) = kind_of(before, after)
-            .or_else(|| kind_of(first_old.get(&path).copied().flatten(), after))
+        let first = first_old.get(&path).copied().flatten();
+        let Some(kind) = ChangeKind::between(before.as_ref(), after.as_ref())
+            .or_else(|| ChangeKind::between(first.as_ref(), after.as_ref()))
         else {
             continue;
         };

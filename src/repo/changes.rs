@@ -25,6 +25,17 @@ pub enum ChangeKind {
 }
 
 impl ChangeKind {
+    /// How a path changed from entry `old` to entry `new` (`None`: absent
+    /// on that side); `None` when it did not change.
+    pub fn between(old: Option<&Entry>, new: Option<&Entry>) -> Option<ChangeKind> {
+        match (old, new) {
+            (None, Some(_)) => Some(ChangeKind::Added),
+            (Some(_), None) => Some(ChangeKind::Deleted),
+            (Some(a), Some(b)) if a != b => Some(ChangeKind::Modified),
+            _ => None,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             ChangeKind::Added => "added",
@@ -72,11 +83,8 @@ impl ChangeSet {
         let mut changes = BTreeMap::new();
         for (path, old) in patch {
             let new = target.get_bytes(path);
-            let kind = match (old, new) {
-                (Some(_), None) => ChangeKind::Deleted,
-                (None, Some(_)) => ChangeKind::Added,
-                (Some(old), Some(new)) if old != new => ChangeKind::Modified,
-                _ => continue,
+            let Some(kind) = ChangeKind::between(old.as_ref(), new) else {
+                continue;
             };
             if !is_runtime_artifact(path, old.as_ref(), new) {
                 changes.insert(path.clone(), kind);

@@ -340,12 +340,7 @@ impl Repo {
         Ok(by_path
             .into_iter()
             .filter_map(|(path, (old, new))| {
-                let kind = match (&old, &new) {
-                    (None, Some(_)) => ChangeKind::Added,
-                    (Some(_), None) => ChangeKind::Deleted,
-                    (Some(a), Some(b)) if a != b => ChangeKind::Modified,
-                    _ => return None,
-                };
+                let kind = ChangeKind::between(old.as_ref(), new.as_ref())?;
                 Some(PathChange {
                     path,
                     kind,
