@@ -1,11 +1,11 @@
 //! Command-line definitions (clap) and dispatch to the commands.
 
 use crate::agent::Harness;
+use crate::artifact::Kind;
 use crate::commands;
 use crate::commands::check::Mode;
 use crate::commands::hooks::StatusFormat;
 use crate::commands::output::OutputArgs;
-use crate::contract::Kind;
 use crate::diagnostic::ExitStatus;
 use crate::install::Hook;
 use clap::builder::PossibleValue;

@@ -6,7 +6,26 @@
 //! a code (`executor_report_sentinel_pair`) finds its definition here, the
 //! place that raises it, its tests and its documentation.
 
-use crate::diagnostic::Severity;
+use serde::Serialize;
+
+/// How serious a finding is. Only `Error` fails a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Note,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
+}
 
 /// Whether a code reports a broken rule (exit 1) or a check that could not run
 /// (exit 2).

@@ -1,27 +1,9 @@
 //! The one diagnostic model: every check produces `Diagnostic`s and every
 //! renderer reads only them.
 
+pub use crate::codes::Severity;
 use crate::codes::{Code, Outcome};
 use serde::{Serialize, Serializer};
-
-/// How serious a finding is. Only `Error` fails a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Error,
-    Warning,
-    Note,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Note => "note",
-        }
-    }
-}
 
 /// One finding about one input.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

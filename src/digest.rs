@@ -45,7 +45,7 @@ use sha2::{Digest, Sha256};
 pub const TREE_V1_DOMAIN: &[u8] = b"mastermind-hooks-tree-v1\0";
 /// The `tree_digest_version` the runner writes (tree-v2).
 pub const TREE_DIGEST_VERSION: u32 = 2;
-pub use crate::contract::tree_receipt::TREE_DIGEST_VERSIONS;
+pub use crate::contract::mastermind::tree_receipt::TREE_DIGEST_VERSIONS;
 /// Paths under this prefix are the agents' bookkeeping (reports, specs,
 /// receipts) and never part of a snapshot.
 pub const EXCLUDED_PREFIX: &[u8] = b".mastermind/";

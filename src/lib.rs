@@ -23,6 +23,7 @@ compile_error!(
 );
 
 pub mod agent;
+pub mod artifact;
 pub mod bookkeeping;
 pub mod cli;
 pub mod codes;

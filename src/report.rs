@@ -5,7 +5,7 @@
 //! them) and `diagnostics` (findings about the run itself: configuration,
 //! git, views). Renderers read [`Report::all_diagnostics`] or walk the groups.
 
-use crate::contract::receipt::CheckState;
+use crate::contract::mastermind::receipt::CheckState;
 use crate::diagnostic::{Diagnostic, ExitStatus, Severity};
 use serde::Serialize;
 

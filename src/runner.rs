@@ -42,10 +42,10 @@ pub mod supervise;
 
 use crate::codes::Code;
 use crate::config::{CONFIG_PATH, Config, MAX_CONFIG_BYTES};
-use crate::contract::argv_display::{RunDeclaration, declaration_sha256};
-use crate::contract::receipt::{Executable, PROVENANCE, Status, StreamDigest};
-use crate::contract::spec::{self, MAX_SPEC_BYTES};
-use crate::contract::tree_receipt::{SpecBinding, TreeReceipt};
+use crate::contract::mastermind::argv_display::{RunDeclaration, declaration_sha256};
+use crate::contract::mastermind::receipt::{Executable, PROVENANCE, Status, StreamDigest};
+use crate::contract::mastermind::spec::{self, MAX_SPEC_BYTES};
+use crate::contract::mastermind::tree_receipt::{SpecBinding, TreeReceipt};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::digest::TREE_DIGEST_VERSION;
 use crate::digest::TreeDigester;

@@ -5,8 +5,8 @@
 //! * an input that breaks a rule we can construct cheaply is never valid,
 //!   whatever else the input holds, and the broken rule's code is reported.
 
+use mastermind_hooks::artifact::{self, Kind};
 use mastermind_hooks::codes::Code;
-use mastermind_hooks::contract::{self, Kind};
 use proptest::prelude::*;
 
 const NEW_KINDS: &[Kind] = &[
@@ -28,7 +28,7 @@ const ROLES: &[Option<&str>] = &[
 ];
 
 fn codes(kind: Kind, text: &str, role: Option<&str>) -> Vec<Code> {
-    contract::check_with_role(kind, text.as_bytes(), role)
+    artifact::check_with_role(kind, text.as_bytes(), role)
         .diagnostics
         .into_iter()
         .filter(|d| d.is_error())
@@ -116,14 +116,14 @@ proptest! {
     #[test]
     fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..2048), role in prop::sample::select(ROLES)) {
         for &kind in NEW_KINDS {
-            let _ = contract::check_with_role(kind, &bytes, role);
+            let _ = artifact::check_with_role(kind, &bytes, role);
         }
     }
 
     #[test]
     fn grammar_shaped_text_never_panics(text in grammar_soup(), role in prop::sample::select(ROLES)) {
         for &kind in NEW_KINDS {
-            let _ = contract::check_with_role(kind, text.as_bytes(), role);
+            let _ = artifact::check_with_role(kind, text.as_bytes(), role);
         }
     }
 }
@@ -197,7 +197,7 @@ proptest! {
         let fine = report.replace(&format!("Checklist: {}/{}", checked + extra, checked), &format!("Checklist: {}/{}", checked, checked + extra));
         // Well-formed: recognised, and a warning (seed 002: never a hard block).
         prop_assert_eq!(codes(Kind::PlasticReport, &fine, None), vec![]);
-        let all: Vec<Code> = contract::check(Kind::PlasticReport, fine.as_bytes()).diagnostics.into_iter().map(|d| d.code).collect();
+        let all: Vec<Code> = artifact::check(Kind::PlasticReport, fine.as_bytes()).diagnostics.into_iter().map(|d| d.code).collect();
         prop_assert_eq!(all, vec![Code::plastic_report_synthesized]);
     }
 

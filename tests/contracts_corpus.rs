@@ -16,8 +16,8 @@
 //!
 //! Both false rejections and false acceptances must be zero.
 
+use mastermind_hooks::artifact::{self, Kind};
 use mastermind_hooks::contract::subagent::dispatch;
-use mastermind_hooks::contract::{self, Kind};
 use mastermind_hooks::diagnostic::Diagnostic;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/contracts-corpus");
@@ -56,7 +56,7 @@ fn judge(kind: Kind, bytes: &[u8], judge: &str) -> Vec<Diagnostic> {
         return dispatch::check_dispatched(bytes, description).diagnostics;
     }
     let role = judge.strip_prefix("role=");
-    contract::check_with_role(kind, bytes, role).diagnostics
+    artifact::check_with_role(kind, bytes, role).diagnostics
 }
 
 /// Every mismatch between a case and what the contracts found.

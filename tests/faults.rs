@@ -169,7 +169,7 @@ fn task_with_check(argv: &[&str]) -> TestRepo {
     let spec = repo.path().join(SPEC);
     let text = std::fs::read_to_string(&spec).unwrap();
     let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
-    let cmd = mastermind_hooks::contract::argv_display::display_command(&argv);
+    let cmd = mastermind_hooks::contract::mastermind::argv_display::display_command(&argv);
     let text = text.replace(
         "verify:\n  - cmd: make test\n",
         &format!(

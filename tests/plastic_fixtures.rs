@@ -2,7 +2,7 @@
 //! copies, see `tests/cmd/plastic.in/store/PROVENANCE.md`) pass with no
 //! finding at all, and stay byte-identical.
 
-use mastermind_hooks::contract::{self, Kind};
+use mastermind_hooks::artifact::{self, Kind};
 use sha2::{Digest, Sha256};
 
 const STORE: &str = "tests/cmd/plastic.in/store";
@@ -35,7 +35,7 @@ fn real_ledgers_are_untouched_and_pass_without_findings() {
             Kind::infer(&format!("{STORE}/{path}")),
             Some(Kind::PlasticSavepoints)
         );
-        let checked = contract::check(Kind::PlasticSavepoints, &bytes);
+        let checked = artifact::check(Kind::PlasticSavepoints, &bytes);
         assert!(
             checked.diagnostics.is_empty(),
             "{path}: {:?}",

@@ -7,8 +7,8 @@
 //! (an envelope field dropped, an insight unmarked, a blocker under
 //! `delivered`) is rejected for that reason.
 
+use mastermind_hooks::artifact::{self, Kind};
 use mastermind_hooks::codes::Code;
-use mastermind_hooks::contract::{self, Kind};
 use proptest::prelude::*;
 
 /// Label spellings per field, the contract's wording first.
@@ -467,7 +467,7 @@ fn other_role_report() -> impl Strategy<Value = Report> {
 }
 
 fn errors(text: &str) -> Vec<Code> {
-    contract::check(Kind::PlasticReport, text.as_bytes())
+    artifact::check(Kind::PlasticReport, text.as_bytes())
         .diagnostics
         .into_iter()
         .filter(|d| d.is_error())

@@ -3,12 +3,15 @@
 //! of a valid document is rejected with the rule's code.
 
 use mastermind_hooks::codes::Code;
-use mastermind_hooks::contract::argv_display::display_command;
-use mastermind_hooks::contract::{self, Kind, executor_report, spec};
+use mastermind_hooks::contract::mastermind::argv_display::display_command;
+use mastermind_hooks::{
+    artifact::{self, Kind},
+    contract::mastermind::{executor_report, spec},
+};
 use proptest::prelude::*;
 
 fn codes_of(kind: Kind, bytes: &[u8]) -> Vec<Code> {
-    contract::check(kind, bytes)
+    artifact::check(kind, bytes)
         .diagnostics
         .into_iter()
         .filter(|d| d.is_error())
@@ -142,7 +145,7 @@ proptest! {
     #[test]
     fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..2048)) {
         for &kind in Kind::ALL {
-            let _ = contract::check(kind, &bytes);
+            let _ = artifact::check(kind, &bytes);
         }
     }
 
@@ -151,9 +154,9 @@ proptest! {
         before in ".{0,200}", inner in ".{0,200}", after in ".{0,200}",
     ) {
         let text = format!("{before}\n<!-- mastermind:report-begin -->\n{inner}\n<!-- mastermind:report-end -->\n{after}");
-        let _ = contract::check(Kind::ExecutorReport, text.as_bytes());
+        let _ = artifact::check(Kind::ExecutorReport, text.as_bytes());
         let spec = format!("---\n{inner}\n---\n{after}");
-        let _ = contract::check(Kind::Spec, spec.as_bytes());
+        let _ = artifact::check(Kind::Spec, spec.as_bytes());
     }
 
     #[test]

@@ -8,7 +8,7 @@
 mod common;
 
 use common::*;
-use mastermind_hooks::contract::argv_display::display_command;
+use mastermind_hooks::contract::mastermind::argv_display::display_command;
 use serde_json::Value;
 use std::process::Output;
 

@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use mastermind_hooks::contract::argv_display::display_command;
+use mastermind_hooks::contract::mastermind::argv_display::display_command;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::process::Output;

@@ -9,10 +9,10 @@
 //! "Validates" means no error. The only warnings allowed are named per
 //! example, with the lower source that states the rule.
 
+use mastermind_hooks::artifact::{self, Kind};
 use mastermind_hooks::codes::Code;
 use mastermind_hooks::contract::subagent::dispatch::{self, DispatchRoute};
 use mastermind_hooks::contract::subagent::routing::ReturnRole;
-use mastermind_hooks::contract::{self, Kind};
 use mastermind_hooks::diagnostic::Diagnostic;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/seed-examples");
@@ -42,13 +42,13 @@ fn the_mastermind_tails() {
     let report = read("executor-report.md");
     validates(
         "executor-report.md",
-        &contract::check(Kind::ExecutorReport, &report).diagnostics,
+        &artifact::check(Kind::ExecutorReport, &report).diagnostics,
         &[Code::executor_report_incomplete],
     );
     let tail = read("audit-tail.md");
     validates(
         "audit-tail.md",
-        &contract::check(Kind::AuditTail, &tail).diagnostics,
+        &artifact::check(Kind::AuditTail, &tail).diagnostics,
         &[],
     );
 }
@@ -72,14 +72,14 @@ fn every_plastic_role_in_every_rendering() {
             let allowed = [Code::plastic_report_prompt_part_missing];
             validates(
                 &path,
-                &contract::check(Kind::PlasticReport, &bytes).diagnostics,
+                &artifact::check(Kind::PlasticReport, &bytes).diagnostics,
                 &allowed,
             );
             // The same with the role given, in plastic's own spelling.
             let option = format!("plastic-{role}");
             validates(
                 &path,
-                &contract::check_with_role(Kind::PlasticReport, &bytes, Some(&option)).diagnostics,
+                &artifact::check_with_role(Kind::PlasticReport, &bytes, Some(&option)).diagnostics,
                 &allowed,
             );
             let (report, _) = mastermind_hooks::contract::plastic::report::check(&bytes, None);
@@ -94,7 +94,7 @@ fn the_phase_validator_greenlight_of_section_2_5() {
     let bytes = read("phase-validator-greenlight.json");
     validates(
         "phase-validator-greenlight.json",
-        &contract::check(Kind::SubagentReturn, &bytes).diagnostics,
+        &artifact::check(Kind::SubagentReturn, &bytes).diagnostics,
         &[],
     );
     let outcome =
@@ -107,7 +107,7 @@ fn the_phase_validator_greenlight_of_section_2_5() {
     // The envelope alone.
     validates(
         "phase-validator-greenlight.json",
-        &contract::check_with_role(Kind::SubagentReturn, &bytes, Some("handover")).diagnostics,
+        &artifact::check_with_role(Kind::SubagentReturn, &bytes, Some("handover")).diagnostics,
         &[],
     );
 }
@@ -123,13 +123,13 @@ fn the_ledger_of_section_3_4_and_the_finding_block_of_section_1() {
     // reference guide puts one on line 1, so its absence is a warning.
     validates(
         "ledger/adversarial-findings.md",
-        &contract::check(Kind::FindingsLedger, &ledger).diagnostics,
+        &artifact::check(Kind::FindingsLedger, &ledger).diagnostics,
         &[Code::ledger_sentinel_missing],
     );
     let block = read("finding-block.md");
     validates(
         "finding-block.md",
-        &contract::check(Kind::FindingBlocks, &block).diagnostics,
+        &artifact::check(Kind::FindingBlocks, &block).diagnostics,
         &[],
     );
 }

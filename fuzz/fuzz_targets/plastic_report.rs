@@ -3,14 +3,14 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mastermind_hooks::contract::{self, Kind};
+use mastermind_hooks::artifact::{self, Kind};
 
 fuzz_target!(|data: &[u8]| {
-    let checked = contract::check(Kind::PlasticReport, data);
+    let checked = artifact::check(Kind::PlasticReport, data);
     if data.is_empty() {
         assert!(checked.diagnostics.iter().any(|d| d.is_error()));
     }
     for role in ["brainstorming", "spec", "planner", "executor", "reviewer"] {
-        let _ = contract::check_with_role(Kind::PlasticReport, data, Some(role));
+        let _ = artifact::check_with_role(Kind::PlasticReport, data, Some(role));
     }
 });

@@ -2,10 +2,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mastermind_hooks::contract::{self, Kind};
+use mastermind_hooks::artifact::{self, Kind};
 
 fuzz_target!(|data: &[u8]| {
     // No panic, whatever the bytes; an empty file is a valid (legacy or
     // empty) document of this kind, so no verdict is asserted.
-    let _ = contract::check(Kind::PlasticSavepoints, data);
+    let _ = artifact::check(Kind::PlasticSavepoints, data);
 });

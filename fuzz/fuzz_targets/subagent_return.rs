@@ -5,14 +5,14 @@
 
 use libfuzzer_sys::fuzz_target;
 use mastermind_hooks::contract::subagent::dispatch::{self, DispatchRoute};
-use mastermind_hooks::contract::{self, Kind};
+use mastermind_hooks::artifact::{self, Kind};
 
 fuzz_target!(|data: &[u8]| {
-    let checked = contract::check(Kind::SubagentReturn, data);
+    let checked = artifact::check(Kind::SubagentReturn, data);
     if data.is_empty() {
         assert!(checked.diagnostics.iter().any(|d| d.is_error()));
     }
-    let _ = contract::check_with_role(Kind::SubagentReturn, data, Some("handover"));
+    let _ = artifact::check_with_role(Kind::SubagentReturn, data, Some("handover"));
     let (first, rest) = match data.iter().position(|&b| b == b'\n') {
         Some(at) => (&data[..at], &data[at + 1..]),
         None => (data, &[][..]),

@@ -8,8 +8,8 @@
 use crate::codes::Code;
 use crate::commands::check::config_from;
 use crate::commands::emit;
-use crate::contract::receipt::CheckState;
-use crate::contract::spec::{self, ParsedSpec};
+use crate::contract::mastermind::receipt::CheckState;
+use crate::contract::mastermind::spec::{self, ParsedSpec};
 use crate::diagnostic::{Diagnostic, ExitStatus, Severity};
 use crate::gate::receipts::{self, CheckResult};
 use crate::render::human;

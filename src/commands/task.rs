@@ -3,9 +3,9 @@
 //! `.mastermind/tasks/NAME/`. Refuses (exit 2, nothing written) when the
 //! folder exists or an argument cannot go into a valid spec.
 
+use crate::artifact::{Kind, check};
 use crate::commands::emit;
 use crate::commands::scaffold_files::{create_new, real_dirs, undo, worktree_top};
-use crate::contract::{Kind, check};
 use crate::diagnostic::ExitStatus;
 use crate::scaffold::task::TaskDraft;
 use std::fmt::Write;

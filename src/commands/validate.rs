@@ -3,10 +3,10 @@
 //! description's prefix routes them, seed 004 section 4.4), or by their own
 //! `handover.role`.
 
+use crate::artifact::{self, Kind};
 use crate::codes::Code;
 use crate::commands::output::{self, OutputArgs};
 use crate::contract::subagent::dispatch;
-use crate::contract::{self, Kind};
 use crate::diagnostic::{Diagnostic, ExitStatus};
 use crate::input;
 use crate::report::{FileResult, Report};
@@ -23,13 +23,13 @@ pub struct Judge<'a> {
 }
 
 impl Judge<'_> {
-    fn run(&self, kind: Kind, bytes: &[u8]) -> contract::Checked {
+    fn run(&self, kind: Kind, bytes: &[u8]) -> artifact::Checked {
         match (kind, self.dispatch) {
-            (Kind::SubagentReturn, Some(description)) => contract::Checked {
+            (Kind::SubagentReturn, Some(description)) => artifact::Checked {
                 diagnostics: dispatch::check_dispatched(bytes, description).diagnostics,
                 state: None,
             },
-            _ => contract::check_with_role(kind, bytes, self.role),
+            _ => artifact::check_with_role(kind, bytes, self.role),
         }
     }
 }

@@ -8,7 +8,7 @@
 //! of several.
 
 use crate::commands::emit;
-use crate::contract::receipt::status_name;
+use crate::contract::mastermind::receipt::status_name;
 use crate::diagnostic::{Diagnostic, ExitStatus};
 use crate::render::human;
 use crate::runner::{self, Finished, Request, Select, Source};

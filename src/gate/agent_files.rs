@@ -12,11 +12,11 @@
 //! configured `contracts.unknown_dispatch`.
 
 use super::Gate;
+use crate::artifact::{self, Kind};
 use crate::codes::Code;
 use crate::config::{Config, Globs};
 use crate::contract::subagent::dispatch::{self, DispatchRoute};
 use crate::contract::subagent::{returns, routing};
-use crate::contract::{self, Kind};
 use crate::diagnostic::Diagnostic;
 use crate::repo::Result;
 use crate::repo::changes::ChangeKind;
@@ -166,7 +166,7 @@ pub fn check(gate: &Gate<'_>) -> Result<Vec<FileResult>> {
                     diagnostics.extend(if kind == Kind::SubagentReturn {
                         check_return(path, &bytes)
                     } else {
-                        contract::check(kind, &bytes).diagnostics
+                        artifact::check(kind, &bytes).diagnostics
                     });
                     Some(bytes)
                 }

@@ -30,8 +30,8 @@ pub use crate::bookkeeping::{MASTERMIND_DIR, TASKS_DIR};
 
 use crate::codes::Code;
 use crate::config::Config;
-use crate::contract::declared_paths;
-use crate::contract::spec::{self, ParsedSpec};
+use crate::contract::mastermind::spec::declared_paths;
+use crate::contract::mastermind::spec::{self, ParsedSpec};
 use crate::diagnostic::Diagnostic;
 use crate::repo::changes::ChangeKind;
 use crate::repo::snapshot::Snapshot;

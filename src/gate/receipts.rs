@@ -27,10 +27,10 @@
 use super::{TaskContext, ViewKind};
 use crate::codes::{Code, Outcome};
 use crate::config::Freshness;
-use crate::contract::argv_display::{RunDeclaration, declaration_sha256};
-use crate::contract::receipt::{self, CheckState};
-use crate::contract::spec::{self, ParsedSpec};
-use crate::contract::tree_receipt::{self, Expected};
+use crate::contract::mastermind::argv_display::{RunDeclaration, declaration_sha256};
+use crate::contract::mastermind::receipt::{self, CheckState};
+use crate::contract::mastermind::spec::{self, ParsedSpec};
+use crate::contract::mastermind::tree_receipt::{self, Expected};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::digest::{TreeDigester, snapshot_v1};
 use crate::repo::snapshot::Snapshot;

@@ -20,7 +20,7 @@ use super::TaskContext;
 use super::scope::path_diff;
 use crate::codes::Code;
 use crate::config::SpecChanges;
-use crate::contract::spec::{self, ParsedSpec};
+use crate::contract::mastermind::spec::{self, ParsedSpec};
 use crate::diagnostic::Diagnostic;
 use crate::repo::Result;
 use crate::repo::snapshot::Snapshot;

@@ -4,8 +4,9 @@
 
 use super::{TaskContext, receipts, scope, verifications};
 use crate::codes::Code;
-use crate::contract::executor_report::{self, ExecutorReport, ReportStatus};
-use crate::contract::{audit_tail, declared_paths, spec};
+use crate::contract::mastermind::executor_report::{self, ExecutorReport, ReportStatus};
+use crate::contract::mastermind::spec::declared_paths;
+use crate::contract::mastermind::{audit_tail, spec};
 use crate::diagnostic::Diagnostic;
 use crate::repo::Result;
 use crate::repo::tree::{Content, EntryMode};

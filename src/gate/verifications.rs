@@ -3,7 +3,9 @@
 //! `cmd` needs a passing row, and a passing row must not contradict itself.
 
 use crate::codes::Code;
-use crate::contract::executor_report::{ExecutorReport, Verification, VerificationResult};
+use crate::contract::mastermind::executor_report::{
+    ExecutorReport, Verification, VerificationResult,
+};
 use crate::diagnostic::Diagnostic;
 use std::collections::BTreeMap;
 
@@ -107,7 +109,7 @@ pub fn check(declared: &[&str], report: &ExecutorReport) -> Vec<Diagnostic> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::executor_report::parse;
+    use crate::contract::mastermind::executor_report::parse;
 
     fn report(rows: &str) -> ExecutorReport {
         let text = format!(

@@ -6,7 +6,7 @@
 //! platform's credentials and command files too).
 
 use super::{echo, executable, supervise};
-use crate::contract::argv_display::RunDeclaration;
+use crate::contract::mastermind::argv_display::RunDeclaration;
 use crate::process_env::git_local_vars_to_clear;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! the contract's display form quotes argv (so they can be pasted), with
 //! control characters escaped so a hostile path cannot break the line.
 
-use crate::contract::argv_display::display_command;
+use crate::contract::mastermind::argv_display::display_command;
 
 /// `mastermind-hooks verification run SPEC --id ID`, or `--all` without an
 /// id.

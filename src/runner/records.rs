@@ -6,7 +6,7 @@
 //! atomically relative to the open directory.
 
 use crate::codes::Code;
-use crate::contract::tree_receipt::{MAX_TREE_RECEIPT_BYTES, TreeReceipt};
+use crate::contract::mastermind::tree_receipt::{MAX_TREE_RECEIPT_BYTES, TreeReceipt};
 use crate::diagnostic::Diagnostic;
 use crate::safe_fs::{self, Dir};
 use std::fs::File;
@@ -48,7 +48,7 @@ fn unsafe_path(relative: &str, error: &safe_fs::Error) -> Diagnostic {
     .with_hint(format!(
         "Remove it (`rm -- {}`) so the runner can create it as a plain file or directory, then run again.",
         super::echo::escape(
-            crate::contract::argv_display::display_command(&[relative.to_string()]).as_bytes()
+            crate::contract::mastermind::argv_display::display_command(&[relative.to_string()]).as_bytes()
         )
     ))
 }

@@ -17,10 +17,10 @@
 use super::checkout::{self, Checkout};
 use super::{echo, execute, hint, supervise};
 use crate::codes::Code;
-use crate::contract::argv_display::RunDeclaration;
-use crate::contract::receipt::Status;
-use crate::contract::spec::MAX_SPEC_BYTES;
-use crate::contract::tree_receipt::{self, MAX_TREE_RECEIPT_BYTES, TreeReceipt};
+use crate::contract::mastermind::argv_display::RunDeclaration;
+use crate::contract::mastermind::receipt::Status;
+use crate::contract::mastermind::spec::MAX_SPEC_BYTES;
+use crate::contract::mastermind::tree_receipt::{self, MAX_TREE_RECEIPT_BYTES, TreeReceipt};
 use crate::diagnostic::Diagnostic;
 use crate::repo::Repo;
 use crate::repo::tree::{Content, View};
@@ -319,7 +319,7 @@ pub fn diagnostics(
                         "check `{}` (`{}`) {} when re-run on {label} ({how}, {duration_ms} ms{reason})",
                         outcome.id,
                         command,
-                        crate::contract::receipt::status_name(*status)
+                        crate::contract::mastermind::receipt::status_name(*status)
                     );
                     if claims_pass {
                         Diagnostic::new(
@@ -404,8 +404,8 @@ pub fn rerun_tasks(
 mod tests {
     use super::*;
     use crate::codes::Code;
-    use crate::contract::receipt::{Executable, PROVENANCE, StreamDigest};
-    use crate::contract::tree_receipt::SpecBinding;
+    use crate::contract::mastermind::receipt::{Executable, PROVENANCE, StreamDigest};
+    use crate::contract::mastermind::tree_receipt::SpecBinding;
     use crate::diagnostic::Severity;
 
     fn passing_receipt() -> TreeReceipt {

@@ -3,8 +3,8 @@
 //! filled in. Pure: names, paths and commands in, text or a refusal out.
 
 use crate::bookkeeping::TASKS_DIR;
-use crate::contract::argv_display::display_command;
-use crate::contract::declared_paths;
+use crate::contract::mastermind::argv_display::display_command;
+use crate::contract::mastermind::spec::declared_paths;
 use crate::gate::verifications::is_test_runner;
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -284,8 +284,8 @@ fn scalar(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::artifact::{Kind, check};
     use crate::codes::Code;
-    use crate::contract::{Kind, check};
     use proptest::prelude::*;
 
     fn strings(items: &[&str]) -> Vec<String> {

@@ -4,8 +4,8 @@
 //! Scope is `touches[].file ∪ creates[] ∪ expected_docs[]` when the front
 //! matter declares any of them, else the body's backticked paths.
 
+use super::model::ParsedSpec;
 use crate::codes::Code;
-use crate::contract::spec::ParsedSpec;
 use crate::diagnostic::Diagnostic;
 use std::collections::BTreeMap;
 
@@ -178,7 +178,7 @@ pub fn admit(spec: &ParsedSpec) -> Admission {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::spec::tests::codes;
+    use crate::contract::mastermind::spec::tests::codes;
 
     #[test]
     fn normalization() {
@@ -240,7 +240,7 @@ mod tests {
         );
         // A front matter without file scope also falls back to mentions.
         let text = "---\nmode: lite\n---\n## Scope\nEdit `src/a.rs`.\n";
-        let (spec, _) = crate::contract::spec::check(text.as_bytes());
+        let (spec, _) = crate::contract::mastermind::spec::check(text.as_bytes());
         assert!(admit(&spec).targets.contains_key("src/a.rs"));
     }
 }

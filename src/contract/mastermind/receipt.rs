@@ -10,8 +10,10 @@
 //! compared by the gate.
 
 use crate::codes::Code;
-use crate::contract::argv_display::{RunDeclaration, declaration_sha256, display_command};
-use crate::contract::declarations::{is_canonical_cwd, is_identifier};
+use crate::contract::mastermind::argv_display::{
+    RunDeclaration, declaration_sha256, display_command,
+};
+use crate::contract::mastermind::spec::declarations::{is_canonical_cwd, is_identifier};
 use crate::diagnostic::Diagnostic;
 use crate::schema::{self, SchemaId};
 use serde::{Deserialize, Serialize};
@@ -209,7 +211,7 @@ pub(crate) fn streams_are_valid(
 /// records the normalized repository-relative path, so one that escapes the
 /// repository, is absolute or is not normalized is never a task's.
 pub(crate) fn spec_path_problem(field: &str, path: &str) -> Option<String> {
-    (crate::contract::declared_paths::normalize(path).as_deref() != Ok(path)).then(|| {
+    (crate::contract::mastermind::spec::declared_paths::normalize(path).as_deref() != Ok(path)).then(|| {
         format!(
             "{field} `{}` is not a normalized path inside the repository, so no task's spec is there",
             path.escape_debug()

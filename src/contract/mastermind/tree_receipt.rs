@@ -14,8 +14,8 @@
 //! The tree digest and the executable are compared by the gate.
 
 use crate::codes::Code;
-use crate::contract::argv_display::RunDeclaration;
-use crate::contract::receipt::{
+use crate::contract::mastermind::argv_display::RunDeclaration;
+use crate::contract::mastermind::receipt::{
     self, CheckState, Executable, PROVENANCE, Status, StreamDigest, declaration_problem,
     decode_json, is_hex, state_diagnostic, status_name, status_state, streams_are_valid,
 };
@@ -308,7 +308,7 @@ pub fn inspect(bytes: &[u8], expected: Option<&Expected<'_>>) -> Inspection {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::contract::argv_display::{declaration_sha256, display_command};
+    use crate::contract::mastermind::argv_display::{declaration_sha256, display_command};
     use serde_json::{Value, json};
 
     pub(crate) fn valid() -> Value {

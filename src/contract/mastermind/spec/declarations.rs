@@ -2,9 +2,9 @@
 //! `mastermind.md` section 6.1): count, ids, ambiguity, argv and timeout
 //! limits, canonical cwd and the `cmd` display rule.
 
+use super::model::{Frontmatter, VerifyEntry};
 use crate::codes::Code;
-use crate::contract::argv_display::{RunDeclaration, display_command};
-use crate::contract::spec::{Frontmatter, VerifyEntry};
+use crate::contract::mastermind::argv_display::{RunDeclaration, display_command};
 use crate::diagnostic::Diagnostic;
 use similar::{ChangeTag, TextDiff};
 use std::collections::{BTreeMap, BTreeSet};
@@ -173,7 +173,7 @@ pub fn validate(fm: &Frontmatter) -> Vec<Diagnostic> {
 #[cfg(test)]
 mod tests {
     use crate::codes::Code;
-    use crate::contract::spec::tests::{VALID_SPEC, codes};
+    use crate::contract::mastermind::spec::tests::{VALID_SPEC, codes};
 
     fn with_verify(verify: &str) -> String {
         format!("---\nverify:\n{verify}---\n")
@@ -326,7 +326,7 @@ mod tests {
             ".",
             "1",
         ));
-        let (_, diagnostics) = crate::contract::spec::check(text.as_bytes());
+        let (_, diagnostics) = crate::contract::mastermind::spec::check(text.as_bytes());
         assert!(
             diagnostics[0]
                 .message

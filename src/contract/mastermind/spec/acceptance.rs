@@ -1,9 +1,9 @@
 //! Acceptance criteria (`acceptance[]`, contracts `mastermind.md` section
 //! 6.2): count, ids, statements and the observed checks each criterion needs.
 
+use super::declarations::is_identifier;
+use super::model::{Criterion, Frontmatter};
 use crate::codes::Code;
-use crate::contract::declarations::is_identifier;
-use crate::contract::spec::{Criterion, Frontmatter};
 use crate::diagnostic::Diagnostic;
 use std::collections::BTreeSet;
 
@@ -106,7 +106,7 @@ pub fn validate(fm: &Frontmatter, criteria: &[Criterion]) -> Vec<Diagnostic> {
 #[cfg(test)]
 mod tests {
     use crate::codes::Code;
-    use crate::contract::spec::tests::{VALID_SPEC, codes};
+    use crate::contract::mastermind::spec::tests::{VALID_SPEC, codes};
 
     fn replace(from: &str, to: &str) -> String {
         assert!(VALID_SPEC.contains(from), "{from}");

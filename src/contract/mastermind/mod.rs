@@ -1,0 +1,10 @@
+//! The Mastermind family (contracts `mastermind.md`): task specs with their
+//! declaration, acceptance and path rules, executor reports and their audit
+//! tails, reference receipts (v1) and this project's tree receipts.
+
+pub mod argv_display;
+pub mod audit_tail;
+pub mod executor_report;
+pub mod receipt;
+pub mod spec;
+pub mod tree_receipt;
