@@ -270,6 +270,12 @@ impl Dir {
         &self.fd
     }
 
+    /// The descriptor itself, for a caller that addresses paths below it
+    /// with calls this module does not wrap.
+    pub fn into_fd(self) -> OwnedFd {
+        self.fd
+    }
+
     /// A directory entry's path, for messages.
     pub fn join<N: AsRef<OsStr>>(&self, name: N) -> PathBuf {
         self.path.join(name.as_ref())
