@@ -87,6 +87,8 @@ impl std::fmt::Display for AssemblyError {
     }
 }
 
+impl std::error::Error for AssemblyError {}
+
 /// Incremental tree-v1 assembly.
 pub struct TreeV1 {
     hasher: Sha256,

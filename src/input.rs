@@ -6,47 +6,75 @@
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
 use crate::safe_fs::{self, Follow};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-fn failed(path: &Path, error: safe_fs::Error) -> Diagnostic {
-    match error {
-        safe_fs::Error::NotRegular(kind) => Diagnostic::new(
-            Code::input_not_regular_file,
-            format!("{} is {kind}, not a regular file", path.display()),
-        ),
-        safe_fs::Error::Symlink => Diagnostic::new(
-            Code::input_not_regular_file,
-            format!(
-                "{} is a symlink; repository artifacts are never followed through links",
-                path.display()
+/// Why an input file could not be read: its path and what [`safe_fs`]
+/// found there.
+#[derive(Debug)]
+pub struct InputError {
+    pub path: PathBuf,
+    pub source: safe_fs::Error,
+}
+
+impl InputError {
+    /// The reason code: not a regular file (or a link), or unreadable.
+    pub fn code(&self) -> Code {
+        match self.source {
+            safe_fs::Error::NotRegular(_) | safe_fs::Error::Symlink => Code::input_not_regular_file,
+            _ => Code::input_unreadable,
+        }
+    }
+
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        Diagnostic::new(self.code(), self.to_string())
+    }
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let path = self.path.display();
+        match &self.source {
+            safe_fs::Error::NotRegular(kind) => write!(f, "{path} is {kind}, not a regular file"),
+            safe_fs::Error::Symlink => write!(
+                f,
+                "{path} is a symlink; repository artifacts are never followed through links"
             ),
-        ),
-        // The operating system's wording, as for any other read error.
-        safe_fs::Error::NotFound => Diagnostic::new(
-            Code::input_unreadable,
-            format!(
-                "cannot read {}: {}",
-                path.display(),
+            // The operating system's wording, as for any other read error.
+            safe_fs::Error::NotFound => write!(
+                f,
+                "cannot read {path}: {}",
                 std::io::Error::from_raw_os_error(libc::ENOENT)
             ),
-        ),
-        other => Diagnostic::new(
-            Code::input_unreadable,
-            format!("cannot read {}: {other}", path.display()),
-        ),
+            other => write!(f, "cannot read {path}: {other}"),
+        }
     }
+}
+
+impl std::error::Error for InputError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+/// Read at most `limit + 1` bytes of the regular file at `path`; with
+/// [`Follow::NoLinks`] a symlink there is refused.
+pub fn read(path: &Path, limit: usize, follow: Follow) -> Result<Vec<u8>, InputError> {
+    safe_fs::read_bounded(path, limit, follow).map_err(|source| InputError {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Read at most `limit + 1` bytes of the regular file at `path` (symlinks
 /// are followed, as for an explicitly named file).
 pub fn read_bounded(path: &Path, limit: usize) -> Result<Vec<u8>, Diagnostic> {
-    safe_fs::read_bounded(path, limit, Follow::Links).map_err(|e| failed(path, e))
+    read(path, limit, Follow::Links).map_err(|e| e.to_diagnostic())
 }
 
 /// Like [`read_bounded`], but a symlink is refused instead of followed (for
 /// repository-owned artifacts, which must not point elsewhere).
 pub fn read_bounded_no_follow(path: &Path, limit: usize) -> Result<Vec<u8>, Diagnostic> {
-    safe_fs::read_bounded(path, limit, Follow::NoLinks).map_err(|e| failed(path, e))
+    read(path, limit, Follow::NoLinks).map_err(|e| e.to_diagnostic())
 }
 
 #[cfg(test)]

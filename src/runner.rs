@@ -30,6 +30,7 @@
 
 pub mod checkout;
 pub mod echo;
+mod error;
 pub mod executable;
 pub mod execute;
 pub mod hint;
@@ -53,6 +54,7 @@ use crate::repo::Repo;
 use crate::repo::tree::{Content, View};
 use crate::safe_fs::Dir;
 use checkout::Checkout;
+pub use error::RunError;
 use records::Records;
 use sha2::{Digest, Sha256};
 use snapshot::{Changes, Snapshot};
@@ -520,7 +522,7 @@ impl Context<'_> {
     }
 
     /// The digest a check starts from.
-    fn before(&mut self) -> Result<String, String> {
+    fn before(&mut self) -> Result<String, RunError> {
         match &mut self.place {
             Place::Isolated { digest, .. } => Ok(digest.clone()),
             Place::Worktree { last } => {
@@ -528,7 +530,7 @@ impl Context<'_> {
                     return Ok(snapshot.digest.clone());
                 }
                 let taken = snapshot::worktree(self.repo, &mut self.digester)
-                    .map_err(|e| format!("snapshot_unavailable: {}", e.message))?;
+                    .map_err(RunError::SnapshotUnavailable)?;
                 let digest = taken.digest.clone();
                 *last = Some(Box::new(taken));
                 Ok(digest)
@@ -538,7 +540,7 @@ impl Context<'_> {
 
     /// The digest after a check (`None` when it could not be taken or the
     /// checkout's files changed), and what changed.
-    fn after(&mut self) -> Result<(Option<String>, Changes), String> {
+    fn after(&mut self) -> Result<(Option<String>, Changes), RunError> {
         match &mut self.place {
             Place::Isolated { checkout, digest } => {
                 let changes = checkout.verify();
@@ -547,7 +549,7 @@ impl Context<'_> {
             }
             Place::Worktree { last } => {
                 let taken = snapshot::worktree(self.repo, &mut self.digester);
-                let taken = taken.map_err(|e| format!("snapshot_unavailable: {}", e.message))?;
+                let taken = taken.map_err(RunError::SnapshotUnavailable)?;
                 let changes = match last.as_deref() {
                     Some(before) if before.digest != taken.digest => {
                         snapshot::changes(before, &taken)
@@ -625,7 +627,7 @@ impl Context<'_> {
                     &self.records,
                     receipt,
                     Status::SpawnFailed,
-                    Some(reason),
+                    Some(reason.to_string()),
                     notes,
                 );
             }
@@ -638,7 +640,7 @@ impl Context<'_> {
                     &self.records,
                     receipt,
                     Status::IoFailed,
-                    Some(reason),
+                    Some(reason.to_string()),
                     notes,
                 );
             }
@@ -739,7 +741,7 @@ impl Context<'_> {
                 ),
             )
         } else if let Err(reason) = &after {
-            (Status::IoFailed, Some(reason.clone()))
+            (Status::IoFailed, Some(reason.to_string()))
         } else if inputs_changed {
             (Status::InputChanged, Some(INPUTS_CHANGED.to_string()))
         } else if supervised.exit_code == Some(0) && supervised.signal.is_none() {

@@ -52,6 +52,15 @@ impl std::fmt::Display for Error {
     }
 }
 
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
         if e.kind() == std::io::ErrorKind::NotFound {
@@ -62,10 +71,12 @@ impl From<std::io::Error> for Error {
     }
 }
 
+/// The error as the operating system words it (a missing file is
+/// `ENOENT`), for messages that show an I/O error.
 impl From<Error> for std::io::Error {
     fn from(e: Error) -> Self {
         match e {
-            Error::NotFound => std::io::Error::from(std::io::ErrorKind::NotFound),
+            Error::NotFound => std::io::Error::from_raw_os_error(libc::ENOENT),
             Error::Io(e) => e,
             other => std::io::Error::other(other.to_string()),
         }
@@ -259,6 +270,12 @@ impl Dir {
         &self.fd
     }
 
+    /// The descriptor itself, for a caller that addresses paths below it
+    /// with calls this module does not wrap.
+    pub fn into_fd(self) -> OwnedFd {
+        self.fd
+    }
+
     /// A directory entry's path, for messages.
     pub fn join<N: AsRef<OsStr>>(&self, name: N) -> PathBuf {
         self.path.join(name.as_ref())
@@ -272,10 +289,7 @@ impl Dir {
             return Err(Error::InvalidName);
         }
         if create {
-            match rustix::fs::mkdirat(&self.fd, name, Mode::from_raw_mode(0o755)) {
-                Ok(()) | Err(rustix::io::Errno::EXIST) => {}
-                Err(e) => return Err(Error::from(e)),
-            }
+            self.create_dir(name, 0o755)?;
         }
         let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         match rustix::fs::openat(&self.fd, name, flags, Mode::empty()) {
@@ -285,6 +299,40 @@ impl Dir {
             }),
             Err(e) => Err(classify(&self.fd, name, e, true)),
         }
+    }
+
+    /// Create the directory `name` with `mode` (less the umask) unless
+    /// something already has that name; true when this call created it.
+    /// Nothing is followed: an existing link or file is left for
+    /// [`Dir::child_dir`] to refuse.
+    pub fn create_dir<N: AsRef<OsStr>>(&self, name: N, mode: u32) -> Result<bool, Error> {
+        let name = name.as_ref();
+        if !plain(name) {
+            return Err(Error::InvalidName);
+        }
+        match rustix::fs::mkdirat(&self.fd, name, Mode::from_raw_mode(mode)) {
+            Ok(()) => Ok(true),
+            Err(rustix::io::Errno::EXIST) => Ok(false),
+            Err(e) => Err(Error::from(e)),
+        }
+    }
+
+    /// Remove the empty directory `name` (never through a link).
+    pub fn remove_dir<N: AsRef<OsStr>>(&self, name: N) -> Result<(), Error> {
+        let name = name.as_ref();
+        if !plain(name) {
+            return Err(Error::InvalidName);
+        }
+        rustix::fs::unlinkat(&self.fd, name, AtFlags::REMOVEDIR)?;
+        Ok(())
+    }
+
+    /// A second handle on the same directory.
+    pub fn try_clone(&self) -> Result<Dir, Error> {
+        Ok(Dir {
+            fd: self.fd.try_clone()?,
+            path: self.path.clone(),
+        })
     }
 
     /// Open the regular file `name` for reading, never through a link.
@@ -345,6 +393,19 @@ impl Dir {
             .is_ok_and(|named| named.st_dev == open.st_dev && named.st_ino == open.st_ino)
     }
 
+    /// Create the new regular file `name` with `mode` (less the umask),
+    /// open for writing: it must not exist, not even as a link or a FIFO.
+    pub fn create_new<N: AsRef<OsStr>>(&self, name: N, mode: u32) -> Result<File, Error> {
+        let name = name.as_ref();
+        if !plain(name) {
+            return Err(Error::InvalidName);
+        }
+        let flags =
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let fd = rustix::fs::openat(&self.fd, name, flags, Mode::from_raw_mode(mode))?;
+        Ok(File::from(fd))
+    }
+
     /// Create the new regular file `name` (it must not exist) with `mode`
     /// and write `bytes` to it.
     pub fn create_file<N: AsRef<OsStr>>(
@@ -353,14 +414,7 @@ impl Dir {
         bytes: &[u8],
         mode: u32,
     ) -> Result<File, Error> {
-        let name = name.as_ref();
-        if !plain(name) {
-            return Err(Error::InvalidName);
-        }
-        let flags =
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        let fd = rustix::fs::openat(&self.fd, name, flags, Mode::from_raw_mode(mode))?;
-        let mut file = File::from(fd);
+        let mut file = self.create_new(name, mode)?;
         file.write_all(bytes)?;
         Ok(file)
     }
@@ -417,6 +471,39 @@ impl Dir {
         }
         result
     }
+}
+
+/// Make `path` a directory, as `mkdir -p` does, and open it: the part of
+/// the path that exists is followed as it is (a path the user or git named,
+/// links included); every missing component is created with `mode` (less
+/// the umask) and entered without following a link, so a link planted
+/// while it is made is refused instead of written through.
+pub fn create_dirs(path: &Path, mode: u32) -> Result<Dir, Error> {
+    let mut missing = Vec::new();
+    let mut at = path;
+    let mut dir = loop {
+        let existing = if at.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            at
+        };
+        match Dir::open(existing) {
+            Ok(dir) => break dir,
+            Err(Error::NotFound) => match (at.parent(), at.file_name()) {
+                (Some(parent), Some(name)) => {
+                    missing.push(name);
+                    at = parent;
+                }
+                _ => return Err(Error::NotFound),
+            },
+            Err(e) => return Err(e),
+        }
+    };
+    for name in missing.into_iter().rev() {
+        dir.create_dir(name, mode)?;
+        dir = dir.child_dir(name, false)?;
+    }
+    Ok(dir)
 }
 
 #[cfg(test)]
@@ -488,6 +575,62 @@ mod tests {
         ));
         assert!(matches!(a.child_dir("..", true), Err(Error::InvalidName)));
         assert!(matches!(a.open_file("x/y"), Err(Error::InvalidName)));
+    }
+
+    #[test]
+    fn fifos_in_a_walk_are_refused_without_blocking() {
+        let root = tempfile::tempdir().unwrap();
+        fifo(&root.path().join("pipe"));
+        let dir = Dir::open(root.path()).unwrap();
+        // Where a directory is expected: refused before anything opens it.
+        assert!(matches!(
+            dir.child_dir("pipe", true),
+            Err(Error::NotDirectory("a FIFO"))
+        ));
+        assert!(matches!(
+            Dir::open_beneath(root.path(), "pipe/below"),
+            Err(Error::NotDirectory("a FIFO"))
+        ));
+        assert!(matches!(
+            create_dirs(&root.path().join("pipe/below"), 0o755),
+            Err(Error::Io(_))
+        ));
+        // Where a new file is to go: refused as existing, never opened.
+        assert!(
+            matches!(dir.create_new("pipe", 0o644), Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::AlreadyExists)
+        );
+        assert!(matches!(
+            dir.open_file("pipe"),
+            Err(Error::NotRegular("a FIFO"))
+        ));
+    }
+
+    #[test]
+    fn create_dirs_follows_what_exists_and_creates_the_rest_without_links() {
+        let root = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        // An existing link on the way is the caller's own path: followed.
+        std::os::unix::fs::symlink(outside.path(), root.path().join("hooks")).unwrap();
+        let made = create_dirs(&root.path().join("hooks/a/b"), 0o755).unwrap();
+        assert_eq!(made.path(), root.path().join("hooks/a/b"));
+        assert!(outside.path().join("a/b").is_dir());
+        // Idempotent.
+        assert!(create_dirs(&root.path().join("hooks/a/b"), 0o755).is_ok());
+        std::fs::write(root.path().join("file"), b"x").unwrap();
+        assert!(create_dirs(&root.path().join("file/sub"), 0o755).is_err());
+        // The primitives: created or not, and removed again.
+        let dir = Dir::open(root.path()).unwrap();
+        assert!(dir.create_dir("new", 0o700).unwrap());
+        assert!(!dir.create_dir("new", 0o700).unwrap());
+        assert!(
+            !dir.create_dir("hooks", 0o700).unwrap(),
+            "a link is left alone"
+        );
+        assert!(matches!(dir.child_dir("hooks", false), Err(Error::Symlink)));
+        let clone = dir.try_clone().unwrap();
+        clone.remove_dir("new").unwrap();
+        assert!(!root.path().join("new").exists());
+        assert!(matches!(dir.remove_dir("new"), Err(Error::NotFound)));
     }
 
     #[test]

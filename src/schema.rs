@@ -142,46 +142,47 @@ impl SchemaId {
         }
     }
 
-    fn slot(self) -> &'static OnceLock<Result<jsonschema::Validator, String>> {
-        static SLOTS: [OnceLock<Result<jsonschema::Validator, String>>; SchemaId::ALL.len()] =
-            [const { OnceLock::new() }; SchemaId::ALL.len()];
+    fn slot(self) -> &'static OnceLock<Result<jsonschema::Validator, SchemaUnavailable>> {
+        static SLOTS: [OnceLock<Result<jsonschema::Validator, SchemaUnavailable>>;
+            SchemaId::ALL.len()] = [const { OnceLock::new() }; SchemaId::ALL.len()];
         &SLOTS[self as usize]
     }
 
     fn validator(self) -> Result<&'static jsonschema::Validator, SchemaUnavailable> {
+        let unusable = |message: String| SchemaUnavailable {
+            schema: self.name(),
+            message,
+        };
+        let failed = |e: &dyn std::fmt::Display| unusable(e.to_string());
         self.slot()
             .get_or_init(|| {
-                let schema: Value =
-                    serde_json::from_str(self.source()).map_err(|e| e.to_string())?;
+                let schema: Value = serde_json::from_str(self.source()).map_err(|e| failed(&e))?;
                 match self.sibling() {
-                    None => jsonschema::draft202012::new(&schema).map_err(|e| e.to_string()),
+                    None => jsonschema::draft202012::new(&schema).map_err(|e| failed(&e)),
                     Some(sibling) => {
                         // A subagent role schema `$ref`s its envelope by a
                         // relative URI; resolve it from the embedded copy,
                         // never from the network.
                         let contents: Value =
-                            serde_json::from_str(sibling.source()).map_err(|e| e.to_string())?;
+                            serde_json::from_str(sibling.source()).map_err(|e| failed(&e))?;
                         let uri = contents
                             .get("$id")
                             .and_then(Value::as_str)
-                            .ok_or_else(|| format!("{} has no $id", sibling.name()))?
+                            .ok_or_else(|| unusable(format!("{} has no $id", sibling.name())))?
                             .to_string();
                         let registry = jsonschema::Registry::new()
                             .add(uri, contents)
                             .and_then(|builder| builder.prepare())
-                            .map_err(|e| e.to_string())?;
+                            .map_err(|e| failed(&e))?;
                         jsonschema::draft202012::options()
                             .with_registry(&registry)
                             .build(&schema)
-                            .map_err(|e| e.to_string())
+                            .map_err(|e| failed(&e))
                     }
                 }
             })
             .as_ref()
-            .map_err(|message| SchemaUnavailable {
-                schema: self.name(),
-                message: message.clone(),
-            })
+            .map_err(Clone::clone)
     }
 }
 
@@ -222,6 +223,8 @@ impl std::fmt::Display for SchemaUnavailable {
         )
     }
 }
+
+impl std::error::Error for SchemaUnavailable {}
 
 impl SchemaUnavailable {
     /// The finding that stops a validation the schema cannot run.

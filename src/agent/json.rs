@@ -3,6 +3,7 @@
 //! (`serde_json::Value` sorts keys unless the crate-wide `preserve_order`
 //! feature is on, which would change every other JSON this tool prints.)
 
+use super::AgentError;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
@@ -72,8 +73,8 @@ impl Json {
     }
 
     /// Parse one JSON document; a key repeated in an object is an error.
-    pub fn parse(bytes: &[u8]) -> Result<Json, String> {
-        serde_json::from_slice(bytes).map_err(|e| e.to_string())
+    pub fn parse(bytes: &[u8]) -> Result<Json, AgentError> {
+        serde_json::from_slice(bytes).map_err(AgentError::Json)
     }
 
     /// Pretty-printed with two-space indentation and a final newline.

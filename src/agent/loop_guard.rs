@@ -8,10 +8,12 @@
 //! (`stop_hook_active`); a stop without it starts a new chain. The count of
 //! this hook's own blocks in the current chain is kept per session in a
 //! small file under the git directory (`<git-dir>/mastermind-hooks/
-//! agent-hooks/`), written atomically, never in the working tree.
+//! agent-hooks/`, reached through [`crate::safe_fs::Dir`] without following
+//! a link), written atomically, never in the working tree.
 
+use super::AgentError;
+use crate::safe_fs::{self, Dir, Follow};
 use sha2::{Digest, Sha256};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// What the guard makes of one stop.
@@ -55,6 +57,7 @@ const MAX_STATE_BYTES: usize = 4096;
 /// Per-session counters under a git directory.
 #[derive(Clone, Debug)]
 pub struct Store {
+    git_dir: PathBuf,
     dir: PathBuf,
 }
 
@@ -70,41 +73,18 @@ fn file_name(key: &str) -> String {
     format!("{}.json", &hex::encode(digest)[..40])
 }
 
-/// Create `dir` (mode 0700) if needed and refuse it when it is not a real
-/// directory. Only the last `levels` components are created: the git
-/// directory itself must already exist.
-fn ensure_dir(dir: &Path, levels: usize) -> std::io::Result<()> {
-    if levels > 1
-        && let Some(parent) = dir.parent()
-    {
-        ensure_dir(parent, levels - 1)?;
-    }
-    let mut builder = std::fs::DirBuilder::new();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        builder.mode(0o700);
-    }
-    match builder.create(dir) {
-        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e),
-        _ => {}
-    }
-    let meta = std::fs::symlink_metadata(dir)?;
-    if meta.is_dir() {
-        Ok(())
-    } else {
-        Err(std::io::Error::other(format!(
-            "{} is not a directory",
-            dir.display()
-        )))
-    }
-}
+/// The directories of the store below the git directory, created with
+/// mode 0700 when missing.
+const STORE_DIRS: [&str; 2] = ["mastermind-hooks", "agent-hooks"];
 
 impl Store {
     /// The store of the repository whose git directory is `git_dir`.
     pub fn in_git_dir(git_dir: &Path) -> Store {
         Store {
-            dir: git_dir.join("mastermind-hooks").join("agent-hooks"),
+            git_dir: git_dir.to_path_buf(),
+            dir: STORE_DIRS
+                .iter()
+                .fold(git_dir.to_path_buf(), |d, c| d.join(c)),
         }
     }
 
@@ -113,49 +93,74 @@ impl Store {
     }
 
     /// The stored count for `key` (0 when there is none).
-    pub fn load(&self, key: &str) -> Result<u32, String> {
+    pub fn load(&self, key: &str) -> Result<u32, AgentError> {
         let path = self.dir.join(file_name(key));
         match std::fs::symlink_metadata(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
-            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+            Err(source) => return Err(AgentError::StateStat { path, source }),
             Ok(_) => {}
         }
-        let bytes =
-            crate::input::read_bounded_no_follow(&path, MAX_STATE_BYTES).map_err(|d| d.message)?;
-        let state: State = serde_json::from_slice(&bytes)
-            .map_err(|e| format!("{} is not a loop-guard state: {e}", path.display()))?;
+        let bytes = crate::input::read(&path, MAX_STATE_BYTES, Follow::NoLinks)
+            .map_err(AgentError::StateRead)?;
+        let state: State = match serde_json::from_slice(&bytes) {
+            Ok(state) => state,
+            Err(source) => return Err(AgentError::StateInvalid { path, source }),
+        };
         if state.version != 1 || state.key != key {
-            return Err(format!("{} belongs to another session", path.display()));
+            return Err(AgentError::StateForeign { path });
         }
         Ok(state.consecutive_blocks)
     }
 
+    /// The store's directory, created (mode 0700) where missing, reached
+    /// from the git directory without following a link; the git directory
+    /// itself must already exist.
+    fn open_dir(&self, path: &Path) -> Result<Dir, AgentError> {
+        let os = |source: safe_fs::Error| AgentError::StateWrite {
+            path: path.to_path_buf(),
+            source: source.into(),
+        };
+        let mut dir = Dir::open(&self.git_dir).map_err(os)?;
+        for name in STORE_DIRS {
+            dir.create_dir(name, 0o700).map_err(os)?;
+            dir = match dir.child_dir(name, false) {
+                Ok(child) => child,
+                Err(safe_fs::Error::Symlink | safe_fs::Error::NotDirectory(_)) => {
+                    return Err(AgentError::StateDir {
+                        path: path.to_path_buf(),
+                        dir: dir.join(name),
+                    });
+                }
+                Err(e) => return Err(os(e)),
+            };
+        }
+        Ok(dir)
+    }
+
     /// Store `count` for `key`; 0 removes the state.
-    pub fn save(&self, key: &str, count: u32) -> Result<(), String> {
-        let path = self.dir.join(file_name(key));
+    pub fn save(&self, key: &str, count: u32) -> Result<(), AgentError> {
+        let name = file_name(key);
+        let path = self.dir.join(&name);
         if count == 0 {
             return match std::fs::remove_file(&path) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    Err(format!("cannot remove {}: {e}", path.display()))
+                    Err(AgentError::StateRemove { path, source: e })
                 }
                 _ => Ok(()),
             };
         }
-        let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-        ensure_dir(&self.dir, 2).map_err(fail)?;
+        let dir = self.open_dir(&path)?;
         let state = State {
             version: 1,
             key: key.to_string(),
             consecutive_blocks: count,
         };
-        let bytes = serde_json::to_vec(&state).map_err(|e| e.to_string())?;
-        let mut temp = tempfile::Builder::new()
-            .prefix(".state")
-            .tempfile_in(&self.dir)
-            .map_err(fail)?;
-        temp.write_all(&bytes).map_err(fail)?;
-        temp.persist(&path).map_err(|e| fail(e.error))?;
-        Ok(())
+        let bytes = serde_json::to_vec(&state).map_err(AgentError::StateEncode)?;
+        dir.write_atomic(&name, &bytes)
+            .map_err(|e| AgentError::StateWrite {
+                path,
+                source: e.into(),
+            })
     }
 }
 

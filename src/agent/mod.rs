@@ -12,7 +12,8 @@
 //! * [`transcript`]: recovering a Claude Code subagent's dispatch
 //!   description from the session transcripts;
 //! * [`json`] and [`settings`]: the harness's hook settings, edited without
-//!   reordering or touching anyone else's entries (`install --agent`).
+//!   reordering or touching anyone else's entries (`install --agent`);
+//! * [`AgentError`]: what went wrong in any of them, as a value.
 //!
 //! The protocols are taken from the harnesses' published documentation:
 //! Claude Code's hooks reference (<https://code.claude.com/docs/en/hooks>)
@@ -24,6 +25,7 @@
 pub mod claude_code;
 pub mod codex;
 pub mod decision;
+mod error;
 pub mod json;
 pub mod loop_guard;
 pub mod payload;
@@ -31,6 +33,7 @@ pub mod settings;
 pub mod transcript;
 
 pub use decision::Decision;
+pub use error::AgentError;
 
 use std::path::PathBuf;
 

@@ -11,7 +11,7 @@
 //! including the order of keys.
 
 use super::json::Json;
-use super::{Event, Harness, claude_code};
+use super::{AgentError, Event, Harness, claude_code};
 
 /// The harness timeout written for each entry, in seconds. The command's
 /// own deadline (`agent-hook --timeout`, default [`DEFAULT_DEADLINE_SECS`])
@@ -167,12 +167,15 @@ pub enum EntryState {
     Outdated(String),
 }
 
-fn problem(path: &str, what: &str) -> String {
-    format!("`{path}` is {what}")
+fn problem(at: &str, what: &'static str) -> AgentError {
+    AgentError::Shape {
+        at: at.to_string(),
+        what,
+    }
 }
 
 /// The matcher groups of `event`, validated.
-fn groups(doc: &Json, event: Event) -> Result<&[Json], String> {
+fn groups(doc: &Json, event: Event) -> Result<&[Json], AgentError> {
     let Some(hooks) = doc.get("hooks") else {
         return Ok(&[]);
     };
@@ -203,9 +206,9 @@ fn our_handlers(groups: &[Json], sub: Subcommand) -> Vec<(Option<&str>, &Json)> 
 }
 
 /// Check the document is an object whose `hooks` is an object.
-pub fn validate(doc: &Json) -> Result<(), String> {
+pub fn validate(doc: &Json) -> Result<(), AgentError> {
     if !matches!(doc, Json::Object(_)) {
-        return Err("the settings are not a JSON object".into());
+        return Err(AgentError::NotAnObject);
     }
     match doc.get("hooks") {
         None | Some(Json::Object(_)) => Ok(()),
@@ -214,7 +217,7 @@ pub fn validate(doc: &Json) -> Result<(), String> {
 }
 
 /// The state of `entry` in `doc`.
-pub fn inspect(doc: &Json, entry: &Entry) -> Result<EntryState, String> {
+pub fn inspect(doc: &Json, entry: &Entry) -> Result<EntryState, AgentError> {
     validate(doc)?;
     let groups = groups(doc, entry.event)?;
     let found = our_handlers(groups, entry.subcommand);
@@ -273,7 +276,7 @@ pub enum Change {
 
 /// Add or update `entries` in `doc`. Nothing else changes; an entry that is
 /// already current stays where it is.
-pub fn install(doc: &mut Json, entries: &[Entry]) -> Result<Vec<Change>, String> {
+pub fn install(doc: &mut Json, entries: &[Entry]) -> Result<Vec<Change>, AgentError> {
     validate(doc)?;
     for entry in entries {
         groups(doc, entry.event)?;
@@ -306,7 +309,7 @@ pub fn install(doc: &mut Json, entries: &[Entry]) -> Result<Vec<Change>, String>
 
 /// Remove every handler of ours; an emptied `hooks` goes too. Returns how
 /// many handlers were removed.
-pub fn uninstall(doc: &mut Json) -> Result<usize, String> {
+pub fn uninstall(doc: &mut Json) -> Result<usize, AgentError> {
     validate(doc)?;
     let events: Vec<String> = match doc.get("hooks") {
         Some(Json::Object(pairs)) => pairs.iter().map(|(k, _)| k.clone()).collect(),

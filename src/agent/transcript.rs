@@ -13,7 +13,9 @@
 //! this is best effort: when nothing matches, the caller reports that the
 //! dispatch could not be recovered, never a silent pass.
 
+use super::AgentError;
 use super::claude_code::SUBAGENT_TOOLS;
+use crate::safe_fs::{self, Follow};
 use serde_json::Value;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -98,26 +100,29 @@ fn expand(path: &Path) -> PathBuf {
 
 /// Read at most `limit` bytes of a regular file, from its start or from its
 /// end (then from the first whole line). FIFOs and devices are refused
-/// without blocking.
-fn read_part(path: &Path, limit: u64, from_end: bool) -> Result<Vec<u8>, String> {
+/// without blocking ([`crate::safe_fs`]).
+fn read_part(path: &Path, limit: u64, from_end: bool) -> Result<Vec<u8>, AgentError> {
     let path = expand(path);
-    let fail = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK);
-    }
-    let mut file = options.open(&path).map_err(fail)?;
-    let meta = file.metadata().map_err(fail)?;
-    if !meta.is_file() {
-        return Err(format!("{} is not a regular file", path.display()));
-    }
+    let mut file = match safe_fs::open_read(&path, Follow::Links) {
+        Ok(file) => file,
+        Err(safe_fs::Error::NotRegular(_)) => {
+            return Err(AgentError::TranscriptNotRegular { path });
+        }
+        Err(e) => {
+            return Err(AgentError::TranscriptRead {
+                path,
+                source: e.into(),
+            });
+        }
+    };
+    let fail = |source: std::io::Error| AgentError::TranscriptRead {
+        path: path.clone(),
+        source,
+    };
+    let size = file.metadata().map_err(fail)?.len();
     let mut bytes = Vec::new();
-    if from_end && meta.len() > limit {
-        file.seek(SeekFrom::Start(meta.len() - limit))
-            .map_err(fail)?;
+    if from_end && size > limit {
+        file.seek(SeekFrom::Start(size - limit)).map_err(fail)?;
         file.take(limit).read_to_end(&mut bytes).map_err(fail)?;
         let start = bytes.iter().position(|b| *b == b'\n').map_or(0, |i| i + 1);
         bytes.drain(..start);
@@ -129,25 +134,20 @@ fn read_part(path: &Path, limit: u64, from_end: bool) -> Result<Vec<u8>, String>
 
 /// The dispatch description of the subagent whose transcript is `agent`,
 /// from the session transcript `session`; `Err` says why it is unknown.
-pub fn recover(session: Option<&Path>, agent: Option<&Path>) -> Result<String, String> {
+pub fn recover(session: Option<&Path>, agent: Option<&Path>) -> Result<String, AgentError> {
     let (Some(session), Some(agent)) = (session, agent) else {
-        return Err(
-            "the SubagentStop payload names no transcript to find the dispatch description in"
-                .into(),
-        );
+        return Err(AgentError::NoTranscript);
     };
     let prompt = agent_prompt(&read_part(agent, AGENT_HEAD_BYTES, false)?).ok_or_else(|| {
-        format!(
-            "the subagent transcript {} has no prompt entry",
-            agent.display()
-        )
+        AgentError::NoPrompt {
+            agent: agent.to_path_buf(),
+        }
     })?;
     description_for(&read_part(session, SESSION_TAIL_BYTES, true)?, &prompt).ok_or_else(|| {
-        format!(
-            "no Agent or Task call in {} dispatched the prompt of {}",
-            session.display(),
-            agent.display()
-        )
+        AgentError::NoDispatch {
+            session: session.to_path_buf(),
+            agent: agent.to_path_buf(),
+        }
     })
 }
 
@@ -207,6 +207,7 @@ mod tests {
         assert!(
             recover(Some(&session), Some(&agent))
                 .unwrap_err()
+                .to_string()
                 .contains("no Agent or Task call")
         );
     }

@@ -24,7 +24,8 @@
 use crate::agent::decision::{self, Audience, GateVerdict};
 use crate::agent::loop_guard::{self, Step, Store};
 use crate::agent::{
-    self, Decision, Dispatch, Event, Harness, MAX_PAYLOAD_BYTES, SubagentPayload, transcript,
+    self, AgentError, Decision, Dispatch, Event, Harness, MAX_PAYLOAD_BYTES, SubagentPayload,
+    transcript,
 };
 use crate::codes::Code;
 use crate::commands::check::{self, Mode};
@@ -129,10 +130,10 @@ fn guarded(
     stop_hook_active: bool,
     failing: bool,
     max: u32,
-) -> (Step, Option<String>) {
+) -> (Step, Option<AgentError>) {
     let loaded = match store {
         Some(s) => s.load(key),
-        None => Err("no git directory to keep the loop guard's count in".to_string()),
+        None => Err(AgentError::NoStore),
     };
     let stateless = || match (failing, stop_hook_active) {
         (false, _) => Step::Pass,
@@ -222,7 +223,7 @@ fn stop_decision(
     verdict: &GateVerdict,
     reason: String,
     step: Step,
-    guard_problem: Option<String>,
+    guard_problem: Option<AgentError>,
 ) -> Decision {
     match step {
         Step::Pass => Decision::Allow,

@@ -3,11 +3,11 @@
 //! one), installs the hooks exactly as `install` does, and prints the CI
 //! step for the platform the repository is hosted on.
 
-use crate::commands::scaffold_files::{create_new, real_dirs, worktree_top};
 use crate::commands::{emit, hooks};
 use crate::config::CONFIG_PATH;
 use crate::diagnostic::ExitStatus;
 use crate::scaffold::config::{CONFIG_TEMPLATE, Platform, ci_snippet};
+use crate::scaffold::files::{worktree_top, write_new};
 use std::path::Path;
 
 fn origin_url(top: &Path) -> Option<String> {
@@ -36,8 +36,8 @@ pub fn run() -> ExitStatus {
     let wrote = match std::fs::symlink_metadata(&config) {
         Ok(_) => format!("{CONFIG_PATH}: already there, left as it is\n"),
         Err(_) => {
-            let dir = CONFIG_PATH.rsplit_once('/').map_or("", |(dir, _)| dir);
-            match real_dirs(&top, dir).and_then(|_| create_new(&config, CONFIG_TEMPLATE)) {
+            let (dir, name) = CONFIG_PATH.rsplit_once('/').unwrap_or(("", CONFIG_PATH));
+            match write_new(&top, dir, name, CONFIG_TEMPLATE) {
                 Ok(()) => format!(
                     "{CONFIG_PATH}: written (every key at its default, each explained); commit it\n"
                 ),

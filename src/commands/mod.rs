@@ -10,7 +10,6 @@ pub mod hooks;
 pub mod init;
 pub mod output;
 pub mod receive;
-pub mod scaffold_files;
 pub mod schema;
 pub mod task;
 pub mod validate;

@@ -5,8 +5,8 @@
 
 use crate::artifact::{Kind, check};
 use crate::commands::emit;
-use crate::commands::scaffold_files::{create_new, real_dirs, undo, worktree_top};
 use crate::diagnostic::ExitStatus;
+use crate::scaffold::files::{worktree_top, write_task};
 use crate::scaffold::task::TaskDraft;
 use std::fmt::Write;
 
@@ -32,7 +32,7 @@ pub fn new(name: &str, touches: &[String], checks: &[String]) -> ExitStatus {
     }
     let top = match worktree_top() {
         Ok(top) => top,
-        Err(message) => return refuse(&message),
+        Err(e) => return refuse(&e.to_string()),
     };
     let dir = top.join(draft.dir());
     if std::fs::symlink_metadata(&dir).is_ok() {
@@ -41,19 +41,8 @@ pub fn new(name: &str, touches: &[String], checks: &[String]) -> ExitStatus {
             draft.dir()
         ));
     }
-    let created = match real_dirs(&top, &draft.dir()) {
-        Ok(created) => created,
-        Err(message) => return refuse(&format!("{message}; nothing was written")),
-    };
-    let spec_path = dir.join("spec.md");
-    let report_path = dir.join("executor-report.md");
-    if let Err(message) = create_new(&spec_path, &spec) {
-        undo(&created, &[]);
-        return refuse(&format!("{message}; nothing was written"));
-    }
-    if let Err(message) = create_new(&report_path, &draft.report()) {
-        undo(&created, &[spec_path]);
-        return refuse(&format!("{message}; nothing was written"));
+    if let Err(e) = write_task(&top, &draft, &spec) {
+        return refuse(&format!("{e}; nothing was written"));
     }
     let mut out = String::new();
     let _ = writeln!(out, "created {}/spec.md", draft.dir());

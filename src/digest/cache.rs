@@ -343,15 +343,12 @@ fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
     options.open(path)
 }
 
+/// Make `path` a directory (`mkdir -p`, mode 0700 for what is created,
+/// never through a link planted on the way: [`crate::safe_fs::create_dirs`]).
 fn private_dir(path: &Path) -> std::io::Result<()> {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        builder.mode(0o700);
-    }
-    builder.create(path)
+    crate::safe_fs::create_dirs(path, 0o700)
+        .map(drop)
+        .map_err(std::io::Error::from)
 }
 
 /// Load the per-user key, creating it once (no-replace, so two processes

@@ -96,39 +96,46 @@ pub struct Inputs {
 
 /// Validate `ls-files --stage -z`, `diff --name-only -z` and
 /// `ls-files --others -z` answers and build the covered path set.
-pub fn inputs(stage: &[u8], diff: &[u8], others: &[u8]) -> std::result::Result<Inputs, String> {
+pub fn inputs(stage: &[u8], diff: &[u8], others: &[u8]) -> Result<Inputs> {
     let mut index_records = Vec::new();
     let mut paths = BTreeSet::new();
-    let add = |raw: &[u8], paths: &mut BTreeSet<String>| -> std::result::Result<(), String> {
-        let path = std::str::from_utf8(raw)
-            .map_err(|_| format!("path {:?} is not UTF-8", String::from_utf8_lossy(raw)))?;
+    let add = |raw: &[u8], paths: &mut BTreeSet<String>| -> Result<()> {
+        let path = std::str::from_utf8(raw).map_err(|_| {
+            unavailable(format!(
+                "path {:?} is not UTF-8",
+                String::from_utf8_lossy(raw)
+            ))
+        })?;
         if path.starts_with(EXCLUDED) {
             return Ok(());
         }
         if !normalized_relative(path) {
-            return Err(format!(
+            return Err(unavailable(format!(
                 "path `{path}` is not a normalized repository-relative path"
-            ));
+            )));
         }
         paths.insert(path.to_string());
         if paths.len() > MAX_PATHS {
-            return Err(format!("more than {MAX_PATHS} observed paths"));
+            return Err(unavailable(format!("more than {MAX_PATHS} observed paths")));
         }
         Ok(())
     };
     for (count, record) in records(stage).enumerate() {
         if count >= MAX_INDEX_ENTRIES {
-            return Err(format!("more than {MAX_INDEX_ENTRIES} index entries"));
+            return Err(unavailable(format!(
+                "more than {MAX_INDEX_ENTRIES} index entries"
+            )));
         }
         let tab = record
             .iter()
             .position(|&b| b == b'\t')
-            .ok_or("an ls-files --stage record has no tab")?;
+            .ok_or_else(|| unavailable("an ls-files --stage record has no tab"))?;
         let (header, path) = (&record[..tab], &record[tab + 1..]);
         if path.starts_with(EXCLUDED.as_bytes()) {
             continue;
         }
-        let header = std::str::from_utf8(header).map_err(|_| "an index header is not UTF-8")?;
+        let header =
+            std::str::from_utf8(header).map_err(|_| unavailable("an index header is not UTF-8"))?;
         let fields: Vec<&str> = header.split(' ').collect();
         let shown = String::from_utf8_lossy(path);
         match fields.as_slice() {
@@ -137,12 +144,12 @@ pub fn inputs(stage: &[u8], diff: &[u8], others: &[u8]) -> std::result::Result<I
                     && (oid.len() == 40 || oid.len() == 64)
                     && oid.bytes().all(|b| b.is_ascii_hexdigit()) => {}
             [mode, _, "0"] => {
-                return Err(format!(
+                return Err(unavailable(format!(
                     "`{shown}` has mode {mode}; symlinks and submodules are not supported by snapshot v1"
-                ));
+                )));
             }
-            [_, _, _] => return Err(format!("`{shown}` is conflicted (unmerged)")),
-            _ => return Err(format!("malformed index header `{header}`")),
+            [_, _, _] => return Err(unavailable(format!("`{shown}` is conflicted (unmerged)"))),
+            _ => return Err(unavailable(format!("malformed index header `{header}`"))),
         }
         index_records.push(record.to_vec());
         add(path, &mut paths)?;
@@ -267,7 +274,7 @@ fn once(root: &Path, baseline: &str) -> Result<String> {
         ],
     )?;
     let others = git(root, &["ls-files", "--others", "--exclude-standard", "-z"])?;
-    let inputs = inputs(&stage, &diff, &others).map_err(unavailable)?;
+    let inputs = inputs(&stage, &diff, &others)?;
     let mut total = 0;
     let mut files = Vec::with_capacity(inputs.paths.len());
     for path in &inputs.paths {

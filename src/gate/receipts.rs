@@ -295,7 +295,7 @@ fn executable_now(ctx: &TaskContext<'_>, run: &RunDeclaration) -> Result<Current
             Ok(
                 match executable::resolve(argv0, &cwd, std::env::var_os("PATH").as_deref()) {
                     Ok(r) => Current::Sha(r.sha256),
-                    Err(e) => Current::Unresolved(e),
+                    Err(e) => Current::Unresolved(e.to_string()),
                 },
             )
         }

@@ -17,6 +17,7 @@ use crate::agent::json::Json;
 use crate::agent::settings::{self, Change, Entry, EntryState};
 use crate::codes::Code;
 use crate::diagnostic::{Diagnostic, ExitStatus};
+use crate::safe_fs::{self, Dir};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -64,21 +65,34 @@ fn read(path: &Path) -> Result<Option<Json>, Diagnostic> {
     Ok(Some(doc))
 }
 
+/// The settings' directory (`.claude/`, `.codex/`), made when missing and
+/// entered without following a link there.
+fn settings_dir(dir: &Path) -> Result<Dir, safe_fs::Error> {
+    let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
+        return Dir::open(dir);
+    };
+    let parent = Dir::open(if parent.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent
+    })?;
+    parent.create_dir(name, 0o777)?;
+    parent.child_dir(name, false)
+}
+
 /// Write `doc` to `path` atomically, keeping the file's mode.
 fn write(path: &Path, doc: &Json) -> Result<(), Diagnostic> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    match std::fs::symlink_metadata(dir) {
-        Ok(meta) if meta.file_type().is_symlink() || !meta.is_dir() => {
+    let made = settings_dir(dir);
+    match made {
+        Ok(_) => {}
+        Err(safe_fs::Error::Symlink | safe_fs::Error::NotDirectory(_)) => {
             return Err(unusable(
                 dir,
                 "is not a directory (symlinks are not followed)",
             ));
         }
-        Ok(_) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            std::fs::create_dir_all(dir).map_err(|e| unusable(dir, e))?;
-        }
-        Err(e) => return Err(unusable(dir, e)),
+        Err(e) => return Err(unusable(dir, std::io::Error::from(e))),
     }
     let mode = std::fs::metadata(path).ok().map(|m| m.permissions());
     let fail = |e: std::io::Error| unusable(path, format!("cannot write: {e}"));

@@ -28,9 +28,13 @@ fn failed(path: &Path, what: &str, error: &std::io::Error) -> Diagnostic {
 }
 
 /// Create the hooks directory when git would look for hooks there but it
-/// does not exist yet (`git init --template=`, a fresh core.hooksPath).
+/// does not exist yet (`git init --template=`, a fresh core.hooksPath):
+/// what exists of git's path is taken as it is, what is missing is made
+/// without following a link ([`crate::safe_fs::create_dirs`]).
 pub fn ensure_dir(dir: &Path) -> Result<(), Diagnostic> {
-    std::fs::create_dir_all(dir).map_err(|e| failed(dir, "create the hooks directory", &e))
+    crate::safe_fs::create_dirs(dir, 0o777)
+        .map(drop)
+        .map_err(|e| failed(dir, "create the hooks directory", &e.into()))
 }
 
 /// Carry out an install step.

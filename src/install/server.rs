@@ -59,7 +59,8 @@ pub fn observe(path: &Path, wanted: &[u8]) -> std::io::Result<Existing> {
         Err(e) => Err(e),
         Ok(meta) if !meta.is_file() => Ok(Existing::Foreign),
         Ok(_) => {
-            let bytes = std::fs::read(path)?;
+            let file = crate::safe_fs::open_read(path, crate::safe_fs::Follow::NoLinks)?;
+            let bytes = crate::safe_fs::read_all(file)?;
             if bytes == wanted {
                 Ok(Existing::Current)
             } else if bytes
@@ -143,7 +144,8 @@ pub fn install(dir: &Path, shim: &[u8]) -> Result<(PathBuf, bool), Diagnostic> {
         }
         Existing::Nothing | Existing::Ours => {}
     }
-    std::fs::create_dir_all(dir).map_err(|e| failed("create the directory of", e))?;
+    crate::safe_fs::create_dirs(dir, 0o777)
+        .map_err(|e| failed("create the directory of", e.into()))?;
     let mut file = tempfile::Builder::new()
         .prefix(".pre-receive.")
         .tempfile_in(dir)

@@ -42,6 +42,8 @@ impl std::fmt::Display for RepoError {
     }
 }
 
+impl std::error::Error for RepoError {}
+
 pub type Result<T> = std::result::Result<T, RepoError>;
 
 fn object_error(what: &str, error: impl std::fmt::Display) -> RepoError {

@@ -52,6 +52,17 @@ pub enum Failure {
     Refused(Diagnostic),
 }
 
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Interrupted => f.write_str("interrupted by SIGINT or SIGTERM"),
+            Failure::Refused(d) => write!(f, "{} ({})", d.message, d.code.as_str()),
+        }
+    }
+}
+
+impl std::error::Error for Failure {}
+
 fn refused(code: Code, message: String) -> Failure {
     Failure::Refused(Diagnostic::new(code, message))
 }

@@ -5,6 +5,7 @@
 //! must be a regular file with an execute bit, at most 128 MiB, and is
 //! hashed with SHA-256. Only argv[0] is pinned, not scripts it loads.
 
+use super::RunError;
 use sha2::{Digest, Sha256};
 use std::ffi::OsStr;
 use std::io::Read;
@@ -22,7 +23,7 @@ pub struct Resolved {
 }
 
 /// Where argv[0] points, before canonicalization.
-pub fn locate(argv0: &str, cwd: &Path, path_env: Option<&OsStr>) -> Result<PathBuf, String> {
+pub fn locate(argv0: &str, cwd: &Path, path_env: Option<&OsStr>) -> Result<PathBuf, RunError> {
     let program = Path::new(argv0);
     if program.is_absolute() {
         return Ok(program.to_path_buf());
@@ -30,32 +31,45 @@ pub fn locate(argv0: &str, cwd: &Path, path_env: Option<&OsStr>) -> Result<PathB
     if argv0.contains('/') {
         return Ok(cwd.join(program));
     }
-    let search = path_env.ok_or_else(|| format!("`{argv0}` is a bare name and PATH is not set"))?;
+    let search = path_env.ok_or_else(|| RunError::PathUnset {
+        argv0: argv0.to_string(),
+    })?;
     std::env::split_paths(search)
         .filter(|dir| dir.is_absolute())
         .map(|dir| dir.join(argv0))
         .find(|candidate| candidate.is_file())
-        .ok_or_else(|| format!("`{argv0}` was not found in PATH (absolute entries only)"))
+        .ok_or_else(|| RunError::NotInPath {
+            argv0: argv0.to_string(),
+        })
 }
 
 /// SHA-256 of a file, refusing more than `limit` bytes.
-pub fn sha256_file(path: &Path, limit: u64) -> Result<String, String> {
-    let file = crate::safe_fs::open_read(path, crate::safe_fs::Follow::Links)
-        .map_err(|e| format!("cannot read {}: it {e}", path.display()))?;
+pub fn sha256_file(path: &Path, limit: u64) -> Result<String, RunError> {
+    let file =
+        crate::safe_fs::open_read(path, crate::safe_fs::Follow::Links).map_err(|source| {
+            RunError::Open {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
     let mut hasher = Sha256::new();
     let mut reader = file.take(limit + 1);
     let mut buffer = vec![0u8; 256 * 1024];
     let mut total = 0u64;
     loop {
-        let n = reader
-            .read(&mut buffer)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let n = reader.read(&mut buffer).map_err(|source| RunError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
         if n == 0 {
             break;
         }
         total += n as u64;
         if total > limit {
-            return Err(format!("{} is larger than {limit} bytes", path.display()));
+            return Err(RunError::TooLarge {
+                path: path.to_path_buf(),
+                limit,
+            });
         }
         hasher.update(&buffer[..n]);
     }
@@ -63,27 +77,36 @@ pub fn sha256_file(path: &Path, limit: u64) -> Result<String, String> {
 }
 
 /// Resolve and hash argv[0].
-pub fn resolve(argv0: &str, cwd: &Path, path_env: Option<&OsStr>) -> Result<Resolved, String> {
+pub fn resolve(argv0: &str, cwd: &Path, path_env: Option<&OsStr>) -> Result<Resolved, RunError> {
     let invocation_path = locate(argv0, cwd, path_env)?;
-    let resolved_path = std::fs::canonicalize(&invocation_path)
-        .map_err(|e| format!("cannot resolve {}: {e}", invocation_path.display()))?;
-    let metadata = std::fs::metadata(&resolved_path)
-        .map_err(|e| format!("cannot stat {}: {e}", resolved_path.display()))?;
+    let resolved_path =
+        std::fs::canonicalize(&invocation_path).map_err(|source| RunError::Resolve {
+            path: invocation_path.clone(),
+            source,
+        })?;
+    let metadata = std::fs::metadata(&resolved_path).map_err(|source| RunError::Stat {
+        path: resolved_path.clone(),
+        source,
+    })?;
     if !metadata.is_file() {
-        return Err(format!("{} is not a regular file", resolved_path.display()));
+        return Err(RunError::NotRegular {
+            path: resolved_path,
+        });
     }
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         if metadata.permissions().mode() & 0o111 == 0 {
-            return Err(format!("{} has no execute bit", resolved_path.display()));
+            return Err(RunError::NotExecutable {
+                path: resolved_path,
+            });
         }
     }
     if metadata.len() > MAX_EXECUTABLE_BYTES {
-        return Err(format!(
-            "{} is larger than {MAX_EXECUTABLE_BYTES} bytes",
-            resolved_path.display()
-        ));
+        return Err(RunError::TooLarge {
+            path: resolved_path,
+            limit: MAX_EXECUTABLE_BYTES,
+        });
     }
     let sha256 = sha256_file(&resolved_path, MAX_EXECUTABLE_BYTES)?;
     Ok(Resolved {
@@ -129,6 +152,7 @@ mod tests {
         assert!(
             resolve("bin/tool", dir.path(), None)
                 .unwrap_err()
+                .to_string()
                 .contains("execute bit")
         );
         assert!(resolve("missing", dir.path(), Some(&path)).is_err());

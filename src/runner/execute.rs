@@ -5,7 +5,7 @@
 //! variables removed (and, for code a change brings into CI, the CI
 //! platform's credentials and command files too).
 
-use super::{echo, executable, supervise};
+use super::{RunError, echo, executable, supervise};
 use crate::contract::mastermind::argv_display::RunDeclaration;
 use crate::process_env::git_local_vars_to_clear;
 use std::ffi::OsString;
@@ -50,19 +50,18 @@ pub struct Prepared {
 /// The check's working directory and executable below `root`, or the
 /// reason it cannot start (`cwd_unavailable: ...`, `executable_unavailable:
 /// ...`).
-pub fn prepare(root: &Path, run: &RunDeclaration) -> Result<Prepared, String> {
+pub fn prepare(root: &Path, run: &RunDeclaration) -> Result<Prepared, RunError> {
     let work_dir = match std::fs::canonicalize(root.join(&run.cwd)) {
         Ok(dir) if dir.is_dir() && dir.starts_with(root) => dir,
         _ => {
-            return Err(format!(
-                "cwd_unavailable: `{}` is not an existing directory inside the repository",
-                run.cwd
-            ));
+            return Err(RunError::CwdUnavailable {
+                cwd: run.cwd.clone(),
+            });
         }
     };
     let path_env = std::env::var_os("PATH");
     let resolved = executable::resolve(&run.argv[0], &work_dir, path_env.as_deref())
-        .map_err(|e| format!("executable_unavailable: {e}"))?;
+        .map_err(|e| RunError::ExecutableUnavailable(Box::new(e)))?;
     Ok(Prepared { work_dir, resolved })
 }
 

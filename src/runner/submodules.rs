@@ -5,6 +5,7 @@
 //! anything runs; a submodule that was never initialized (no `.git` in its
 //! directory) is an empty directory, as in a fresh clone, and is fine.
 
+use super::RunError;
 use crate::process_env::git_local_vars_to_clear;
 use gix::ObjectId;
 use std::path::Path;
@@ -20,10 +21,15 @@ pub enum State {
 
 /// Inspect the checkout at `dir` whose recorded commit is `recorded`;
 /// `Err` says why it cannot be used.
-pub fn inspect(dir: &Path, recorded: ObjectId) -> Result<State, String> {
+pub fn inspect(dir: &Path, recorded: ObjectId) -> Result<State, RunError> {
     match std::fs::symlink_metadata(dir.join(".git")) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(State::NotInitialized),
-        Err(e) => return Err(format!("cannot inspect {}: {e}", dir.display())),
+        Err(source) => {
+            return Err(RunError::SubmoduleInspect {
+                dir: dir.to_path_buf(),
+                source,
+            });
+        }
         Ok(_) => {}
     }
     let mut git = std::process::Command::new("git");
@@ -43,21 +49,21 @@ pub fn inspect(dir: &Path, recorded: ObjectId) -> Result<State, String> {
     for name in git_local_vars_to_clear(inherited.iter().map(|n| n.as_os_str())) {
         git.env_remove(name);
     }
-    let output = git
-        .output()
-        .map_err(|e| format!("cannot run git status in {}: {e}", dir.display()))?;
+    let output = git.output().map_err(|source| RunError::SubmoduleGit {
+        dir: dir.to_path_buf(),
+        source,
+    })?;
     if !output.status.success() {
-        return Err(format!(
-            "git status failed in {}: {}",
-            dir.display(),
-            String::from_utf8_lossy(&output.stderr).trim()
-        ));
+        return Err(RunError::SubmoduleStatus {
+            dir: dir.to_path_buf(),
+            stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
+        });
     }
     parse(&output.stdout, recorded)
 }
 
 /// Judge `git status --porcelain=v2 --branch -z` output.
-fn parse(status: &[u8], recorded: ObjectId) -> Result<State, String> {
+fn parse(status: &[u8], recorded: ObjectId) -> Result<State, RunError> {
     let mut head = None;
     let mut dirty = 0usize;
     let mut records = status.split(|&b| b == 0).filter(|r| !r.is_empty());
@@ -76,16 +82,9 @@ fn parse(status: &[u8], recorded: ObjectId) -> Result<State, String> {
     }
     let recorded = recorded.to_hex().to_string();
     match head {
-        Some(head) if head != recorded => Err(format!(
-            "is checked out at {head}, but the tree records {recorded}; run `git submodule update` (or commit the new submodule commit)"
-        )),
-        None => Err(format!(
-            "has no commit checked out, but the tree records {recorded}; run `git submodule update`"
-        )),
-        Some(_) if dirty > 0 => Err(format!(
-            "has {dirty} modified or untracked path{}; commit, stash or remove them in the submodule",
-            if dirty == 1 { "" } else { "s" }
-        )),
+        Some(head) if head != recorded => Err(RunError::SubmoduleMoved { head, recorded }),
+        None => Err(RunError::SubmoduleUnborn { recorded }),
+        Some(_) if dirty > 0 => Err(RunError::SubmoduleDirty { paths: dirty }),
         Some(_) => Ok(State::Clean),
     }
 }
@@ -98,17 +97,19 @@ mod tests {
     fn status_output_is_judged() {
         let id = ObjectId::from_hex(b"0123456789012345678901234567890123456789").unwrap();
         let clean = b"# branch.oid 0123456789012345678901234567890123456789\0# branch.head main\0";
-        assert_eq!(parse(clean, id), Ok(State::Clean));
+        assert_eq!(parse(clean, id).ok(), Some(State::Clean));
         let other = b"# branch.oid 1123456789012345678901234567890123456789\0";
         assert!(
             parse(other, id)
                 .unwrap_err()
+                .to_string()
                 .contains("checked out at 1123")
         );
         let dirty = b"# branch.oid 0123456789012345678901234567890123456789\0? new.txt\x002 R. N... 100644 100644 100644 a a R100 b\0c\0";
         assert!(
             parse(dirty, id)
                 .unwrap_err()
+                .to_string()
                 .contains("2 modified or untracked paths")
         );
         assert!(parse(b"# branch.oid (initial)\0", id).is_err());

@@ -2,6 +2,7 @@
 //! `executor-report.md` skeleton that validates once its placeholders are
 //! filled in. Pure: names, paths and commands in, text or a refusal out.
 
+use super::ScaffoldError;
 use crate::bookkeeping::TASKS_DIR;
 use crate::contract::mastermind::argv_display::display_command;
 use crate::contract::mastermind::spec::declared_paths;
@@ -42,21 +43,22 @@ pub struct TaskDraft {
 impl TaskDraft {
     /// Validate the command line's pieces. `checks` are command lines in
     /// POSIX shell word syntax (quotes group words; nothing is expanded).
-    pub fn new(name: &str, touches: &[String], checks: &[String]) -> Result<TaskDraft, String> {
+    pub fn new(
+        name: &str,
+        touches: &[String],
+        checks: &[String],
+    ) -> Result<TaskDraft, ScaffoldError> {
         validate_name(name)?;
         let mut seen = BTreeSet::new();
         let mut paths = Vec::new();
         for path in touches {
-            let normalized = declared_paths::normalize(path).map_err(|code| {
-                format!(
-                    "--touches `{path}` is not a path a spec can declare ({}): give a relative path inside the repository, without `.` or `..` components",
-                    code.as_str()
-                )
-            })?;
+            let normalized =
+                declared_paths::normalize(path).map_err(|code| ScaffoldError::Touches {
+                    path: path.clone(),
+                    code,
+                })?;
             if normalized.starts_with(crate::bookkeeping::MASTERMIND_DIR) {
-                return Err(format!(
-                    "--touches `{path}`: the task's own folder and .mastermind/ are bookkeeping, not scope; declare the files the task changes"
-                ));
+                return Err(ScaffoldError::TouchesBookkeeping { path: path.clone() });
             }
             if seen.insert(normalized.clone()) {
                 paths.push(normalized);
@@ -66,11 +68,10 @@ impl TaskDraft {
         let mut commands = BTreeSet::new();
         let mut parsed = Vec::new();
         for line in checks {
-            let argv = shlex::split(line).ok_or_else(|| {
-                format!("--check `{line}`: unbalanced quotes or a trailing backslash")
-            })?;
+            let argv = shlex::split(line)
+                .ok_or_else(|| ScaffoldError::CheckQuotes { line: line.clone() })?;
             if argv.first().is_none_or(|first| first.is_empty()) {
-                return Err(format!("--check `{line}`: give the command to run"));
+                return Err(ScaffoldError::CheckEmpty { line: line.clone() });
             }
             let mut id = check_id(&argv);
             let mut n = 2;
@@ -80,7 +81,7 @@ impl TaskDraft {
             }
             let check = Check { id, argv };
             if !commands.insert(check.cmd()) {
-                return Err(format!("--check `{line}` is given twice"));
+                return Err(ScaffoldError::CheckTwice { line: line.clone() });
             }
             ids.insert(check.id.clone());
             parsed.push(check);
@@ -210,7 +211,7 @@ impl TaskDraft {
 
 /// Task folder names: one path component, `[A-Za-z0-9._-]`, not starting
 /// with `.` or `-`, at most [`MAX_NAME`] bytes.
-pub fn validate_name(name: &str) -> Result<(), String> {
+pub fn validate_name(name: &str) -> Result<(), ScaffoldError> {
     let ok = !name.is_empty()
         && name.len() <= MAX_NAME
         && !name.starts_with(['.', '-'])
@@ -220,9 +221,9 @@ pub fn validate_name(name: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!(
-            "task name `{name}`: use 1 to {MAX_NAME} letters, digits, `.`, `_` or `-`, not starting with `.` or `-` (for example `fix-login`)"
-        ))
+        Err(ScaffoldError::Name {
+            name: name.to_string(),
+        })
     }
 }
 
@@ -383,8 +384,10 @@ mod tests {
         assert!(run(&[""]).is_err());
         assert!(run(&["make", "make"]).is_err());
         assert_eq!(
-            run(&["make", "make lint", "make  lint --x"]).map(|t| t.checks.len()),
-            Ok(3)
+            run(&["make", "make lint", "make  lint --x"])
+                .map(|t| t.checks.len())
+                .ok(),
+            Some(3)
         );
     }
 

@@ -290,13 +290,9 @@ fn lstat_path(path: &Path) -> std::io::Result<Lstat> {
 
 /// The root directory's handle for [`lstat_at`] (`None`: use full paths).
 fn open_root(root: &Path) -> Option<std::os::fd::OwnedFd> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC)
-        .open(root)
+    crate::safe_fs::Dir::open(root)
         .ok()
-        .map(std::os::fd::OwnedFd::from)
+        .map(crate::safe_fs::Dir::into_fd)
 }
 
 /// A symbolic link's target as git stores it (the blob of a link), never
@@ -322,20 +318,16 @@ pub(crate) fn link_target(path: &Path) -> Result<BString> {
 }
 
 /// Open a regular file for reading without following a final symlink and
-/// without blocking on a FIFO; `Ok(None)` when it is not a regular file.
+/// without blocking on a FIFO ([`crate::safe_fs::open_read`]); `Ok(None)`
+/// when it is a link or not a regular file (the caller saw a file; it
+/// changed).
 fn open_regular(path: &Path) -> std::io::Result<Option<std::fs::File>> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path);
-    let file = match file {
-        Ok(f) => f,
-        // O_NOFOLLOW on a link: ELOOP. The caller saw a file; it changed.
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    Ok(file.metadata()?.is_file().then_some(file))
+    use crate::safe_fs::{Error, Follow, open_read};
+    match open_read(path, Follow::NoLinks) {
+        Ok(file) => Ok(Some(file)),
+        Err(Error::Symlink | Error::NotRegular(_)) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Read one file (or link target) from disk: its entry (mode from disk,
