@@ -24,7 +24,8 @@
 //!   recomputed and is `receipt_unverifiable` (a warning with
 //!   `receipts.accept_unverifiable_v1: true`).
 
-use super::{TaskContext, ViewKind};
+use super::TaskContext;
+use super::landing::{self, At, Landing, ViewKind};
 use crate::codes::{Code, Outcome};
 use crate::config::Freshness;
 use crate::contract::mastermind::argv_display::{RunDeclaration, declaration_sha256};
@@ -117,9 +118,9 @@ fn digest_of<'r>(
         return done.clone();
     }
     // The local caches never decide a CI or pre-receive verdict.
-    let digester = memo
-        .digester
-        .get_or_insert_with(|| TreeDigester::new(gate.repo, gate.config, gate.kind.is_local()));
+    let digester = memo.digester.get_or_insert_with(|| {
+        TreeDigester::new(gate.repo, gate.config, gate.landing.kind.is_local())
+    });
     let digest = match (snapshot, version) {
         (Snapshot::Tree(tree), 1) => {
             View::from_tree(gate.repo, tree, "a tree").and_then(|v| digester.of_view_v1(&v))
@@ -157,8 +158,8 @@ fn target<'a>(ctx: &TaskContext<'a>, receipt_path: &str) -> Option<Target<'a>> {
         later: Vec::new(),
     };
     match gate.config.freshness {
-        Freshness::Merge => return Some(fixed(gate.landing, &gate.landing_label)),
-        Freshness::Head => return Some(fixed(gate.tip, &gate.tip_label)),
+        Freshness::Merge => return Some(fixed(gate.lands(), &gate.landing.lands_label)),
+        Freshness::Head => return Some(fixed(gate.tip(), &gate.landing.tip_label)),
         Freshness::Task => {}
     }
     if ctx.steps.is_empty() {
@@ -178,7 +179,7 @@ fn target<'a>(ctx: &TaskContext<'a>, receipt_path: &str) -> Option<Target<'a>> {
             .collect()
     };
     Some(Target {
-        snapshot: step.snapshot(gate.pending),
+        snapshot: step.snapshot(gate.pending()),
         label: step.label.clone(),
         own_paths: content(step),
         later: ctx.steps[index + 1..]
@@ -286,7 +287,7 @@ fn executable_now(ctx: &TaskContext<'_>, run: &RunDeclaration) -> Result<Current
             )),
             None => Current::Unresolved(format!("{path} does not exist in {}", ctx.at_label)),
         }),
-        _ if !gate.kind.is_local() => Ok(Current::NotCompared),
+        _ if !gate.landing.kind.is_local() => Ok(Current::NotCompared),
         _ => {
             let Some(root) = root else {
                 return Ok(Current::NotCompared);
@@ -853,32 +854,37 @@ pub fn evaluate<'r>(
 pub fn evaluate_in_worktree(
     repo: &crate::repo::Repo,
     config: &crate::config::Config,
-    view: &View,
+    view: View,
     dir: &str,
     parsed: &ParsedSpec,
 ) -> Result<Option<Vec<CheckResult>>> {
     let head = repo.head_commit()?;
-    let gate = super::Gate {
+    let label = view.label.clone();
+    let landing = Landing {
         kind: ViewKind::Worktree,
-        repo,
-        config,
+        target: landing::Target::at(repo, head, "HEAD")?,
         base: head,
         base_label: "HEAD".to_string(),
         steps: Vec::new(),
         pending: Some(view),
-        landing: Snapshot::View(view),
-        landing_label: view.label.clone(),
-        tip: Snapshot::View(view),
-        tip_label: view.label.clone(),
+        lands: At::Pending,
+        lands_label: label.clone(),
+        tip: At::Pending,
+        tip_label: label.clone(),
         branch: None,
         label: None,
+    };
+    let gate = super::Gate {
+        repo,
+        config,
+        landing: &landing,
     };
     let ctx = TaskContext {
         gate: &gate,
         dir: dir.to_string(),
         steps: Vec::new(),
-        at: Snapshot::View(view),
-        at_label: view.label.clone(),
+        at: gate.lands(),
+        at_label: label,
         baseline: Snapshot::Empty,
         baseline_label: "the empty tree".to_string(),
         paths: Default::default(),
