@@ -1,17 +1,19 @@
 //! The gate over one change (DESIGN.md section 5).
 //!
-//! A change is the steps a commit, a push, a pull request or a pre-receive
-//! update would land on top of a protected base ([`change`]). The gate
-//! attributes every step to the tasks whose folders it touched
-//! ([`attribution`]), judges each task over its whole history at its last
-//! step ([`task`], [`task_history`], [`receipts`]), sends what no task
-//! covers to the untasked policy ([`untasked`]), and runs the checks only a
-//! range has: the contract against the base ([`spec_policy`]), changes of
-//! the configuration ([`config_change`]) and of CI definitions, symlinks
-//! under `.mastermind/`, and the configured agent files ([`agent_files`]).
+//! Each mode builds a [`Landing`] ([`landing`], one module per mode): the
+//! steps a commit, a push, a pull request or a pre-receive update would
+//! land on top of a protected base ([`change`]), what lands, and the target
+//! whose configuration is in force. The gate attributes every step to the
+//! tasks whose folders it touched ([`attribution`]), judges each task over
+//! its whole history at its last step ([`task`], [`task_history`],
+//! [`receipts`]), sends what no task covers to the untasked policy
+//! ([`untasked`]), and runs the checks only a range has: the contract
+//! against the base ([`spec_policy`]), changes of the configuration
+//! ([`config_change`]) and of CI definitions, symlinks under
+//! `.mastermind/`, and the configured agent files ([`agent_files`]).
 //!
 //! Every artifact is read as a blob of a step (never from disk, except in
-//! the working-tree mode), and the policy comes from the base.
+//! the working-tree mode), and the policy comes from the landing's target.
 
 pub mod agent_files;
 pub mod attribution;

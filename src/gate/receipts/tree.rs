@@ -2,7 +2,7 @@
 //! iff it is sound, bound to the spec's current declaration, spec path,
 //! spec bytes and this platform, its `tree_after` equals the tree digest of
 //! the content it must describe ([`super::freshness`]), and its executable
-//! is unchanged where it can be resolved: a repository-relative argv[0]
+//! is unchanged where it can be resolved: a repository-relative `argv[0]`
 //! from the task's last step in every mode, an absolute or `PATH` one on
 //! this machine in the local modes only (a CI runner's `/usr/bin/python3`
 //! is not the developer's).
