@@ -4,7 +4,7 @@
 //! repository ([`Commits`]). What each platform's data mean is read in
 //! [`super::github`] and [`super::gitlab`].
 
-use super::super::is_zero;
+use crate::gate::landing::is_zero;
 use crate::repo::Repo;
 use gix::ObjectId;
 use std::collections::HashMap;

@@ -6,10 +6,10 @@
 //! `repository.default_branch` (a new branch has an all-zero `before`);
 //! `workflow_dispatch` and `schedule` carry no base.
 
-use super::super::is_zero;
 use super::event::{CiEnv, Commits, Detected};
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
+use crate::gate::landing::is_zero;
 
 fn github_default_branch(env: &CiEnv, event: Option<&serde_json::Value>) -> Option<String> {
     event
