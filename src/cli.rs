@@ -358,7 +358,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         } => {
             if receive {
                 output.color.apply_to(crate::render::Stream::Stderr);
-                return commands::receive::run(&output);
+                return commands::check::run(&Mode::Receive, &output);
             }
             let mode = if staged {
                 Mode::Staged

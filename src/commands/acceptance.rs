@@ -6,11 +6,11 @@
 //! `not_declared`; 2 when the spec or the repository cannot be read.
 
 use crate::codes::Code;
-use crate::commands::check::config_from;
 use crate::commands::emit;
 use crate::contract::mastermind::receipt::CheckState;
 use crate::contract::mastermind::spec::{self, ParsedSpec};
 use crate::diagnostic::{Diagnostic, ExitStatus, Severity};
+use crate::gate::landing::config::config_from;
 use crate::gate::receipts::{self, CheckResult};
 use crate::render::human;
 use crate::repo::Repo;
@@ -243,7 +243,7 @@ pub fn run(spec_arg: &str, json_output: bool) -> ExitStatus {
             }));
         }
     };
-    let results = receipts::evaluate_in_worktree(&repo, &config, &view, &dir, &parsed)
+    let results = receipts::evaluate_in_worktree(&repo, &config, view, &dir, &parsed)
         .ok()
         .flatten();
     let object = status_object(&parsed, results.as_deref());

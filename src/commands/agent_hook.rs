@@ -5,7 +5,7 @@
 //! to write the answer, which the harness shows as a hook error.
 //!
 //! * `stop` runs the gate exactly as `check --worktree` does
-//!   ([`check::gate_report`]) on a worker thread with a deadline below the
+//!   ([`mode::report`]) on a worker thread with a deadline below the
 //!   harness's hook timeout. A failing task, or a gate that cannot check
 //!   (including a crash or the deadline), blocks the stop with a reason the
 //!   agent can act on, under the loop guard ([`crate::agent::loop_guard`]):
@@ -28,11 +28,11 @@ use crate::agent::{
     transcript,
 };
 use crate::codes::Code;
-use crate::commands::check::{self, Mode};
 use crate::commands::emit;
 use crate::config::{AgentHooks, CONFIG_PATH, Config, MAX_CONFIG_BYTES};
 use crate::contract::subagent::dispatch::check_dispatched;
 use crate::diagnostic::{Diagnostic, ExitStatus};
+use crate::gate::landing::mode::{self, Mode};
 use crate::repo::Repo;
 use crate::report::Report;
 use std::io::Read;
@@ -175,7 +175,7 @@ fn gate_within(deadline: Duration) -> Report {
         .spawn(move || {
             let result = std::panic::catch_unwind(|| {
                 debug_fault();
-                check::gate_report(&Mode::Worktree { since: None })
+                mode::report(&Mode::Worktree { since: None })
             });
             let _ = tx.send(result);
         });

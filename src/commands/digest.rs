@@ -3,11 +3,11 @@
 //! `tree_after` must equal for the receipt to be current there.
 
 use crate::codes::Code;
-use crate::commands::check::config_from;
 use crate::commands::emit;
 use crate::config::{CONFIG_PATH, Config, MAX_CONFIG_BYTES};
 use crate::diagnostic::{Diagnostic, ExitStatus};
 use crate::digest::TreeDigester;
+use crate::gate::landing::config::config_from;
 use crate::repo::tree::View;
 use crate::repo::{Repo, RepoError};
 

@@ -3,13 +3,11 @@
 pub mod acceptance;
 pub mod agent_hook;
 pub mod check;
-pub mod ci_env;
 pub mod codes;
 pub mod digest;
 pub mod hooks;
 pub mod init;
 pub mod output;
-pub mod receive;
 pub mod schema;
 pub mod task;
 pub mod validate;

@@ -138,12 +138,13 @@ fn read_text(
 /// names, as the tip has it (a ledger edit against the base's ledger).
 pub fn check(gate: &Gate<'_>) -> Result<Vec<FileResult>> {
     let touched: BTreeSet<&str> = gate
+        .landing
         .steps
         .iter()
         .flat_map(|s| s.changes.iter())
         .filter_map(|c| c.path.to_str().ok())
         .collect();
-    let base = match gate.base {
+    let base = match gate.landing.base {
         Some(commit) => Snapshot::Tree(gate.repo.commit_tree(commit)?),
         None => Snapshot::Empty,
     };
@@ -152,7 +153,7 @@ pub fn check(gate: &Gate<'_>) -> Result<Vec<FileResult>> {
         let Some(kind) = configured_kind(gate.config, path) else {
             continue;
         };
-        let (before, after) = (base.get(gate.repo, path)?, gate.tip.get(gate.repo, path)?);
+        let (before, after) = (base.get(gate.repo, path)?, gate.tip().get(gate.repo, path)?);
         let Some(change) = ChangeKind::between(before.as_ref(), after.as_ref()) else {
             continue;
         };
@@ -160,7 +161,7 @@ pub fn check(gate: &Gate<'_>) -> Result<Vec<FileResult>> {
         let new_bytes = if change == ChangeKind::Deleted {
             None
         } else {
-            match gate.tip.read(gate.repo, path, kind.max_bytes())? {
+            match gate.tip().read(gate.repo, path, kind.max_bytes())? {
                 None => None,
                 Some(Content::Bytes(bytes)) => {
                     diagnostics.extend(if kind == Kind::SubagentReturn {
@@ -183,7 +184,7 @@ pub fn check(gate: &Gate<'_>) -> Result<Vec<FileResult>> {
                 Some(Content::NotRegular(_)) => {
                     diagnostics.push(Diagnostic::new(
                         Code::artifact_not_regular_file,
-                        format!("{path} is not a regular file in {}", gate.tip_label),
+                        format!("{path} is not a regular file in {}", gate.landing.tip_label),
                     ));
                     None
                 }

@@ -10,7 +10,7 @@
 //! Every later question is asked of steps: which tasks a step touched
 //! ([`super::attribution`]), which steps make up a task's history
 //! ([`super::task_history`]), where a receipt was added and what changed
-//! after it ([`super::freshness`]).
+//! after it ([`super::receipts::freshness`]).
 
 use crate::bookkeeping::{PathClass, classify};
 use crate::config::Globs;

@@ -177,7 +177,7 @@ pub fn loosenings(old: &Config, new: &Config) -> Vec<String> {
 
 /// Validate a change of the configuration and say what it loosens.
 pub fn check(gate: &Gate<'_>) -> Result<Vec<Diagnostic>> {
-    let changed = gate.steps.iter().any(|s| {
+    let changed = gate.landing.steps.iter().any(|s| {
         s.changes
             .iter()
             .any(|c| c.path.to_str().is_ok_and(|p| p == CONFIG_PATH))
@@ -186,7 +186,7 @@ pub fn check(gate: &Gate<'_>) -> Result<Vec<Diagnostic>> {
         return Ok(Vec::new());
     }
     let mut out = Vec::new();
-    match config_at(gate, gate.tip, &gate.tip_label)? {
+    match config_at(gate, gate.tip(), &gate.landing.tip_label)? {
         Err(problems) => {
             for problem in problems {
                 out.push(Diagnostic {
@@ -205,8 +205,8 @@ pub fn check(gate: &Gate<'_>) -> Result<Vec<Diagnostic>> {
                         Code::config_loosened,
                         format!(
                             "{CONFIG_PATH} in {} judges later changes more leniently than {}:\n  - {}",
-                            gate.tip_label,
-                            gate.base_label,
+                            gate.landing.tip_label,
+                            gate.landing.base_label,
                             lines.join("\n  - ")
                         ),
                     )

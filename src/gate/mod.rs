@@ -1,22 +1,25 @@
 //! The gate over one change (DESIGN.md section 5).
 //!
-//! A change is the steps a commit, a push, a pull request or a pre-receive
-//! update would land on top of a protected base ([`change`]). The gate
-//! attributes every step to the tasks whose folders it touched
-//! ([`attribution`]), judges each task over its whole history at its last
-//! step ([`task`], [`task_history`], [`receipts`]), sends what no task
-//! covers to the untasked policy ([`untasked`]), and runs the checks only a
-//! range has: the contract against the base ([`spec_policy`]), changes of
-//! the configuration ([`config_change`]) and of CI definitions, symlinks
-//! under `.mastermind/`, and the configured agent files ([`agent_files`]).
+//! Each mode builds a [`Landing`] ([`landing`], one module per mode): the
+//! steps a commit, a push, a pull request or a pre-receive update would
+//! land on top of a protected base ([`change`]), what lands, and the target
+//! whose configuration is in force. The gate attributes every step to the
+//! tasks whose folders it touched ([`attribution`]), judges each task over
+//! its whole history at its last step ([`task`], [`task_history`],
+//! [`receipts`]), sends what no task covers to the untasked policy
+//! ([`untasked`]), and runs the checks only a range has: the contract
+//! against the base ([`spec_policy`]), changes of the configuration
+//! ([`config_change`]) and of CI definitions, symlinks under
+//! `.mastermind/`, and the configured agent files ([`agent_files`]).
 //!
 //! Every artifact is read as a blob of a step (never from disk, except in
-//! the working-tree mode), and the policy comes from the base.
+//! the working-tree mode), and the policy comes from the landing's target.
 
 pub mod agent_files;
 pub mod attribution;
 pub mod change;
 pub mod config_change;
+pub mod landing;
 pub mod range_checks;
 pub mod receipts;
 pub mod scope;
@@ -27,6 +30,7 @@ pub mod untasked;
 pub mod verifications;
 
 pub use crate::bookkeeping::{MASTERMIND_DIR, TASKS_DIR};
+pub use landing::ViewKind;
 
 use crate::codes::Code;
 use crate::config::Config;
@@ -40,54 +44,32 @@ use crate::repo::{Repo, Result};
 use crate::report::{FileResult, TaskResult};
 use change::Step;
 use gix::ObjectId;
+use landing::Landing;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-/// Which mode a gate run serves: decides receipt policy (the sha256 cache
-/// and executable comparison are local-only; v1 receipts need the working
-/// tree).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ViewKind {
-    Staged,
-    Push,
-    Ci,
-    Worktree,
-    Receive,
-}
-
-impl ViewKind {
-    /// Modes that run on a developer's machine (local caches, `PATH`).
-    pub fn is_local(self) -> bool {
-        matches!(self, ViewKind::Staged | ViewKind::Push | ViewKind::Worktree)
-    }
-}
-
-/// One change to judge.
+/// One landing under its configuration: what a gate run judges.
 pub struct Gate<'a> {
-    pub kind: ViewKind,
     pub repo: &'a Repo,
-    /// The configuration in force: the base's.
+    /// The configuration in force: the landing's target's.
     pub config: &'a Config,
-    /// The protected side (HEAD, the remote's commit, the merge base);
-    /// `None` when there is nothing yet (first commit, empty remote).
-    pub base: Option<ObjectId>,
-    /// For messages: `commit abc1234`, `the empty tree`.
-    pub base_label: String,
-    /// The steps being landed, parents before children; the pending step
-    /// (index or working tree), if any, last.
-    pub steps: Vec<Step>,
-    /// The pending step's view.
-    pub pending: Option<&'a View>,
-    /// What lands: CI's merge tree, else the tip (receipts with
-    /// `freshness: merge`).
-    pub landing: Snapshot<'a>,
-    pub landing_label: String,
-    /// The tip of the change (receipts with `freshness: head`).
-    pub tip: Snapshot<'a>,
-    pub tip_label: String,
-    /// The branch being changed, for the untasked policy.
-    pub branch: Option<String>,
-    /// A label for the change in task results (the pushed ref, say).
-    pub label: Option<String>,
+    pub landing: &'a Landing,
+}
+
+impl<'a> Gate<'a> {
+    /// The pending step's view (the index or the working tree).
+    pub fn pending(&self) -> Option<&'a View> {
+        self.landing.pending.as_ref()
+    }
+
+    /// What lands.
+    pub fn lands(&self) -> Snapshot<'a> {
+        self.landing.snapshot(self.landing.lands)
+    }
+
+    /// The tip of the change.
+    pub fn tip(&self) -> Snapshot<'a> {
+        self.landing.snapshot(self.landing.tip)
+    }
 }
 
 /// What a gate run found.
@@ -142,7 +124,7 @@ impl TaskContext<'_> {
     /// task's own is read.
     pub fn read_spec(&self, limit: usize) -> Result<Option<Content>> {
         let path = format!("{}/spec.md", self.dir);
-        match self.gate.landing.read(self.gate.repo, &path, limit)? {
+        match self.gate.lands().read(self.gate.repo, &path, limit)? {
             None => self.read(&path, limit),
             landed => Ok(landed),
         }
@@ -217,14 +199,14 @@ fn declared_baseline(gate: &Gate<'_>, at: Snapshot<'_>, dir: &str) -> Result<Bas
             );
         }
     };
-    let anchored = match gate.base {
+    let anchored = match gate.landing.base {
         Some(base) => gate.repo.is_ancestor(id, base)?,
         // Nothing is protected yet (a first push to an empty remote): the
         // whole history is the change, and a baseline in it is as good as
         // any other commit of it.
         None => {
             let mut inside = false;
-            for commit in gate.steps.iter().rev().filter_map(Step::commit_id) {
+            for commit in gate.landing.steps.iter().rev().filter_map(Step::commit_id) {
                 if gate.repo.is_ancestor(id, commit)? {
                     inside = true;
                     break;
@@ -241,7 +223,7 @@ fn declared_baseline(gate: &Gate<'_>, at: Snapshot<'_>, dir: &str) -> Result<Bas
             format!(
                 "baseline_ref {} is not an ancestor of {}: a task's baseline must be history the base already has, never a commit of the change itself",
                 short(id),
-                gate.base_label
+                gate.landing.base_label
             ),
         )
     }
@@ -306,7 +288,7 @@ struct Prepared<'a> {
 /// True when a task's last step removed its whole folder (the task is
 /// archived).
 fn archived_at(gate: &Gate<'_>, last: &Step, dir: &str) -> Result<bool> {
-    let at = last.snapshot(gate.pending);
+    let at = last.snapshot(gate.pending());
     Ok(folder_gone(gate.repo, at, dir)? && at.get(gate.repo, &format!("{dir}/spec.md"))?.is_none())
 }
 
@@ -317,8 +299,8 @@ fn prepare<'a>(
     in_change: &HashSet<ObjectId>,
     scopes: &mut ScopeCache<'a>,
 ) -> Result<Prepared<'a>> {
-    let last = &gate.steps[*change_steps.last().unwrap_or(&0)];
-    let at = last.snapshot(gate.pending);
+    let last = &gate.landing.steps[*change_steps.last().unwrap_or(&0)];
+    let at = last.snapshot(gate.pending());
     let (declared, baseline_problem) = match declared_baseline(gate, at, dir)? {
         Baseline::Declared(id) => (Some(id), None),
         Baseline::Invalid(d) => (None, Some(d)),
@@ -326,10 +308,10 @@ fn prepare<'a>(
     };
     let starts: Vec<ObjectId> = change_steps
         .iter()
-        .flat_map(|i| gate.steps[*i].parents.iter().copied())
+        .flat_map(|i| gate.landing.steps[*i].parents.iter().copied())
         .collect();
     let mut steps = task_history::earlier_steps(gate.repo, dir, &starts, in_change, declared)?;
-    steps.extend(change_steps.iter().map(|i| gate.steps[*i].clone()));
+    steps.extend(change_steps.iter().map(|i| gate.landing.steps[*i].clone()));
     let (baseline, baseline_label) = match declared {
         Some(id) => (
             Snapshot::Tree(gate.repo.commit_tree(id)?),
@@ -350,7 +332,7 @@ fn prepare<'a>(
     let mut touched: BTreeMap<String, String> = BTreeMap::new();
     let mut first_old: HashMap<String, Option<Entry>> = HashMap::new();
     for step in &steps {
-        let snapshot = step.snapshot(gate.pending);
+        let snapshot = step.snapshot(gate.pending());
         for (path, _) in owned_paths(step, dir, scopes, snapshot)? {
             touched.insert(path.to_string(), step.label.clone());
             if !first_old.contains_key(path) {
@@ -405,8 +387,13 @@ fn prepare<'a>(
 /// Judge one change.
 pub fn run<'a>(gate: &'a Gate<'a>) -> Result<GateOutcome> {
     let mut outcome = GateOutcome::default();
-    let attribution = attribution::attribute(&gate.steps);
-    let in_change: HashSet<ObjectId> = gate.steps.iter().filter_map(Step::commit_id).collect();
+    let attribution = attribution::attribute(&gate.landing.steps);
+    let in_change: HashSet<ObjectId> = gate
+        .landing
+        .steps
+        .iter()
+        .filter_map(Step::commit_id)
+        .collect();
     let mut scopes = ScopeCache {
         gate,
         by_step: HashMap::new(),
@@ -415,7 +402,7 @@ pub fn run<'a>(gate: &'a Gate<'a>) -> Result<GateOutcome> {
     let mut untasked_extra: Vec<untasked::ArchiveLeftover> = Vec::new();
     let mut judged = 0usize;
     for (dir, change_steps) in &attribution.tasks {
-        let Some(last) = change_steps.last().map(|i| &gate.steps[*i]) else {
+        let Some(last) = change_steps.last().map(|i| &gate.landing.steps[*i]) else {
             continue;
         };
         let mut change_steps = change_steps.clone();
@@ -428,7 +415,7 @@ pub fn run<'a>(gate: &'a Gate<'a>) -> Result<GateOutcome> {
             let agent_files = gate.config.agent_files();
             let mut work = Vec::new();
             for index in &change_steps {
-                let step = &gate.steps[*index];
+                let step = &gate.landing.steps[*index];
                 if !archived_at(gate, step, dir)? {
                     work.push(*index);
                     continue;
@@ -450,7 +437,7 @@ pub fn run<'a>(gate: &'a Gate<'a>) -> Result<GateOutcome> {
             let judged_at = match work.last() {
                 Some(index) => format!(
                     "; its work in this change is judged at {}, its last step before the removal",
-                    gate.steps[*index].label
+                    gate.landing.steps[*index].label
                 ),
                 None => "; its earlier commits were judged when they landed".to_string(),
             };
@@ -473,7 +460,7 @@ pub fn run<'a>(gate: &'a Gate<'a>) -> Result<GateOutcome> {
             "contract",
             spec_policy::check(&prepared.context)?,
         ));
-        result.view = gate.label.clone();
+        result.view = gate.landing.label.clone();
         for check in &mut result.checks {
             for d in &mut check.diagnostics {
                 if d.task.is_none() {

@@ -25,7 +25,7 @@ pub fn is_ci_definition(path: &str) -> bool {
 pub fn check(gate: &Gate<'_>) -> Result<Vec<Diagnostic>> {
     let mut out = Vec::new();
     let mut reported: BTreeSet<(Code, String)> = BTreeSet::new();
-    for step in &gate.steps {
+    for step in &gate.landing.steps {
         for change in &step.changes {
             let Ok(path) = change.path.to_str() else {
                 let lossy = change.path.to_str_lossy().into_owned();

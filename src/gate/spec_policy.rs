@@ -84,7 +84,7 @@ pub fn check(ctx: &TaskContext<'_>) -> Result<Vec<Diagnostic>> {
             )),
         );
     }
-    let base = match gate.base {
+    let base = match gate.landing.base {
         Some(commit) => Snapshot::Tree(gate.repo.commit_tree(commit)?),
         None => Snapshot::Empty,
     };
@@ -95,7 +95,7 @@ pub fn check(ctx: &TaskContext<'_>) -> Result<Vec<Diagnostic>> {
                     Code::spec_not_on_base,
                     format!(
                         "{path} is not on {}; this repository requires the plan to land before the work (specs.require_on_base)",
-                        gate.base_label
+                        gate.landing.base_label
                     ),
                 )
                 .with_path(path.clone()),
@@ -114,7 +114,7 @@ pub fn check(ctx: &TaskContext<'_>) -> Result<Vec<Diagnostic>> {
                 Code::spec_frontmatter_removed,
                 format!(
                     "{path} has front matter on {} but not in {}: a planned spec cannot become a legacy spec",
-                    gate.base_label, ctx.at_label
+                    gate.landing.base_label, ctx.at_label
                 ),
             )
             .with_path(path.clone())
@@ -132,7 +132,7 @@ pub fn check(ctx: &TaskContext<'_>) -> Result<Vec<Diagnostic>> {
                 Code::spec_loosened,
                 format!(
                     "{path} drops what {} declared: {}\n{}",
-                    gate.base_label,
+                    gate.landing.base_label,
                     lost.join("; "),
                     path_diff(&old_set, &new_set, "base", "change")
                 ),
@@ -153,7 +153,7 @@ pub fn check(ctx: &TaskContext<'_>) -> Result<Vec<Diagnostic>> {
                     Code::spec_changed_with_work,
                     format!(
                         "{path} differs from {} and the same change does work for the task ({} changes {}): a spec on the base changes only in a planning change",
-                        gate.base_label,
+                        gate.landing.base_label,
                         step.label,
                         step.content_changes(&agent_files)
                             .map(|(p, _)| p)

@@ -189,7 +189,7 @@ fn judge_step(
     what: &str,
     carries_task: bool,
 ) -> Vec<Diagnostic> {
-    let branch = gate.branch.as_deref();
+    let branch = gate.landing.branch.as_deref();
     let mut denied: Vec<(String, ChangeKind)> = Vec::new();
     let mut warned: Vec<(String, ChangeKind)> = Vec::new();
     let mut allowed: Vec<(String, ChangeKind)> = Vec::new();
@@ -268,7 +268,7 @@ pub fn check(
 ) -> Vec<Diagnostic> {
     let agent_files = gate.config.agent_files();
     let mut out = Vec::new();
-    for (index, step) in gate.steps.iter().enumerate() {
+    for (index, step) in gate.landing.steps.iter().enumerate() {
         let mut paths = untasked_changes(step, &agent_files);
         let archives = extra.iter().any(|e| e.step == index);
         for leftover in extra.iter().filter(|e| e.step == index) {
@@ -291,7 +291,7 @@ pub fn check(
             Code::no_task_changed,
             format!(
                 "no task folder changed in {}; nothing to check against a task",
-                gate.tip_label
+                gate.landing.tip_label
             ),
         ));
     }

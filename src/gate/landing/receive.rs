@@ -15,11 +15,11 @@
 //! which git relays to the pusher as `remote:` lines; a non-zero exit
 //! rejects the whole push. `MASTERMIND_HOOKS_SKIP` is never read here.
 
+use super::judge::{Collected, judge};
+use super::push::Update;
+use super::{ViewKind, is_zero};
 use crate::codes::Code;
-use crate::commands::check::{Collected, Update, is_zero, judge_update};
-use crate::commands::output::{self, HumanTo, OutputArgs};
-use crate::diagnostic::{Diagnostic, ExitStatus};
-use crate::gate::ViewKind;
+use crate::diagnostic::Diagnostic;
 use crate::repo::tree::short;
 use crate::repo::{Repo, RepoError};
 use gix::ObjectId;
@@ -215,40 +215,36 @@ fn judge_all(repo: &Repo, updates: &[RefUpdate], out: &mut Collected) -> Result<
                 // with executables on this machine.
                 let mut hidden = protected.clone();
                 hidden.extend(base);
-                judge_update(
-                    repo,
-                    out,
-                    ViewKind::Receive,
-                    Update {
-                        base,
-                        hidden,
-                        tip,
-                        branch: Some(
-                            update
-                                .name
-                                .strip_prefix("refs/heads/")
-                                .unwrap_or(&update.name)
-                                .to_string(),
-                        ),
-                        label,
-                    },
-                )?;
+                let change = Update {
+                    base,
+                    hidden,
+                    tip,
+                    branch: Some(
+                        update
+                            .name
+                            .strip_prefix("refs/heads/")
+                            .unwrap_or(&update.name)
+                            .to_string(),
+                    ),
+                    label,
+                };
+                judge(repo, &change.landing(repo, ViewKind::Receive)?, out);
             }
         }
     }
     Ok(())
 }
 
-/// Run the pre-receive gate on stdin's ref lines.
-pub fn run(args: &OutputArgs) -> ExitStatus {
-    let mut out = Collected::default();
+/// Judge every ref update of stdin's lines, reading the pushed objects
+/// through git's quarantine.
+pub fn check(out: &mut Collected) {
     let mut input = String::new();
     if let Err(e) = std::io::stdin().read_to_string(&mut input) {
         out.note(Diagnostic::new(
             Code::usage_invalid,
             format!("cannot read git's pre-receive lines from stdin: {e}"),
         ));
-        return output::finish_to(&out.into_report(), args, HumanTo::Stderr);
+        return;
     }
     let result = parse(&input).map_err(|d| vec![d]).and_then(|updates| {
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
@@ -263,17 +259,16 @@ pub fn run(args: &OutputArgs) -> ExitStatus {
         );
         if dirs.len() == 1 {
             // Not run by git (no quarantine): every object is in the store.
-            return judge_all(&repo, &updates, &mut out).map_err(|e| vec![e.to_diagnostic()]);
+            return judge_all(&repo, &updates, out).map_err(|e| vec![e.to_diagnostic()]);
         }
         let (repo, _scratch) = with_quarantine(repo, &dirs).map_err(|e| vec![e.to_diagnostic()])?;
-        judge_all(&repo, &updates, &mut out).map_err(|e| vec![e.to_diagnostic()])
+        judge_all(&repo, &updates, out).map_err(|e| vec![e.to_diagnostic()])
     });
     if let Err(diagnostics) = result {
         for d in diagnostics {
             out.note(d);
         }
     }
-    output::finish_to(&out.into_report(), args, HumanTo::Stderr)
 }
 
 #[cfg(test)]

@@ -1,0 +1,220 @@
+//! `check --ci`: the merge of head into base lands on the base. Base and
+//! head come from the CI platform's event data first ([`event`]: GitHub's
+//! `GITHUB_EVENT_PATH` payload, [`github`]; GitLab's predefined variables,
+//! [`gitlab`]), for every event either platform runs a gate on, and this
+//! module says what it refuses: in CI, a `--base`/`--head` the change could
+//! set (the templates' `MASTERMIND_HOOKS_BASE`/`HEAD`) must agree with the
+//! event, and no base may be the head or a descendant of it where the event
+//! promises a change. Tasks are compared from the merge base (or their
+//! baseline) to head; the configuration is the base's. With `--rerun`, the
+//! observed checks run again on the merge.
+
+pub mod event;
+pub mod github;
+pub mod gitlab;
+#[cfg(test)]
+mod tests;
+
+use super::judge::{Collected, judge};
+use super::mode::Rerun;
+use super::{At, Landing, Target, ViewKind, steps};
+use crate::codes::Code;
+use crate::config::Config;
+use crate::diagnostic::Diagnostic;
+use crate::repo::tree::{View, short};
+use crate::repo::{Repo, RepoError};
+use event::{CiEnv, Commits, Detected, Platform};
+use gix::ObjectId;
+
+/// The platform's base and head, `None` outside CI.
+pub fn detect(env: &CiEnv, git: &dyn Commits) -> Result<Option<Detected>, Diagnostic> {
+    match env.platform() {
+        Some(Platform::Github) => github::detect(env, git).map(Some),
+        Some(Platform::Gitlab) => Ok(Some(gitlab::detect(env, git))),
+        None => Ok(None),
+    }
+}
+
+fn refused(message: String) -> Diagnostic {
+    Diagnostic::new(Code::ci_override_refused, message)
+}
+
+/// Base and head for `check --ci`: the flags outside CI; in CI the event's,
+/// with flags accepted only where they agree with it.
+pub fn revisions(
+    env: &CiEnv,
+    git: &dyn Commits,
+    base_flag: Option<&str>,
+    head_flag: Option<&str>,
+) -> Result<(String, String), Diagnostic> {
+    let Some(detected) = detect(env, git)? else {
+        let base = base_flag.ok_or_else(|| {
+            Diagnostic::new(
+                Code::ci_base_unknown,
+                "check --ci needs a base: pass --base REV, or run in GitHub Actions or GitLab CI",
+            )
+        })?;
+        return Ok((base.to_string(), head_flag.unwrap_or("HEAD").to_string()));
+    };
+    let event = &detected.event;
+    let same = |given: &str, expected: &str| match (git.resolve(given), git.resolve(expected)) {
+        (Some(a), Some(b)) => a == b,
+        _ => given == expected,
+    };
+    let head = match (head_flag, &detected.head) {
+        (Some(given), Some(expected)) if !same(given, expected) => {
+            return Err(refused(format!(
+                "the head `{given}` disagrees with the {event}, whose head is {expected}; in CI the head comes from the event"
+            )));
+        }
+        (Some(given), _) => given.to_string(),
+        (None, Some(expected)) => expected.clone(),
+        (None, None) => "HEAD".to_string(),
+    };
+    let base = match (base_flag, &detected.base) {
+        (Some(given), Ok(expected)) if !same(given, expected) => {
+            return Err(refused(format!(
+                "the base `{given}` disagrees with the {event}, whose base is {expected}; in CI the base comes from the event"
+            )));
+        }
+        (Some(given), _) => given.to_string(),
+        (None, Ok(expected)) => expected.clone(),
+        (None, Err(why)) => {
+            return Err(Diagnostic::new(
+                Code::ci_base_unknown,
+                format!("check --ci cannot tell the base of this {event}: {why}"),
+            ));
+        }
+    };
+    // A base at or after the head makes the change empty: only honest
+    // where the event promises nothing (and never for an override).
+    if (detected.expects_change || base_flag.is_some())
+        && let (Some(b), Some(h)) = (git.resolve(&base), git.resolve(&head))
+        && git.is_ancestor(h, b)
+    {
+        let what = if b == h {
+            "is the head"
+        } else {
+            "is a descendant of the head"
+        };
+        let source = if base_flag.is_some() {
+            "the base given"
+        } else {
+            "the base from the event data"
+        };
+        return Err(refused(format!(
+            "{source}, `{base}`, {what} ({}), so nothing would be judged in this {event}",
+            h.to_hex_with_len(12)
+        )));
+    }
+    Ok((base, head))
+}
+
+fn resolve_for_ci(repo: &Repo, rev: &str, role: &str) -> Result<ObjectId, RepoError> {
+    repo.resolve_commit(rev).map_err(|e| {
+        if repo.is_shallow() {
+            RepoError::new(
+                Code::git_shallow_history,
+                format!(
+                    "the {role} `{rev}` is not in this shallow clone; fetch the full history (actions/checkout `fetch-depth: 0`, GitLab `GIT_DEPTH: 0`, or `git fetch --unshallow`)"
+                ),
+            )
+        } else {
+            RepoError::new(
+                e.code,
+                format!("{}; fetch the {role} branch (for example `git fetch origin`)", e.message),
+            )
+        }
+    })
+}
+
+/// The merge of `head` into `base` as a landing.
+pub fn landing(repo: &Repo, base: ObjectId, head: ObjectId) -> Result<Landing, RepoError> {
+    let (merged, merge_base) = View::merge_tree(repo, base, head)?;
+    let steps = steps::commits(repo, &[head], &[base])?;
+    // Policy from the protected side: the base branch's tip.
+    let target = Target::at(repo, Some(base), format!("the base {}", short(base)))?;
+    let tip = At::Tree(repo.commit_tree(head)?);
+    Ok(Landing {
+        kind: ViewKind::Ci,
+        target,
+        base: Some(merge_base),
+        base_label: format!("the merge base {}", short(merge_base)),
+        steps,
+        pending: None,
+        lands: At::Tree(merged),
+        lands_label: format!("the merge of {} into {}", short(head), short(base)),
+        tip,
+        tip_label: format!("the head {}", short(head)),
+        branch: event::head_branch(),
+        label: None,
+    })
+}
+
+/// Judge the change CI builds: base and head from the flags and the event
+/// data, checked against `repo`.
+pub fn check(
+    repo: &Repo,
+    base: Option<&str>,
+    head: Option<&str>,
+    rerun: Option<&Rerun>,
+    out: &mut Collected,
+) -> Result<(), RepoError> {
+    let (base_rev, head_rev) = match revisions(&CiEnv::from_process(), repo, base, head) {
+        Ok(revs) => revs,
+        Err(d) => {
+            out.note(d);
+            return Ok(());
+        }
+    };
+    let base = resolve_for_ci(repo, &base_rev, "base")?;
+    let head = resolve_for_ci(repo, &head_rev, "head")?;
+    let landing = landing(repo, base, head)?;
+    let Some(config) = judge(repo, &landing, out) else {
+        return Ok(());
+    };
+    if let (Some(rerun), At::Tree(merged)) = (rerun, landing.lands) {
+        let lands = View::from_tree(repo, merged, landing.lands_label.clone())?;
+        rerun_after_gate(repo, &lands, &config, rerun, out);
+    }
+    Ok(())
+}
+
+/// `--rerun`, after the gate has run: re-execute every observed check of
+/// every task the gate checked, in an isolated checkout of `lands` (the
+/// tree that lands), and add each task's findings as its `rerun` check
+/// (`crate::runner::rerun` does the work).
+fn rerun_after_gate(
+    repo: &Repo,
+    lands: &View,
+    config: &Config,
+    rerun: &Rerun,
+    out: &mut Collected,
+) {
+    let interrupt = match crate::runner::signals::install() {
+        Ok(flag) => flag,
+        Err(e) => {
+            out.note(Diagnostic::new(
+                Code::rerun_unavailable,
+                format!("cannot handle SIGINT/SIGTERM for the re-run: {e}"),
+            ));
+            return;
+        }
+    };
+    let tasks: Vec<String> = out.tasks.iter().map(|t| t.task.clone()).collect();
+    match crate::runner::rerun::rerun_tasks(repo, lands, &tasks, rerun.timeout, &interrupt) {
+        Err(d) => out.note(config.apply(d)),
+        Ok(per_task) => {
+            for (task, diagnostics) in per_task {
+                let Some(result) = out.tasks.iter_mut().find(|t| t.task == task) else {
+                    continue;
+                };
+                let diagnostics = diagnostics.into_iter().map(|d| config.apply(d)).collect();
+                result
+                    .checks
+                    .push(crate::report::CheckOutcome::new("rerun", diagnostics));
+                result.ok = result.checks.iter().all(|c| c.ok);
+            }
+        }
+    }
+}

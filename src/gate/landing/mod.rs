@@ -1,0 +1,142 @@
+//! Landings: what each mode puts before the gate (DESIGN.md section 5).
+//!
+//! Every mode builds the same value, a [`Landing`]: the protected
+//! [`Target`] the change lands on (its configuration is in force), the base
+//! the change's steps start from, the steps themselves, the content that
+//! lands and the change's tip. One module per mode builds it:
+//!
+//! * [`staged`]: the index git is about to commit, on HEAD (and
+//!   `MERGE_HEAD` while a merge is concluded);
+//! * [`push`]: each pushed ref (git's pre-push lines on stdin), on what the
+//!   remote already has;
+//! * [`receive`]: each ref update of a pre-receive hook, read through git's
+//!   quarantine;
+//! * [`ci`]: the merge of head into base, with base and head from the CI
+//!   platform's event data ([`ci::github`], [`ci::gitlab`]);
+//! * [`worktree`]: the working tree on HEAD (or `--since REV`).
+//!
+//! Shared pieces: [`steps`] (a range's commits and the pending step),
+//! [`config`] (the configuration from the target, and the repair rule),
+//! [`judge`] (one landing under its configuration through the gate) and
+//! [`mode`] (which mode the user asked for, and the one report).
+
+pub mod ci;
+pub mod config;
+pub mod judge;
+pub mod mode;
+pub mod push;
+pub mod receive;
+pub mod staged;
+pub mod steps;
+pub mod worktree;
+
+use crate::gate::change::Step;
+use crate::repo::snapshot::Snapshot;
+use crate::repo::tree::View;
+use crate::repo::{Repo, Result};
+use gix::ObjectId;
+
+/// Which mode a gate run serves: decides receipt policy (the sha256 cache
+/// and executable comparison are local-only; v1 receipts need the working
+/// tree).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViewKind {
+    Staged,
+    Push,
+    Ci,
+    Worktree,
+    Receive,
+}
+
+impl ViewKind {
+    /// Modes that run on a developer's machine (local caches, `PATH`).
+    pub fn is_local(self) -> bool {
+        matches!(self, ViewKind::Staged | ViewKind::Push | ViewKind::Worktree)
+    }
+}
+
+/// Where a landing's content is: a git tree, or the pending view (the
+/// index or the working tree) the landing carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum At {
+    Tree(ObjectId),
+    Pending,
+}
+
+/// The protected target a change lands on: the configuration in force is
+/// read from its tree, never from the change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// Its commit; `None` when there is none yet (no commit, an empty
+    /// remote).
+    pub commit: Option<ObjectId>,
+    /// The commit's tree.
+    pub tree: Option<ObjectId>,
+    /// For messages: `commit abc1234`, `the base abc1234`.
+    pub label: String,
+}
+
+impl Target {
+    /// The target at `commit` (none: nothing yet).
+    pub fn at(repo: &Repo, commit: Option<ObjectId>, label: impl Into<String>) -> Result<Target> {
+        Ok(Target {
+            commit,
+            tree: commit.map(|id| repo.commit_tree(id)).transpose()?,
+            label: label.into(),
+        })
+    }
+
+    /// Its content.
+    pub fn snapshot(&self) -> Snapshot<'static> {
+        match self.tree {
+            Some(tree) => Snapshot::Tree(tree),
+            None => Snapshot::Empty,
+        }
+    }
+}
+
+/// One change as it would land: the value the gate judges.
+pub struct Landing {
+    pub kind: ViewKind,
+    /// The protected target; its configuration is in force.
+    pub target: Target,
+    /// Where the change's steps start: history that has landed already
+    /// (HEAD, the remote's commit, CI's merge base); `None` when there is
+    /// nothing yet (first commit, empty remote).
+    pub base: Option<ObjectId>,
+    /// For messages: `commit abc1234`, `the empty tree`.
+    pub base_label: String,
+    /// The steps being landed, parents before children; the pending step
+    /// (index or working tree), if any, last.
+    pub steps: Vec<Step>,
+    /// The pending step's content.
+    pub pending: Option<View>,
+    /// What lands: CI's merge tree, the pushed tip, the index or the
+    /// working tree (receipts with `freshness: merge`).
+    pub lands: At,
+    pub lands_label: String,
+    /// The tip of the change (receipts with `freshness: head`).
+    pub tip: At,
+    pub tip_label: String,
+    /// The branch being changed, for the untasked policy.
+    pub branch: Option<String>,
+    /// A label for the change in task results (the pushed ref, say).
+    pub label: Option<String>,
+}
+
+impl Landing {
+    /// The content at `at`.
+    pub fn snapshot(&self, at: At) -> Snapshot<'_> {
+        match (at, &self.pending) {
+            (At::Tree(tree), _) => Snapshot::Tree(tree),
+            (At::Pending, Some(view)) => Snapshot::View(view),
+            (At::Pending, None) => Snapshot::Empty,
+        }
+    }
+}
+
+/// True for git's all-zero object id (a ref that does not exist on one
+/// side of an update).
+pub(crate) fn is_zero(id: &str) -> bool {
+    !id.is_empty() && id.bytes().all(|b| b == b'0')
+}

@@ -1,0 +1,82 @@
+//! Which mode the user asked for, and the one report of a run in it: open
+//! the repository, let the mode's module build and judge its landings, and
+//! gather every finding.
+
+use super::judge::Collected;
+use super::{ci, push, receive, staged, worktree};
+use crate::repo::{Repo, RepoError};
+use crate::report::Report;
+
+/// The gate mode.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Staged,
+    Push {
+        remote: Option<String>,
+        url: Option<String>,
+    },
+    Ci {
+        base: Option<String>,
+        head: Option<String>,
+        /// `--rerun`: re-execute the observed checks on what lands.
+        rerun: Option<Rerun>,
+    },
+    Worktree {
+        since: Option<String>,
+    },
+    /// A bare repository's pre-receive hook.
+    Receive,
+}
+
+/// `check --ci --rerun [--rerun-timeout SECONDS]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rerun {
+    /// The time all re-runs together may take.
+    pub timeout: Option<std::time::Duration>,
+}
+
+impl Mode {
+    /// Hooks print human output to stderr (git shows it); the rest use stdout.
+    pub fn human_to_stderr(&self) -> bool {
+        matches!(self, Mode::Staged | Mode::Push { .. } | Mode::Receive)
+    }
+}
+
+/// The repository around the current directory.
+fn discover() -> Result<Repo, RepoError> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
+    Repo::discover(&cwd)
+}
+
+/// Run the gate in `mode` from the current directory and return the
+/// report (no rendering).
+pub fn report(mode: &Mode) -> Report {
+    let mut out = Collected::default();
+    let result = match mode {
+        // Reads its ref lines before it opens the repository, and then
+        // reads the pushed objects through git's quarantine.
+        Mode::Receive => {
+            receive::check(&mut out);
+            Ok(())
+        }
+        Mode::Staged => discover().and_then(|repo| staged::check(&repo, &mut out)),
+        Mode::Push { remote, url } => discover()
+            .and_then(|repo| push::check(&repo, remote.as_deref(), url.as_deref(), &mut out)),
+        Mode::Ci { base, head, rerun } => discover().and_then(|repo| {
+            ci::check(
+                &repo,
+                base.as_deref(),
+                head.as_deref(),
+                rerun.as_ref(),
+                &mut out,
+            )
+        }),
+        Mode::Worktree { since } => {
+            discover().and_then(|repo| worktree::check(&repo, since.as_deref(), &mut out))
+        }
+    };
+    if let Err(e) = result {
+        out.fail(e);
+    }
+    out.into_report()
+}

@@ -1,0 +1,295 @@
+//! The tree receipt (`<id>.tree.json`, this project's extension): current
+//! iff it is sound, bound to the spec's current declaration, spec path,
+//! spec bytes and this platform, its `tree_after` equals the tree digest of
+//! the content it must describe ([`super::freshness`]), and its executable
+//! is unchanged where it can be resolved: a repository-relative `argv[0]`
+//! from the task's last step in every mode, an absolute or `PATH` one on
+//! this machine in the local modes only (a CI runner's `/usr/bin/python3`
+//! is not the developer's).
+
+use super::freshness;
+use super::{CheckResult, Declared, Memo, sha_hex};
+use crate::codes::Code;
+use crate::contract::mastermind::argv_display::{RunDeclaration, declaration_sha256};
+use crate::contract::mastermind::receipt::{self, CheckState};
+use crate::contract::mastermind::tree_receipt::{self, Expected};
+use crate::diagnostic::Diagnostic;
+use crate::gate::TaskContext;
+use crate::repo::Result;
+use crate::repo::tree::{Content, EntryMode};
+use crate::runner::executable;
+
+/// Lexically join the check's cwd and a relative argv[0]; `None` when the
+/// result leaves the repository.
+fn repository_path(cwd: &str, argv0: &str) -> Option<String> {
+    let mut parts: Vec<&str> = if cwd == "." {
+        Vec::new()
+    } else {
+        cwd.split('/').collect()
+    };
+    for segment in argv0.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+/// Where the executable comes from now, and its sha256 if it resolves.
+#[derive(Debug)]
+enum Current {
+    Sha(String),
+    Unresolved(String),
+    NotCompared,
+}
+fn executable_now(ctx: &TaskContext<'_>, run: &RunDeclaration) -> Result<Current> {
+    let gate = ctx.gate;
+    let argv0 = &run.argv[0];
+    let relative = !argv0.starts_with('/') && argv0.contains('/');
+    let in_repo = relative.then(|| repository_path(&run.cwd, argv0)).flatten();
+    let root = gate.repo.workdir().map(|p| p.to_path_buf());
+    match in_repo {
+        Some(path) if !ctx.at.is_worktree() => Ok(match ctx.at.get(gate.repo, &path)? {
+            Some(entry) if entry.mode == EntryMode::Executable => {
+                match ctx
+                    .at
+                    .read(gate.repo, &path, executable::MAX_EXECUTABLE_BYTES as usize)?
+                {
+                    Some(Content::Bytes(bytes))
+                        if bytes.len() as u64 <= executable::MAX_EXECUTABLE_BYTES =>
+                    {
+                        Current::Sha(sha_hex(&bytes))
+                    }
+                    _ => Current::Unresolved(format!(
+                        "{path} is too large or unreadable in {}",
+                        ctx.at_label
+                    )),
+                }
+            }
+            Some(_) => Current::Unresolved(format!(
+                "{path} is not an executable regular file in {}",
+                ctx.at_label
+            )),
+            None => Current::Unresolved(format!("{path} does not exist in {}", ctx.at_label)),
+        }),
+        _ if !gate.landing.kind.is_local() => Ok(Current::NotCompared),
+        _ => {
+            let Some(root) = root else {
+                return Ok(Current::NotCompared);
+            };
+            let cwd = root.join(&run.cwd);
+            Ok(
+                match executable::resolve(argv0, &cwd, std::env::var_os("PATH").as_deref()) {
+                    Ok(r) => Current::Sha(r.sha256),
+                    Err(e) => Current::Unresolved(e.to_string()),
+                },
+            )
+        }
+    }
+}
+
+/// Whether the executable changed since the check ran: `recorded` is the
+/// receipt's sha256 (any case), `now` what the executable is now.
+fn executable_changed(
+    recorded: Option<&str>,
+    now: Current,
+    run: &RunDeclaration,
+) -> Option<String> {
+    let recorded = recorded.map(str::to_ascii_lowercase);
+    match now {
+        Current::Sha(sha) if Some(&sha) == recorded.as_ref() => None,
+        Current::Sha(sha) => Some(format!(
+            "`{}` now hashes to {sha}, not {} as when check `{}` ran",
+            run.argv[0],
+            recorded.as_deref().unwrap_or("(none)"),
+            run.id
+        )),
+        Current::Unresolved(why) => Some(format!(
+            "the executable of check `{}` no longer resolves: {why}",
+            run.id
+        )),
+        Current::NotCompared => None,
+    }
+}
+
+/// Judge the tree receipt at `path` (`bytes`) of one observed check.
+pub(super) fn check<'r>(
+    ctx: &TaskContext<'r>,
+    memo: &mut Memo<'r>,
+    declared: Declared<'_>,
+    path: &str,
+    bytes: &[u8],
+) -> Result<CheckResult> {
+    let Declared {
+        spec_path,
+        spec_sha,
+        cmd,
+        run,
+    } = declared;
+    let declaration = declaration_sha256(cmd, run);
+    let expected = Expected {
+        declaration_sha256: &declaration,
+        spec_path,
+        spec_sha256: spec_sha,
+        platform: std::env::consts::OS,
+    };
+    let inspection = tree_receipt::inspect(bytes, Some(&expected));
+    let mut out = CheckResult {
+        id: run.id.clone(),
+        state: inspection.state,
+        reason: inspection.reason,
+        receipt_revision: Some(sha_hex(bytes)),
+        run_id: inspection.receipt.as_ref().map(|r| r.run_id.clone()),
+        accepted_unverifiable: false,
+        diagnostics: Vec::new(),
+    };
+    let locate = |d: Diagnostic| d.with_path(path);
+    if inspection.state != CheckState::Current {
+        out.diagnostics = inspection.diagnostics.into_iter().map(locate).collect();
+        return Ok(out);
+    }
+    let Some(receipt) = inspection.receipt else {
+        return Ok(out);
+    };
+    let stale = |out: &mut CheckResult, code: Code, detail: String, hint: Option<&str>| {
+        out.state = CheckState::Stale;
+        out.reason = Some(code);
+        let mut diagnostic =
+            receipt::state_diagnostic(CheckState::Stale, code, &detail).with_path(path);
+        if let Some(hint) = hint {
+            diagnostic = diagnostic.with_hint(hint);
+        }
+        out.diagnostics = vec![diagnostic];
+    };
+    let refresh = freshness::refresh_hint(spec_path, &run.id, path);
+    let Some(ran_on) = freshness::ran_on(ctx, path) else {
+        stale(
+            &mut out,
+            Code::receipt_snapshot_changed,
+            freshness::origin_unknown(&run.id, &ctx.baseline_label),
+            Some(&refresh),
+        );
+        return Ok(out);
+    };
+    let snapshot = ran_on.snapshot;
+    match freshness::digest_of(ctx, memo, snapshot, receipt.tree_digest_version) {
+        Err(e) => {
+            out.state = CheckState::Unavailable;
+            out.reason = Some(e.code);
+            out.diagnostics = vec![
+                Diagnostic::new(
+                    e.code,
+                    format!(
+                        "cannot take the tree digest of {} for check `{}`: {}",
+                        ran_on.label, run.id, e.message
+                    ),
+                )
+                .with_path(path),
+            ];
+            return Ok(out);
+        }
+        Ok(digest) if receipt.tree_after.as_deref() != Some(digest.as_str()) => {
+            let hint = if freshness::converts_on_add(ctx, snapshot)? {
+                freshness::converted_hint(spec_path, &run.id, path)
+            } else {
+                refresh
+            };
+            stale(
+                &mut out,
+                Code::receipt_snapshot_changed,
+                freshness::digest_differs(
+                    &run.id,
+                    receipt.tree_after.as_deref(),
+                    &ran_on,
+                    &digest,
+                    receipt.tree_digest_version,
+                ),
+                Some(&hint),
+            );
+            return Ok(out);
+        }
+        Ok(_) => {}
+    }
+    if let Some(detail) = freshness::changed_later(&run.id, &ran_on) {
+        stale(
+            &mut out,
+            Code::receipt_snapshot_changed,
+            detail,
+            Some(&refresh),
+        );
+        return Ok(out);
+    }
+    let recorded = receipt.executable.as_ref().map(|e| e.sha256.as_str());
+    if let Some(detail) = executable_changed(recorded, executable_now(ctx, run)?, run) {
+        stale(&mut out, Code::receipt_executable_changed, detail, None);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repository_paths_are_joined_lexically() {
+        assert_eq!(
+            repository_path(".", "./scripts/t.sh").as_deref(),
+            Some("scripts/t.sh")
+        );
+        assert_eq!(
+            repository_path("sub/dir", "../bin/x").as_deref(),
+            Some("sub/bin/x")
+        );
+        assert_eq!(repository_path(".", "../outside"), None);
+        assert_eq!(repository_path("a", "../../x"), None);
+        assert_eq!(repository_path(".", "."), None, "the root is no file");
+    }
+
+    fn run() -> RunDeclaration {
+        RunDeclaration {
+            id: "unit".into(),
+            argv: vec!["./t.sh".into()],
+            cwd: ".".into(),
+            timeout_secs: 60,
+        }
+    }
+
+    #[test]
+    fn an_executable_changes_when_its_hash_differs_or_it_is_gone() {
+        let sha = "ab".repeat(32);
+        let same = Current::Sha(sha.clone());
+        assert_eq!(
+            executable_changed(Some(&sha.to_uppercase()), same, &run()),
+            None,
+            "recorded hashes compare in any case"
+        );
+        let other = executable_changed(Some(&sha), Current::Sha("cd".repeat(32)), &run()).unwrap();
+        assert!(
+            other.starts_with(&format!(
+                "`./t.sh` now hashes to {}, not {sha}",
+                "cd".repeat(32)
+            )),
+            "{other}"
+        );
+        let unrecorded = executable_changed(None, Current::Sha(sha), &run()).unwrap();
+        assert!(unrecorded.contains("not (none)"), "{unrecorded}");
+        let gone = executable_changed(
+            Some("x"),
+            Current::Unresolved("t.sh does not exist".into()),
+            &run(),
+        );
+        assert_eq!(
+            gone.as_deref(),
+            Some("the executable of check `unit` no longer resolves: t.sh does not exist")
+        );
+        assert_eq!(
+            executable_changed(Some("x"), Current::NotCompared, &run()),
+            None,
+            "an executable this machine cannot see is not compared"
+        );
+    }
+}
