@@ -731,9 +731,9 @@ codes! {
         "Move or remove the line; see the ledger schema in docs/src/other-contracts.md.";
     // ---- issue 15: the plastic and subagent-return contracts as their
     // authors wrote them; dispatch routing (seed 004 section 4.4) --------
-    plastic_report_delivered_with_blockers: Error, Violation,
-        "A `delivered` report names a blocker; a report with a blocker is `blocked`.",
-        "Set Status to `blocked`, or move what the next stage must watch into handoff notes and write `Blockers: none`.";
+    plastic_report_delivered_with_blockers: Warning, Violation,
+        "A `delivered` report names a blocker of its own work (a warning: no seed sentence states the rule, this tool infers it).",
+        "Set Status to `blocked` if the work is blocked; if what is blocked is unrelated to this change, say so (`unrelated to this change`), or write `Blockers: none` and keep the note under handoff notes.";
     plastic_report_prompt_part_missing: Warning, Violation,
         "A part only the plastic role prompts ask for (brainstorming Tier recommendation, spec Tier, planner Tier shape) is missing; the contract document does not list it.",
         "Add the Tier line the role prompt asks for (`contracts.role_prompt_rules: error` makes this an error).";
