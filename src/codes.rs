@@ -654,6 +654,9 @@ codes! {
     finding_blocks_empty: Error, Violation,
         "No finding block (`- **<ID>** [<severity>] — <title>`) was found.",
         "Format each finding as the canonical block, or validate the file as another kind.";
+    finding_head_form_invalid: Error, Violation,
+        "A finding block's head is written as a `*`, `+` or numbered list item or as a heading; the contract's head is a `- **<ID>**` bullet (seed 004 section 1 and its section 4.1 regex). The block is judged as written all the same.",
+        "Write the head `- **<ID>** [<severity>] — <title>` (a `-` bullet, the id in bold) with its sub-bullets indented two spaces below it.";
     finding_head_malformed: Error, Violation,
         "A finding line is not `- **<ID>** [<bracket>] — <title>` at the scheme's indentation.",
         "Write the bold id, the bracket and an em dash (U+2014) with single spaces.";
