@@ -131,6 +131,9 @@ codes! {
     yaml_nesting_limit: Error, Violation,
         "Mappings and sequences may nest at most 64 levels deep.",
         "Flatten the document.";
+    json_comment: Error, Violation,
+        "A document written as JSON holds a `//` or `/* */` comment; JSON has no comments, and a YAML reader takes one for part of a key.",
+        "Delete the comment, or carry the note in a field of its own.";
 
     // ---- executor report (contracts mastermind.md section 1) -----------
     executor_report_empty: Error, Violation,
