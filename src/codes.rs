@@ -100,8 +100,11 @@ codes! {
         "The file is not valid UTF-8.",
         "Re-save the file as UTF-8.";
     kind_unknown: Error, CannotCheck,
-        "The kind of the file could not be inferred from its name.",
+        "The kind of the file could not be inferred from its name (or, for a file found in a directory, from the configured agent-file globs), and the run counts it: `--strict`, or no other file was checked.",
         "Pass --kind with one of the kinds named in the message.";
+    file_skipped: Note, Violation,
+        "A file whose kind cannot be told (or an entry that is no regular file) was skipped, not judged; `--strict` counts it instead.",
+        "Pass --kind to judge the file, name only the files to check, or add a glob for it to the configuration (`plastic_reports`, `subagent_returns`, ...).";
     internal_error: Error, CannotCheck,
         "mastermind-hooks hit an internal error; nothing was judged.",
         "Report this as a bug with the command and input that triggered it.";
