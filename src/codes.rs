@@ -240,8 +240,8 @@ codes! {
         "An observed check's `cmd` occurs more than once among the verify entries.",
         "Make every `cmd` unique.";
     verification_argv_invalid: Error, Violation,
-        "An observed check has invalid argv (1..64 items, argv[0] non-empty, <= 8192 bytes each, no NUL, <= 32768 total) or timeout (1..3600).",
-        "Fix `run.argv` or `run.timeout_secs`.";
+        "An observed check breaks an argv limit (1..64 items, argv[0] non-empty, <= 8192 bytes each, no NUL, <= 32768 total) or the timeout limit (1..3600 s); the message names each limit broken.",
+        "Fix what the message and its JSON pointer name: `run.argv` (or the item shown) or `run.timeout_secs`.";
     verification_cwd_not_canonical: Error, Violation,
         "An observed check needs `.` or a canonical repository-relative cwd.",
         "Write cwd as `.` or `dir/sub` (no `./`, trailing `/`, `..` or absolute path).";
