@@ -154,15 +154,21 @@ fn expand(inputs: &[String]) -> Expanded {
         let path = Path::new(input);
         let metadata = std::fs::metadata(path);
         if metadata.as_ref().is_ok_and(|m| m.is_dir()) {
-            if let Err(e) = walk_into(path, &mut out, &|_| true) {
+            let before = out.targets.len() + out.irregular.len();
+            let problem = match walk_into(path, &mut out, &|_| true) {
+                Err(e) => Some(format!("cannot walk the directory {input}: {e}")),
+                // An empty directory names nothing to check: never a pass.
+                Ok(()) if out.targets.len() + out.irregular.len() == before => Some(format!(
+                    "{input} is a directory that holds no file to check"
+                )),
+                Ok(()) => None,
+            };
+            if let Some(message) = problem {
                 out.failed.push(FileResult::new(
                     input.clone(),
                     None,
                     None,
-                    vec![Diagnostic::new(
-                        Code::input_unreadable,
-                        format!("cannot walk the directory {input}: {e}"),
-                    )],
+                    vec![Diagnostic::new(Code::input_unreadable, message)],
                 ));
             }
             continue;
