@@ -103,6 +103,50 @@ impl Kind {
         }
     }
 
+    /// The kind a configured agent-file glob gives a repository path, first
+    /// match wins: findings ledgers, savepoint ledgers, intents, reports,
+    /// returns (the gate's reading of the configuration).
+    pub fn configured(config: &config::Config, path: &str) -> Option<Kind> {
+        let table: [(&config::Globs, Kind); 5] = [
+            (&config.findings_ledgers, Kind::FindingsLedger),
+            (&config.plastic_savepoints, Kind::PlasticSavepoints),
+            (&config.plastic_intents, Kind::PlasticIntent),
+            (&config.plastic_reports, Kind::PlasticReport),
+            (&config.subagent_returns, Kind::SubagentReturn),
+        ];
+        table
+            .into_iter()
+            .find(|(globs, _)| globs.is_match(path))
+            .map(|(_, kind)| kind)
+    }
+
+    /// The kind of a file found by walking a directory, as the gate would
+    /// judge it: the configured agent-file globs first (when a
+    /// configuration is known), then the file's name, where a Mastermind
+    /// task artifact's name (`spec.md`, `executor-report.md`,
+    /// `audit-tail.md`, `verification/<id>.json`, `<id>.tree.json`) counts
+    /// only inside a task folder `.mastermind/tasks/<dir>/` when `path` is
+    /// repository-relative (`in_repository`): a `docs/spec.md` is no task's
+    /// spec.
+    pub fn infer_found(
+        config: Option<&config::Config>,
+        path: &str,
+        in_repository: bool,
+    ) -> Option<Kind> {
+        if let Some(kind) = config.and_then(|c| Kind::configured(c, path)) {
+            return Some(kind);
+        }
+        let kind = Kind::infer(path)?;
+        let task_artifact = matches!(
+            kind,
+            Kind::ExecutorReport | Kind::AuditTail | Kind::Spec | Kind::Receipt | Kind::TreeReceipt
+        );
+        if task_artifact && in_repository && crate::bookkeeping::task_dir_of(path).is_none() {
+            return None;
+        }
+        Some(kind)
+    }
+
     /// Bytes read before a file is judged too large (the parser sees one
     /// byte more than the limit and reports it).
     pub fn max_bytes(self) -> usize {
@@ -235,5 +279,38 @@ mod tests {
         for &kind in Kind::ALL {
             assert_eq!(Kind::from_name(kind.name()), Some(kind));
         }
+    }
+
+    #[test]
+    fn found_files_get_the_kinds_the_gate_gives_them() {
+        let config = config::Config::parse(
+            b"plastic_reports: [\"reports/**/*.md\"]\nsubagent_returns: [\"returns/*.json\"]\n",
+            "test",
+        )
+        .unwrap();
+        let found = |path: &str, repo: bool| Kind::infer_found(Some(&config), path, repo);
+        assert_eq!(found("reports/a/x.md", true), Some(Kind::PlasticReport));
+        assert_eq!(found("returns/r.json", true), Some(Kind::SubagentReturn));
+        assert_eq!(found("returns/sub/r.json", true), None);
+        assert_eq!(
+            found(".mastermind/tasks/001-x/spec.md", true),
+            Some(Kind::Spec)
+        );
+        assert_eq!(
+            found(".mastermind/tasks/001-x/verification/unit.json", true),
+            Some(Kind::Receipt)
+        );
+        assert_eq!(found("docs/spec.md", true), None);
+        assert_eq!(found("docs/spec.md", false), Some(Kind::Spec));
+        assert_eq!(
+            found("e2e/adversarial-findings.md", true),
+            Some(Kind::FindingsLedger)
+        );
+        assert_eq!(
+            found(".mastermind/hooks.yaml", true),
+            Some(Kind::HooksConfig)
+        );
+        assert_eq!(found("README.md", true), None);
+        assert_eq!(Kind::infer_found(None, "reports/a/x.md", true), None);
     }
 }

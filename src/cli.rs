@@ -26,9 +26,15 @@ pub enum Command {
     Validate {
         /// Artifact kind; inferred from the file name when absent
         /// (executor-report.md, spec.md, audit-tail.md, verification/<id>.json,
-        /// savepoint.md, adversarial-findings.md, <x>--<y>/<id>--<slug>.md, <id>.tree.json).
+        /// savepoint.md, adversarial-findings.md, <x>--<y>/<id>--<slug>.md, <id>.tree.json),
+        /// and for files found in a directory or by a glob also from the
+        /// repository's configured agent-file globs, as the gate infers it.
         #[arg(long, value_name = "KIND")]
         kind: Option<Kind>,
+        /// Count files whose kind cannot be told (kind_unknown, exit 2)
+        /// instead of listing them as skipped.
+        #[arg(long)]
+        strict: bool,
         /// Role to judge plastic reports and subagent returns as: a plastic role
         /// (brainstorming, spec, planner, executor, reviewer; plastic-<role> too)
         /// or a subagent role or dispatch description (composer, reviewer-inloop,
@@ -45,8 +51,9 @@ pub enum Command {
         dispatch: Option<String>,
         #[command(flatten)]
         output: OutputArgs,
-        /// Files to validate.
-        #[arg(required = true, value_name = "FILE")]
+        /// Files, directories (walked; links are never followed) or quoted
+        /// globs (`'returns/*.json'`, `**` crosses directories) to validate.
+        #[arg(required = true, value_name = "PATH")]
         files: Vec<String>,
     },
     /// The gate: check the tasks touched in the tree that would land.
@@ -328,6 +335,7 @@ pub fn run(cli: Cli) -> ExitStatus {
     match cli.command {
         Command::Validate {
             kind,
+            strict,
             role,
             dispatch,
             output,
@@ -338,6 +346,7 @@ pub fn run(cli: Cli) -> ExitStatus {
                 kind,
                 role: role.as_deref(),
                 dispatch: dispatch.as_deref(),
+                strict,
             };
             commands::validate::run(&files, &judge, &output)
         }

@@ -100,8 +100,11 @@ codes! {
         "The file is not valid UTF-8.",
         "Re-save the file as UTF-8.";
     kind_unknown: Error, CannotCheck,
-        "The kind of the file could not be inferred from its name.",
+        "The kind of the file could not be inferred from its name (or, for a file found in a directory, from the configured agent-file globs), and the run counts it: `--strict`, or no other file was checked.",
         "Pass --kind with one of the kinds named in the message.";
+    file_skipped: Note, Violation,
+        "A file whose kind cannot be told (or an entry that is no regular file) was skipped, not judged; `--strict` counts it instead.",
+        "Pass --kind to judge the file, name only the files to check, or add a glob for it to the configuration (`plastic_reports`, `subagent_returns`, ...).";
     internal_error: Error, CannotCheck,
         "mastermind-hooks hit an internal error; nothing was judged.",
         "Report this as a bug with the command and input that triggered it.";
@@ -131,6 +134,9 @@ codes! {
     yaml_nesting_limit: Error, Violation,
         "Mappings and sequences may nest at most 64 levels deep.",
         "Flatten the document.";
+    json_comment: Error, Violation,
+        "A document written as JSON holds a `//` or `/* */` comment; JSON has no comments, and a YAML reader takes one for part of a key.",
+        "Delete the comment, or carry the note in a field of its own.";
 
     // ---- executor report (contracts mastermind.md section 1) -----------
     executor_report_empty: Error, Violation,
@@ -234,8 +240,8 @@ codes! {
         "An observed check's `cmd` occurs more than once among the verify entries.",
         "Make every `cmd` unique.";
     verification_argv_invalid: Error, Violation,
-        "An observed check has invalid argv (1..64 items, argv[0] non-empty, <= 8192 bytes each, no NUL, <= 32768 total) or timeout (1..3600).",
-        "Fix `run.argv` or `run.timeout_secs`.";
+        "An observed check breaks an argv limit (1..64 items, argv[0] non-empty, <= 8192 bytes each, no NUL, <= 32768 total) or the timeout limit (1..3600 s); the message names each limit broken.",
+        "Fix what the message and its JSON pointer name: `run.argv` (or the item shown) or `run.timeout_secs`.";
     verification_cwd_not_canonical: Error, Violation,
         "An observed check needs `.` or a canonical repository-relative cwd.",
         "Write cwd as `.` or `dir/sub` (no `./`, trailing `/`, `..` or absolute path).";
@@ -654,6 +660,9 @@ codes! {
     finding_blocks_empty: Error, Violation,
         "No finding block (`- **<ID>** [<severity>] — <title>`) was found.",
         "Format each finding as the canonical block, or validate the file as another kind.";
+    finding_head_form_invalid: Error, Violation,
+        "A finding block's head is written as a `*`, `+` or numbered list item or as a heading; the contract's head is a `- **<ID>**` bullet (seed 004 section 1 and its section 4.1 regex). The block is judged as written all the same.",
+        "Write the head `- **<ID>** [<severity>] — <title>` (a `-` bullet, the id in bold) with its sub-bullets indented two spaces below it.";
     finding_head_malformed: Error, Violation,
         "A finding line is not `- **<ID>** [<bracket>] — <title>` at the scheme's indentation.",
         "Write the bold id, the bracket and an em dash (U+2014) with single spaces.";
@@ -731,9 +740,9 @@ codes! {
         "Move or remove the line; see the ledger schema in docs/src/other-contracts.md.";
     // ---- issue 15: the plastic and subagent-return contracts as their
     // authors wrote them; dispatch routing (seed 004 section 4.4) --------
-    plastic_report_delivered_with_blockers: Error, Violation,
-        "A `delivered` report names a blocker; a report with a blocker is `blocked`.",
-        "Set Status to `blocked`, or move what the next stage must watch into handoff notes and write `Blockers: none`.";
+    plastic_report_delivered_with_blockers: Warning, Violation,
+        "A `delivered` report names a blocker of its own work (a warning: no seed sentence states the rule, this tool infers it).",
+        "Set Status to `blocked` if the work is blocked; if what is blocked is unrelated to this change, say so (`unrelated to this change`), or write `Blockers: none` and keep the note under handoff notes.";
     plastic_report_prompt_part_missing: Warning, Violation,
         "A part only the plastic role prompts ask for (brainstorming Tier recommendation, spec Tier, planner Tier shape) is missing; the contract document does not list it.",
         "Add the Tier line the role prompt asks for (`contracts.role_prompt_rules: error` makes this an error).";

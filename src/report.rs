@@ -48,6 +48,15 @@ impl FileResult {
         }
     }
 
+    /// A file listed but not judged (`file_skipped`).
+    pub fn skipped(&self) -> bool {
+        !self.diagnostics.is_empty()
+            && self
+                .diagnostics
+                .iter()
+                .all(|d| d.code == crate::codes::Code::file_skipped)
+    }
+
     pub fn unreadable(&self) -> bool {
         self.diagnostics
             .iter()
@@ -124,6 +133,8 @@ pub struct Summary {
     pub valid: usize,
     pub invalid: usize,
     pub unreadable: usize,
+    /// Files listed but not judged (`validate`: a kind it cannot tell).
+    pub skipped: usize,
     pub tasks: usize,
     pub tasks_failed: usize,
     pub errors: usize,
@@ -164,6 +175,8 @@ impl Report {
         for file in &files {
             if file.unreadable() {
                 summary.unreadable += 1;
+            } else if file.skipped() {
+                summary.skipped += 1;
             } else if file.ok {
                 summary.valid += 1;
             } else {

@@ -506,6 +506,82 @@ pub fn create_dirs(path: &Path, mode: u32) -> Result<Dir, Error> {
     Ok(dir)
 }
 
+/// What [`walk`] met below its root.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Walked {
+    /// A regular file.
+    File(PathBuf),
+    /// An entry that is not read: a symbolic link (never followed), a
+    /// FIFO, socket or device (never opened), or a directory that could not
+    /// be opened; with what it is.
+    Skipped(PathBuf, String),
+}
+
+/// Every entry below the directory `root` (the root itself is reached as
+/// named, links included: the caller named it), in byte order of paths. Nothing below the root is followed through a symbolic link,
+/// nothing but directories is opened, and a directory whose name `prune`
+/// accepts is not entered.
+pub fn walk(root: &Path, prune: &dyn Fn(&OsStr) -> bool) -> Result<Vec<Walked>, Error> {
+    let mut out = Vec::new();
+    let mut pending = vec![Dir::open(root)?];
+    while let Some(dir) = pending.pop() {
+        let mut names: Vec<(std::ffi::OsString, rustix::fs::FileType)> = Vec::new();
+        for entry in rustix::fs::Dir::read_from(&dir.fd)? {
+            let entry = entry?;
+            let name = OsStr::from_bytes(entry.file_name().to_bytes());
+            if name == "." || name == ".." {
+                continue;
+            }
+            // The entry's own type, never its target's.
+            let kind = match rustix::fs::statat(&dir.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+                Ok(stat) => rustix::fs::FileType::from_raw_mode(stat.st_mode),
+                Err(rustix::io::Errno::NOENT) => continue,
+                Err(e) => return Err(Error::from(e)),
+            };
+            names.push((name.to_os_string(), kind));
+        }
+        names.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        let mut below = Vec::new();
+        for (name, kind) in names {
+            let path = dir.join(&name);
+            match kind {
+                rustix::fs::FileType::RegularFile => out.push(Walked::File(path)),
+                rustix::fs::FileType::Directory => {
+                    if prune(&name) {
+                        continue;
+                    }
+                    match dir.child_dir(&name, false) {
+                        Ok(child) => below.push(child),
+                        Err(e) => out.push(Walked::Skipped(path, format!("a directory that {e}"))),
+                    }
+                }
+                rustix::fs::FileType::Symlink => out.push(Walked::Skipped(
+                    path,
+                    "a symbolic link; links are never followed".to_string(),
+                )),
+                rustix::fs::FileType::Fifo => out.push(Walked::Skipped(
+                    path,
+                    "a FIFO, not a regular file".to_string(),
+                )),
+                rustix::fs::FileType::Socket => out.push(Walked::Skipped(
+                    path,
+                    "a socket, not a regular file".to_string(),
+                )),
+                _ => out.push(Walked::Skipped(
+                    path,
+                    "a device, not a regular file".to_string(),
+                )),
+            }
+        }
+        pending.extend(below);
+    }
+    let path = |w: &Walked| match w {
+        Walked::File(p) | Walked::Skipped(p, _) => p.as_os_str().as_bytes().to_vec(),
+    };
+    out.sort_by_key(path);
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -516,6 +592,40 @@ mod tests {
             .status()
             .unwrap();
         assert!(status.success());
+    }
+
+    #[test]
+    fn a_walk_lists_files_and_never_follows_or_opens_anything_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        std::fs::create_dir_all(root.join(".git/objects")).unwrap();
+        std::fs::write(root.join("a/b/c.md"), b"x").unwrap();
+        std::fs::write(root.join("a/z.md"), b"x").unwrap();
+        std::fs::write(root.join(".git/HEAD"), b"x").unwrap();
+        std::os::unix::fs::symlink("/etc", root.join("a/outside")).unwrap();
+        std::os::unix::fs::symlink("z.md", root.join("a/link.md")).unwrap();
+        fifo(&root.join("a/pipe"));
+        let found = walk(root, &|name| name == ".git").unwrap();
+        let shown: Vec<String> = found
+            .iter()
+            .map(|w| match w {
+                Walked::File(p) => format!("file {}", p.strip_prefix(root).unwrap().display()),
+                Walked::Skipped(p, why) => {
+                    format!("skip {} ({why})", p.strip_prefix(root).unwrap().display())
+                }
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                "file a/b/c.md",
+                "skip a/link.md (a symbolic link; links are never followed)",
+                "skip a/outside (a symbolic link; links are never followed)",
+                "skip a/pipe (a FIFO, not a regular file)",
+                "file a/z.md",
+            ]
+        );
     }
 
     #[test]

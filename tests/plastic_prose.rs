@@ -510,11 +510,22 @@ proptest! {
         prop_assert!(errors(&text).contains(&Code::plastic_report_insight_unmarked), "{}", text);
     }
 
+    /// No seed sentence states the rule: a warning (the order of
+    /// authority), and nothing at all when the mention says it is unrelated.
     #[test]
-    fn a_blocker_under_delivered_is_rejected(report in report()) {
+    fn a_blocker_under_delivered_is_a_warning(report in report()) {
         let mut report = report;
         report.envelope[7].1 = "Blocker: the staging database refuses the migration".to_string();
         let text = report.text();
-        prop_assert!(errors(&text).contains(&Code::plastic_report_delivered_with_blockers), "{}", text);
+        let found = artifact::check(Kind::PlasticReport, text.as_bytes()).diagnostics;
+        prop_assert!(
+            found.iter().any(|d| d.code == Code::plastic_report_delivered_with_blockers && !d.is_error()),
+            "{}", text
+        );
+        prop_assert_eq!(errors(&text), Vec::<Code>::new(), "{}", text);
+        report.envelope[7].1 = "heads-up: the deploy pipeline is blocked by an expired token; not related to this change".to_string();
+        let text = report.text();
+        let found = artifact::check(Kind::PlasticReport, text.as_bytes()).diagnostics;
+        prop_assert!(found.is_empty(), "{}\n{:?}", text, found);
     }
 }

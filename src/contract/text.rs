@@ -32,6 +32,13 @@ pub fn decode<'a>(bytes: &'a [u8], limit: usize, what: &str) -> Result<&'a str, 
     })
 }
 
+/// `text` as an inline code span for a message: its own backticks are
+/// dropped, so a quoted value never nests backticks (`` `a` `` shows as
+/// `` `a` ``, not ``` ``a`` ```).
+pub fn code(text: &str) -> String {
+    format!("`{}`", text.replace('`', ""))
+}
+
 /// The 1-based line number of the line with 0-based index `index`.
 pub fn line_number(index: usize) -> u32 {
     u32::try_from(index).map_or(u32::MAX, |i| i.saturating_add(1))

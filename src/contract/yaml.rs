@@ -120,18 +120,27 @@ impl YamlNode {
 #[derive(Clone, Debug, PartialEq)]
 pub struct YamlError {
     pub code: Code,
+    /// What is wrong and how to fix it, for people.
     pub message: String,
+    /// The parser's own reason alone (`mapping values are not allowed in
+    /// this context`), for callers that only probe whether a text is YAML.
+    pub reason: String,
     pub line: Option<u32>,
     pub pointer: Option<String>,
+    /// The fix, when it is more specific than the code's help.
+    pub hint: Option<String>,
 }
 
 impl YamlError {
     fn new(code: Code, message: impl Into<String>, line: Option<u32>) -> Self {
+        let message = message.into();
         YamlError {
             code,
-            message: message.into(),
+            reason: message.clone(),
+            message,
             line,
             pointer: None,
+            hint: None,
         }
     }
 
@@ -142,6 +151,9 @@ impl YamlError {
             .offset_lines(lines_before);
         if let Some(pointer) = &self.pointer {
             d = d.with_pointer(pointer.clone());
+        }
+        if let Some(hint) = &self.hint {
+            d = d.with_hint(hint.clone());
         }
         d
     }
@@ -173,7 +185,7 @@ fn options_with(leading_zero_as_strings: bool) -> serde_saphyr::Options {
 
 /// Parse one YAML document into a positioned tree (lenient layer).
 pub fn parse(text: &str) -> Result<YamlNode, YamlError> {
-    serde_saphyr::from_str_with_options::<YamlNode>(text, options()).map_err(classify)
+    serde_saphyr::from_str_with_options::<YamlNode>(text, options()).map_err(|e| classify(e, text))
 }
 
 /// Parse one YAML document and apply every strict value rule.
@@ -198,14 +210,158 @@ pub fn parse_strict_keeping_nulls(text: &str) -> Result<(YamlNode, Value), Vec<Y
 /// `02` is the integer 2. For documents a YAML 1.2 core parser reads
 /// elsewhere (subagent returns, read by the reference guard with the
 /// `yaml` package's default core schema).
+///
+/// A document written as JSON (it opens with `{` or `[`) that holds a `//`
+/// or `/* */` comment is `json_comment`: JSON has no comments, and the YAML
+/// reader would take the comment for part of a key.
 pub fn parse_core_keeping_nulls(text: &str) -> Result<(YamlNode, Value), Vec<YamlError>> {
+    if let Some((line, comment)) = json_comment(text) {
+        let mut error = YamlError::new(
+            Code::json_comment,
+            format!(
+                "the JSON document holds a comment ({}); JSON has no comments, and a YAML reader takes it for part of the next key: delete it",
+                crate::contract::text::code(comment)
+            ),
+            Some(line),
+        );
+        error.reason = "a comment in a JSON document".to_string();
+        return Err(vec![error]);
+    }
     let node = serde_saphyr::from_str_with_options::<YamlNode>(text, options_with(false))
-        .map_err(|e| vec![classify(e)])?;
+        .map_err(|e| vec![classify(e, text)])?;
     let value = to_json(&node, text, Nulls::Keep)?;
     Ok((node, value))
 }
 
-fn classify(error: serde_saphyr::Error) -> YamlError {
+/// The first `//` or `/* */` comment of a document written as JSON (it
+/// opens with `{` or `[`): its line and the comment's first line. Only a
+/// comment where JSON has a token boundary counts (after `{`, `[`, `,`, a
+/// closing bracket, a string or a number), so `http://x` in a string or a
+/// flow-style plain scalar is no comment.
+pub fn json_comment(text: &str) -> Option<(u32, &str)> {
+    let body = text.trim_start_matches('\u{feff}').trim_start();
+    if !(body.starts_with('{') || body.starts_with('[')) {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut escaped = false;
+    let mut previous: Option<u8> = None;
+    let mut line = 1u32;
+    for (at, &byte) in bytes.iter().enumerate() {
+        if byte == b'\n' {
+            line = line.saturating_add(1);
+        }
+        if let Some(open) = quote {
+            if escaped {
+                escaped = false;
+            } else if byte == b'\\' && open == b'"' {
+                escaped = true;
+            } else if byte == open || byte == b'\n' {
+                quote = None;
+                previous = Some(byte);
+            }
+            continue;
+        }
+        match byte {
+            b'"' | b'\'' => quote = Some(byte),
+            b'/' if matches!(bytes.get(at + 1), Some(b'/' | b'*'))
+                && previous.is_none_or(|p| {
+                    matches!(p, b'{' | b'[' | b',' | b'}' | b']' | b'"' | b'\'')
+                        || p.is_ascii_digit()
+                }) =>
+            {
+                let rest = &text[at..];
+                let comment = rest.lines().next().unwrap_or(rest).trim_end();
+                return Some((line, comment));
+            }
+            b if b.is_ascii_whitespace() => {}
+            b => previous = Some(b),
+        }
+    }
+    None
+}
+
+/// How to write a value so YAML reads it as one string: double quotes,
+/// else single quotes, else double quotes with escapes.
+fn quoted(value: &str) -> String {
+    if !value.contains('"') && !value.contains('\\') {
+        format!("\"{value}\"")
+    } else if !value.contains('\'') {
+        format!("'{value}'")
+    } else {
+        format!("\"{}\"", value.replace('\\', "\\\\").replace('"', "\\\""))
+    }
+}
+
+/// A `key: value` entry on a line (list markers allowed before it): the key
+/// and the value as written.
+fn entry_of(line: &str) -> Option<(&str, &str)> {
+    let mut rest = line.trim_start();
+    while let Some(after) = rest.strip_prefix("- ") {
+        rest = after.trim_start();
+    }
+    let (key, value) = match rest.chars().next()? {
+        quote @ ('"' | '\'') => {
+            let end = rest[1..].find(quote)? + 1;
+            let after = rest[end + 1..].strip_prefix(':')?;
+            (&rest[1..end], after)
+        }
+        _ => {
+            let colon = rest
+                .find(": ")
+                .or_else(|| rest.strip_suffix(':').map(str::len))?;
+            (&rest[..colon], rest.get(colon + 1..).unwrap_or_default())
+        }
+    };
+    Some((key.trim(), value.trim()))
+}
+
+const QUOTE_HINT: &str = "Quote a value that holds `: ` or ends with `:` (`key: \"a: b\"`): unquoted, YAML reads the colon as the start of another mapping. JSON has no such pitfall.";
+
+/// The parser's "mapping values are not allowed" at `line`, said as what
+/// usually causes it: an unquoted value holding `: ` or ending with `:`.
+fn explain_colon(reason: &str, source: &str, line: Option<u32>) -> (String, Option<String>) {
+    let text = line
+        .and_then(|l| usize::try_from(l).ok())
+        .and_then(|l| source.lines().nth(l.checked_sub(1)?));
+    let unquoted = text.and_then(entry_of).filter(|(_, value)| {
+        !value.is_empty()
+            && !value.starts_with(['"', '\'', '{', '[', '|', '>', '&', '*', '!'])
+            && (value.contains(": ") || value.ends_with(':'))
+    });
+    let message = match unquoted {
+        Some((key, value)) => format!(
+            "the value of `{key}` holds an unquoted `: ` or ends with `:`, which YAML reads as the start of another mapping ({reason}); quote the value: `{key}: {}`",
+            quoted(value)
+        ),
+        None => format!(
+            "{reason}: an unquoted `: ` (or a `:` at the end of a value) on this line starts another mapping; quote the value that holds it"
+        ),
+    };
+    (message, Some(QUOTE_HINT.to_string()))
+}
+
+/// The line of the `---` (or `...`) that ends the first document.
+fn second_document(source: &str) -> Option<u32> {
+    let mut content = false;
+    for (index, line) in source.lines().enumerate() {
+        let marker = ["---", "..."].iter().any(|m| {
+            line.strip_prefix(m)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t']))
+        });
+        if marker && content {
+            return u32::try_from(index + 1).ok();
+        }
+        let trimmed = line.trim();
+        if !trimmed.is_empty() && !trimmed.starts_with('#') && !marker {
+            content = true;
+        }
+    }
+    None
+}
+
+fn classify(error: serde_saphyr::Error, source: &str) -> YamlError {
     let line = error
         .location()
         .map(|l| l.line())
@@ -251,6 +407,24 @@ fn classify(error: serde_saphyr::Error) -> YamlError {
                     Code::yaml_nesting_limit,
                     format!("nesting limit exceeded: {text}"),
                 )
+            } else if text.contains("mapping values are not allowed") {
+                let (message, hint) = explain_colon(&text, source, line);
+                let mut error = YamlError::new(Code::yaml_syntax, message, line);
+                error.reason = text;
+                error.hint = hint;
+                return error;
+            } else if text.contains("multiple YAML documents") {
+                let at = second_document(source).or(line);
+                let mut error = YamlError::new(
+                    Code::yaml_syntax,
+                    "more than one YAML document: this `---` (or `...`) line ends the first and starts another; the contract reads exactly one document: delete the line, and what follows it if it repeats the document, or merge both into one mapping",
+                    at,
+                );
+                error.reason = "more than one YAML document".to_string();
+                error.hint = Some(
+                    "Keep one document: no `---` or `...` line between two documents.".to_string(),
+                );
+                return error;
             } else {
                 (Code::yaml_syntax, text)
             }
@@ -315,8 +489,10 @@ fn violation(
     errors.push(YamlError {
         code,
         message: message.to_string(),
+        reason: message.to_string(),
         line: (node.line > 0).then_some(node.line),
         pointer: Some(pointer.to_string()),
+        hint: None,
     });
 }
 
@@ -608,6 +784,70 @@ mod tests {
             strict("<<: {a: 1}\n").is_ok(),
             "merge keys are ordinary keys"
         );
+    }
+
+    #[test]
+    fn an_unquoted_colon_in_a_value_is_named_with_the_quoted_fix() {
+        for (text, line, fix) in [
+            (
+                "a: 1\nnext-action: dispatch reviewer: j-x\n",
+                2,
+                "`next-action: \"dispatch reviewer: j-x\"`",
+            ),
+            (
+                "verify:\n  - cmd: cargo test cache::\n",
+                2,
+                "`cmd: \"cargo test cache::\"`",
+            ),
+            (
+                "note: say \"hi\": twice\n",
+                1,
+                "`note: 'say \"hi\": twice'`",
+            ),
+        ] {
+            let error = &strict(text).unwrap_err()[0];
+            assert_eq!(error.code, Code::yaml_syntax, "{text}");
+            assert_eq!(error.line, Some(line), "{text}");
+            assert!(error.message.contains(fix), "{}", error.message);
+            assert!(error.hint.as_deref().is_some_and(|h| h.contains("Quote")));
+            assert!(error.reason.starts_with("mapping values are not allowed"));
+        }
+    }
+
+    #[test]
+    fn a_second_document_is_named_in_our_words() {
+        let error = &strict("# a report\na: 1\n---\nb: 2\n").unwrap_err()[0];
+        assert_eq!(error.code, Code::yaml_syntax);
+        assert_eq!(error.line, Some(3));
+        assert!(error.message.starts_with("more than one YAML document"));
+        assert!(
+            !error.message.contains("from_str_multiple"),
+            "{}",
+            error.message
+        );
+    }
+
+    #[test]
+    fn a_comment_in_a_json_document_is_a_comment() {
+        for (text, line) in [
+            ("{\n  // the envelope\n  \"a\": 1\n}", 2),
+            ("{\"a\": 1, // one\n\"b\": 2}", 1),
+            ("[1, /* two */ 2]", 1),
+            ("{\"a\": 1 // one\n}", 1),
+        ] {
+            let errors = parse_core_keeping_nulls(text).unwrap_err();
+            assert_eq!(errors[0].code, Code::json_comment, "{text}");
+            assert_eq!(errors[0].line, Some(line), "{text}");
+        }
+        for text in [
+            "{\"url\": \"http://x\"}",
+            "{url: http://x}",
+            "{note: see // here}",
+            "a: // not json\n",
+            "{\"a\": \"it's // fine\"}",
+        ] {
+            assert_eq!(json_comment(text), None, "{text}");
+        }
     }
 
     #[test]

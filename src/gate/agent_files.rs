@@ -14,7 +14,7 @@
 use super::Gate;
 use crate::artifact::{self, Kind};
 use crate::codes::Code;
-use crate::config::{Config, Globs};
+use crate::config::Config;
 use crate::contract::subagent::dispatch::{self, DispatchRoute};
 use crate::contract::subagent::{returns, routing};
 use crate::diagnostic::Diagnostic;
@@ -28,17 +28,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// The kind a configured glob assigns to a path, first match wins.
 pub fn configured_kind(config: &Config, path: &str) -> Option<Kind> {
-    let table: [(&Globs, Kind); 5] = [
-        (&config.findings_ledgers, Kind::FindingsLedger),
-        (&config.plastic_savepoints, Kind::PlasticSavepoints),
-        (&config.plastic_intents, Kind::PlasticIntent),
-        (&config.plastic_reports, Kind::PlasticReport),
-        (&config.subagent_returns, Kind::SubagentReturn),
-    ];
-    table
-        .into_iter()
-        .find(|(globs, _)| globs.is_match(path))
-        .map(|(_, kind)| kind)
+    Kind::configured(config, path)
 }
 
 /// Journey sections of a ledger: slug -> section text (heading included).
@@ -90,13 +80,8 @@ pub fn rewritten_sections(old: &str, new: &str) -> Vec<(String, &'static str)> {
 /// text after `# dispatch:` on its first line, else its file name without
 /// extensions (`composer-j-login.c2.json` -> `composer-j-login`).
 pub fn recorded_description<'a>(path: &'a str, bytes: &'a [u8]) -> &'a str {
-    let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
-    if let Ok(first) = std::str::from_utf8(first)
-        && let Some(rest) = first.trim().strip_prefix('#')
-        && let Some(description) = rest.trim_start().strip_prefix("dispatch:")
-        && !description.trim().is_empty()
-    {
-        return description.trim();
+    if let Some(description) = dispatch::recorded(bytes) {
+        return description;
     }
     let name = path.rsplit('/').next().unwrap_or(path);
     name.split('.').next().unwrap_or(name)

@@ -307,6 +307,8 @@ pub fn step_summary(report: &Report) -> String {
             };
             let result = if file.unreadable() {
                 "⛔ unreadable"
+            } else if file.skipped() {
+                "⏭ skipped"
             } else if file.ok {
                 "✅ valid"
             } else {

@@ -177,6 +177,16 @@ pub fn render(report: &Report) -> String {
             Some(state) => format!("{kind}, {}", state.as_str()),
             None => kind.to_string(),
         };
+        if file.skipped() {
+            let why = file.diagnostics.first().map(|d| d.message.as_str());
+            let _ = writeln!(
+                out,
+                "{}: {}",
+                "skipped".if_supports_color(Stream::Stdout, |t| t.cyan()),
+                escape::control(why.unwrap_or(&file.path))
+            );
+            continue;
+        }
         if file.ok {
             let _ = writeln!(
                 out,
@@ -200,12 +210,17 @@ pub fn render(report: &Report) -> String {
     if !report.files.is_empty() {
         let _ = writeln!(
             out,
-            "{} file{} checked: {} valid, {} invalid, {} unreadable ({} error{}, {} warning{})",
+            "{} file{} checked: {} valid, {} invalid, {} unreadable{} ({} error{}, {} warning{})",
             s.files,
             plural(s.files),
             s.valid,
             s.invalid,
             s.unreadable,
+            if s.skipped > 0 {
+                format!(", {} skipped", s.skipped)
+            } else {
+                String::new()
+            },
             s.errors,
             plural(s.errors),
             s.warnings,

@@ -209,7 +209,7 @@ fn parse_text(text: &str) -> Result<(ExecutorReport, Vec<Diagnostic>), Vec<Diagn
             Code::executor_report_no_tail,
             format!(
                 "executor report has no `<!-- {REPORT_BEGIN} -->` tail, and the whole text is not a YAML report either ({}{})",
-                error.message,
+                error.reason,
                 error
                     .line
                     .map(|l| format!(" at line {}", l.saturating_add(trimmed_lines_before)))

@@ -82,8 +82,8 @@ impl Slot {
         match self {
             Slot::Role => "Role",
             Slot::IntentAndStage => "Intent id and stage",
-            Slot::IntentId => "Intent id (of `Intent id and stage`)",
-            Slot::Stage => "stage (of `Intent id and stage`)",
+            Slot::IntentId => "Intent id",
+            Slot::Stage => "Stage",
             Slot::Status => "Status",
             Slot::Artifacts => "Artifacts written",
             Slot::Verification => "Verification / tests run",
@@ -311,13 +311,66 @@ const STUCK: &[&str] = &[
     "unable to continue",
 ];
 
+/// Phrases that say a mention is about something else than this change
+/// ("the deploy pipeline is blocked by an expired token; not related to
+/// this change"): a blocked mention in the same item is no blocker of the
+/// report.
+const UNRELATED: &[&str] = &[
+    "unrelated",
+    "not related",
+    "isn't related",
+    "is not related",
+    "nothing to do with",
+    "not caused by",
+    "independent of",
+    "independently of",
+    "does not affect",
+    "doesn't affect",
+    "do not affect",
+    "don't affect",
+    "not affected",
+    "does not depend",
+    "doesn't depend",
+    "nothing here depends",
+    "nothing here waits",
+    "outside this change",
+    "outside of this change",
+    "outside this intent",
+    "outside this task",
+    "outside the scope",
+    "out of scope",
+    "pre-existing",
+    "preexisting",
+    "not part of this",
+    "not this change",
+    "not this intent",
+    "not this task",
+];
+
+/// Whether an item of the field says that what it mentions is unrelated
+/// to this change.
+pub fn says_unrelated(item: &str) -> bool {
+    let normalized = values::normalize(item);
+    UNRELATED.iter().any(|phrase| normalized.contains(phrase))
+}
+
 /// What the Blockers / handoff notes field says about blockers: a field
 /// labelled only `Blockers` that is not `none`, or a sentence that says
-/// something is blocked (`Blocker: ...`, `the migration is blocked until
+/// something is blocked (`Blocker: ...`, `the migration is blocked by
 /// ...`, `cannot proceed`) without negating it (`no blockers`, `nothing
-/// is blocking`, `not blocked`).
+/// is blocking`, `not blocked`). An item (a list item, else a line) that
+/// says its subject is unrelated to this change (`unrelated`, `does not
+/// affect this change`, `pre-existing`, ...) names no blocker of the
+/// report.
 pub fn names_a_blocker(label_words: &[String], value: &str) -> bool {
     if values::is_not_applicable(value) {
+        return false;
+    }
+    let items: Vec<String> = super::fields::items(value)
+        .into_iter()
+        .filter(|item| !says_unrelated(item))
+        .collect();
+    if items.is_empty() {
         return false;
     }
     let only_blockers = label_words.iter().any(|w| w.starts_with("block"))
@@ -327,9 +380,9 @@ pub fn names_a_blocker(label_words: &[String], value: &str) -> bool {
     if only_blockers {
         return true;
     }
-    value
-        .lines()
-        .flat_map(|line| line.split([';', '.']))
+    items
+        .iter()
+        .flat_map(|item| item.split([';', '.']))
         .map(|part| values::normalize(super::fields::strip_list_marker(part.trim())))
         .any(|part| {
             if STUCK.iter().any(|phrase| part.contains(phrase)) {

@@ -424,6 +424,34 @@ fn block_value(parts: &[&str]) -> String {
     lines.join("\n").trim_matches('\n').trim_end().to_string()
 }
 
+/// Separators between several fields written on one line (`Role: executor
+/// · Intent: 341 · Status: delivered`).
+const FIELD_SEPARATORS: [&str; 3] = [" \u{b7} ", " | ", " \u{2022} "];
+
+/// The fields of a line that holds several (`Role: executor · Intent: 341 ·
+/// Stage: Exec`): every part between separators must be a `Label: value`
+/// of its own (plain or bold) with a value, else the line is one line.
+fn several_fields<'a, T>(line: &'a str, labeler: &Labeler<'_, T>) -> Option<Vec<Line<'a, T>>> {
+    let trimmed = line.trim_start();
+    if trimmed.starts_with('|') || trimmed.starts_with('#') {
+        return None;
+    }
+    FIELD_SEPARATORS.iter().find_map(|separator| {
+        if !line.contains(separator) {
+            return None;
+        }
+        let parts: Vec<Line<'a, T>> = line
+            .split(separator)
+            .map(|part| classify(part, labeler))
+            .collect();
+        let all_fields = parts.len() >= 2
+            && parts.iter().all(|part| {
+                matches!(part, Line::Label { form: Form::Plain | Form::Bold, value, .. } if !value.is_empty())
+            });
+        all_fields.then_some(parts)
+    })
+}
+
 /// Read `text` into fields.
 pub fn read<T: Copy + PartialEq>(text: &str, labeler: &Labeler<'_, T>) -> Fields<T> {
     let mut out = Fields {
@@ -433,6 +461,9 @@ pub fn read<T: Copy + PartialEq>(text: &str, labeler: &Labeler<'_, T>) -> Fields
     let mut open: Option<Open<'_, T>> = None;
     // Some(true): a transparent fence; Some(false): a fenced block of the open field.
     let mut fence: Option<bool> = None;
+    // The first row of a table before any field: markup (a header, its
+    // separator) when the table's rows are fields, else the preamble.
+    let mut table_before: Option<(u32, String)> = None;
     let flush = |open: &mut Option<Open<'_, T>>, out: &mut Fields<T>| {
         if let Some(field) = open.take() {
             out.fields.push(Field {
@@ -493,96 +524,126 @@ pub fn read<T: Copy + PartialEq>(text: &str, labeler: &Labeler<'_, T>) -> Fields
             field.parts.push(line);
             continue;
         }
-        match classify(line, labeler) {
-            Line::Label {
-                target,
-                found,
-                label,
-                value,
-                form,
-            } => {
-                let given = out.fields.iter().any(|f| f.target == target)
-                    || open.as_ref().is_some_and(|o| o.target == target);
-                // Inside a block, a label for a part already given is an
-                // item, and so is a weak label (`**Testing**:`) in a list or
-                // table of the value; only an unambiguous label for a new
-                // part, or a weak one after prose, starts a field.
-                let listing = match open.as_ref() {
-                    // A list or table that opens the value.
-                    Some(o) if !o.has_value() => fields_list_line(line),
-                    Some(o) => o
-                        .parts
-                        .iter()
-                        .rev()
-                        .find(|p| !p.trim().is_empty())
-                        .is_some_and(|p| fields_list_line(p)),
-                    None => false,
-                };
-                let item = given || (!found.is_strong() && listing);
-                let inside = match (&open, form) {
-                    // A deeper heading is a sub-section of a heading field.
-                    (Some(field), Form::Heading(level)) => {
-                        item && matches!(field.form, Form::Heading(own) if level > own)
-                    }
-                    (Some(field), _) => item && field.block,
-                    (None, _) => false,
-                };
-                if inside {
-                    if let Some(field) = open.as_mut() {
-                        field.parts.push(line);
-                    }
-                    continue;
+        let kinds = several_fields(line, labeler).unwrap_or_else(|| vec![classify(line, labeler)]);
+        // A table that opened before any field: its rows are fields (the
+        // header and separator were markup), or it was prose.
+        let table_row = trimmed.starts_with('|');
+        match kinds.first() {
+            Some(Line::Label {
+                form: Form::Table, ..
+            }) if table_row => table_before = None,
+            Some(Line::Text) if table_row && open.is_none() && out.fields.is_empty() => {
+                table_before.get_or_insert_with(|| (number, trimmed.to_string()));
+                continue;
+            }
+            _ if table_row => {}
+            _ => {
+                if let Some(row) = table_before.take()
+                    && out.fields.is_empty()
+                    && out.preamble.is_none()
+                {
+                    out.preamble = Some(row);
                 }
-                flush(&mut open, &mut out);
-                let block = value.is_empty();
-                open = Some(Open {
+            }
+        }
+        for kind in kinds {
+            match kind {
+                Line::Label {
                     target,
                     found,
                     label,
-                    line: number,
+                    value,
                     form,
-                    parts: vec![value],
-                    block,
-                    indent: indent(line),
-                });
-            }
-            Line::Boundary {
-                heading,
-                structural,
-            } => {
-                let inside = !structural
-                    && match (&open, heading) {
-                        (Some(field), Some(level)) => {
-                            matches!(field.form, Form::Heading(own) if level > own)
+                } => {
+                    let given = out.fields.iter().any(|f| f.target == target)
+                        || open.as_ref().is_some_and(|o| o.target == target);
+                    // Inside a block, a label for a part already given is an
+                    // item, and so is a weak label (`**Testing**:`) in a list or
+                    // table of the value; only an unambiguous label for a new
+                    // part, or a weak one after prose, starts a field.
+                    let listing = match open.as_ref() {
+                        // A list or table that opens the value.
+                        Some(o) if !o.has_value() => fields_list_line(line),
+                        Some(o) => o
+                            .parts
+                            .iter()
+                            .rev()
+                            .find(|p| !p.trim().is_empty())
+                            .is_some_and(|p| fields_list_line(p)),
+                        None => false,
+                    };
+                    let item = given || (!found.is_strong() && listing);
+                    let inside = match (&open, form) {
+                        // A deeper heading is a sub-section of a heading field.
+                        (Some(field), Form::Heading(level)) => {
+                            item && matches!(field.form, Form::Heading(own) if level > own)
                         }
-                        (Some(field), None) => {
-                            matches!(field.form, Form::Heading(_)) || !field.has_value()
-                        }
+                        (Some(field), _) => item && field.block,
                         (None, _) => false,
                     };
-                if inside {
-                    if let Some(field) = open.as_mut() {
-                        field.parts.push(line);
+                    if inside {
+                        if let Some(field) = open.as_mut() {
+                            field.parts.push(line);
+                        }
+                        continue;
                     }
-                } else {
                     flush(&mut open, &mut out);
+                    let block = value.is_empty();
+                    open = Some(Open {
+                        target,
+                        found,
+                        label,
+                        line: number,
+                        form,
+                        parts: vec![value],
+                        block,
+                        indent: indent(line),
+                    });
                 }
-            }
-            Line::OtherLabel => match open.as_mut() {
-                Some(field) if field.block => field.parts.push(line),
-                _ => flush(&mut open, &mut out),
-            },
-            Line::Text => match open.as_mut() {
-                Some(field) => field.parts.push(line),
-                None => {
-                    if out.fields.is_empty() && out.preamble.is_none() {
-                        out.preamble = Some((number, trimmed.to_string()));
+                Line::Boundary {
+                    heading,
+                    structural,
+                } => {
+                    let inside = !structural
+                        && match (&open, heading) {
+                            (Some(field), Some(level)) => {
+                                matches!(field.form, Form::Heading(own) if level > own)
+                            }
+                            (Some(field), None) => {
+                                matches!(field.form, Form::Heading(_)) || !field.has_value()
+                            }
+                            (None, _) => false,
+                        };
+                    if inside {
+                        if let Some(field) = open.as_mut() {
+                            field.parts.push(line);
+                        }
+                    } else {
+                        flush(&mut open, &mut out);
                     }
                 }
-            },
+                Line::OtherLabel => match open.as_mut() {
+                    Some(field) if field.block => field.parts.push(line),
+                    _ => flush(&mut open, &mut out),
+                },
+                Line::Text => match open.as_mut() {
+                    Some(field) => field.parts.push(line),
+                    None => {
+                        if out.fields.is_empty() && out.preamble.is_none() {
+                            out.preamble = Some((number, trimmed.to_string()));
+                        }
+                    }
+                },
+            }
         }
     }
     flush(&mut open, &mut out);
+    if let Some(row) = table_before
+        && out.fields.is_empty()
+        && out.preamble.is_none()
+    {
+        out.preamble = Some(row);
+    }
     out
 }
 
@@ -802,6 +863,61 @@ mod tests {
         );
         assert!(read_known("# Report\nRole: x\n").preamble.is_none());
         assert!(read_known("```yaml\nrole: x\n```\n").preamble.is_none());
+    }
+
+    #[test]
+    fn several_fields_on_one_line_are_fields_of_that_line() {
+        for text in [
+            "Role: executor \u{b7} Status: delivered",
+            "- **Role**: executor | **Status**: delivered",
+            "Role: executor \u{2022} Status: delivered",
+        ] {
+            let fields = read_known(text);
+            assert_eq!(
+                fields
+                    .fields
+                    .iter()
+                    .map(|f| (f.target, f.value.as_str(), f.line))
+                    .collect::<Vec<_>>(),
+                [("role", "executor", 1), ("status", "delivered", 1)],
+                "{text}"
+            );
+            assert!(fields.preamble.is_none(), "{text}");
+        }
+        // A part that is no field keeps the line whole.
+        assert_eq!(
+            pairs("Role: executor \u{b7} the lease sweeper\n"),
+            [("role", "executor \u{b7} the lease sweeper".to_string())]
+        );
+        assert_eq!(
+            pairs(
+                "Insights:\n- 2026-01-01T00:00:00Z \u{b7} Exec \u{b7} x \u{2014} leases (autonomous)\n"
+            ),
+            [(
+                "insights",
+                "- 2026-01-01T00:00:00Z \u{b7} Exec \u{b7} x \u{2014} leases (autonomous)"
+                    .to_string()
+            )]
+        );
+    }
+
+    #[test]
+    fn a_key_value_table_header_is_markup_not_preamble() {
+        for header in [
+            "| Field | Value |\n|---|---|\n",
+            "| Envelope | |\n|---|---|\n",
+            "| Key | Value |\n| --- | --- |\n",
+            "| | |\n|:--|:--|\n",
+        ] {
+            let fields = read_known(&format!(
+                "{header}| Role | executor |\n| Status | delivered |\n"
+            ));
+            assert!(fields.preamble.is_none(), "{header}");
+            assert_eq!(fields.fields.len(), 2, "{header}");
+        }
+        // A table that holds no field is prose before the first field.
+        let fields = read_known("| a | b |\n|---|---|\n| c | d |\n\nRole: executor\n");
+        assert_eq!(fields.preamble, Some((1, "| a | b |".to_string())));
     }
 
     #[test]

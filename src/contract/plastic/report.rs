@@ -122,7 +122,10 @@ pub fn check(
         diagnostics.push(
             Diagnostic::new(
                 Code::plastic_report_preamble,
-                format!("prose before the first field: `{preamble}`; the report is prose-stripped"),
+                format!(
+                    "prose before the first field: {}; the report is prose-stripped",
+                    text::code(preamble)
+                ),
             )
             .with_line(Some(*line)),
         );
@@ -137,8 +140,8 @@ pub fn check(
                 Diagnostic::new(
                     Code::plastic_report_role_unknown,
                     format!(
-                        "Role `{}` is not brainstorming, spec, planner, executor or reviewer",
-                        first_line(&field.value)
+                        "Role {} is not brainstorming, spec, planner, executor or reviewer",
+                        text::code(first_line(&field.value))
                     ),
                 )
                 .with_line(Some(field.line)),
@@ -164,8 +167,8 @@ pub fn check(
                 Diagnostic::new(
                     Code::plastic_report_intent_invalid,
                     format!(
-                        "no intent id in `{}`; write the active intent's id, e.g. `337`",
-                        first_line(&field.value)
+                        "no intent id in {}; write the active intent's id, e.g. `337`",
+                        text::code(first_line(&field.value))
                     ),
                 )
                 .with_line(Some(field.line)),
@@ -180,8 +183,8 @@ pub fn check(
                 Diagnostic::new(
                     Code::plastic_report_stage_invalid,
                     format!(
-                        "no cycle stage in `{}`; name What, Why, How or Exec",
-                        first_line(&field.value)
+                        "no cycle stage in {}; name What, Why, How or Exec",
+                        text::code(first_line(&field.value))
                     ),
                 )
                 .with_line(Some(field.line)),
@@ -207,7 +210,10 @@ pub fn check(
         diagnostics.push(
             Diagnostic::new(
                 Code::plastic_report_status_invalid,
-                format!("Status is `{shown}`; it must be `delivered` or `blocked`{hint}"),
+                format!(
+                    "Status is {}; it must be `delivered` or `blocked`{hint}",
+                    text::code(shown)
+                ),
             )
             .with_line(Some(field.line)),
         );
@@ -228,9 +234,9 @@ pub fn check(
                     Diagnostic::new(
                         Code::plastic_report_delivered_with_blockers,
                         format!(
-                            "Status is `delivered` but `{}` names a blocker: `{}`",
-                            field.label,
-                            first_line(&field.value)
+                            "Status is `delivered` but {} names a blocker: {}; a report whose work is blocked is `blocked` (if it is unrelated to this change, say so)",
+                            text::code(&field.label),
+                            text::code(first_line(&field.value))
                         ),
                     )
                     .with_line(Some(field.line)),
@@ -292,7 +298,10 @@ fn unmarked_insights(envelope: &Envelope<'_>) -> Vec<Diagnostic> {
                 out.push(
                     Diagnostic::new(
                         Code::plastic_report_insight_unmarked,
-                        format!("executor insight `{item}` lacks the `(autonomous)` marker"),
+                        format!(
+                            "executor insight {} lacks the `(autonomous)` marker",
+                            text::code(&item)
+                        ),
                     )
                     .with_line(Some(field.line)),
                 );
@@ -382,9 +391,9 @@ fn check_payload(role: Role, fields: &Fields<Target>, envelope: &Envelope<'_>) -
                     Diagnostic::new(
                         missing_code,
                         format!(
-                            "{role} payload `{}` is `{}`; a delivered {role} report carries it",
+                            "{role} payload `{}` is {}; a delivered {role} report carries it",
                             part.name,
-                            first_line(value)
+                            text::code(first_line(value))
                         ),
                     )
                     .with_line(Some(field.line)),
@@ -519,16 +528,21 @@ impl<'a> Envelope<'a> {
         }
         for slot in Slot::REQUIRED {
             if !slots.iter().any(|(s, _)| *s == slot) {
-                let also = match slot {
-                    Slot::IntentId | Slot::Stage => {
-                        "; write `Intent id and stage: <id> / <stage>` or separate `Intent` and `Stage` fields"
-                    }
-                    _ => "; write `n/a` or `none` when it does not apply",
+                let message = match slot {
+                    Slot::IntentId | Slot::Stage => format!(
+                        "the {} of the envelope field `Intent id and stage` is missing; write `Intent id and stage: <id> / <stage>` or separate `Intent` and `Stage` fields",
+                        if slot == Slot::IntentId {
+                            "intent id"
+                        } else {
+                            "stage"
+                        }
+                    ),
+                    _ => format!(
+                        "the envelope field `{}` is missing; write `n/a` or `none` when it does not apply",
+                        slot.name()
+                    ),
                 };
-                diagnostics.push(Diagnostic::new(
-                    Code::plastic_report_field_missing,
-                    format!("the envelope field `{}` is missing{also}", slot.name()),
-                ));
+                diagnostics.push(Diagnostic::new(Code::plastic_report_field_missing, message));
             }
         }
         Envelope { slots, every }

@@ -120,6 +120,21 @@ pub fn route(description: &str) -> DispatchRoute {
         .map_or(DispatchRoute::Unknown, |(_, route)| *route)
 }
 
+/// The dispatch description a return file records on its first line,
+/// `# dispatch: <description>` (a YAML comment, so the return still parses
+/// as written), if it has one. `validate` and the gate both read it.
+pub fn recorded(bytes: &[u8]) -> Option<&str> {
+    let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+    let first = std::str::from_utf8(first).ok()?;
+    let first = first.trim_start_matches('\u{feff}').trim();
+    let description = first
+        .strip_prefix('#')?
+        .trim_start()
+        .strip_prefix("dispatch:")?
+        .trim();
+    (!description.is_empty()).then_some(description)
+}
+
 /// Validate a subagent's final message (YAML or JSON text) as its dispatch description routes it.
 pub fn check_dispatched(bytes: &[u8], description: &str) -> DispatchOutcome {
     let route = route(description);

@@ -69,13 +69,100 @@ static CANDIDATE: LazyLock<Regex> =
 static HEAD: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\A( *)- \*\*([^*\s]+)\*\* \[([^\]]*)\] \x{2014} (.*)\z").unwrap()
 });
+/// A head written in another form: a `*`/`+` bullet, a numbered item, or
+/// a heading (`### <ID> [<bracket>] — <title>`, the id bold or not).
+static OTHER_BULLET: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\A( *)([*+]|[0-9]+[.)]) \*\*([^*\s]+)\*\*(.*)\z").unwrap());
+static HEADING: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\A(#{1,6}) +(?:\*\*([^*\s]+)\*\*|([^*\s\[]+))(.*)\z").unwrap());
 static SUB_BULLET: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\A( *)- ([a-z][a-z-]*):(?: (.*))?\z").unwrap());
+/// A sub-bullet under a head written in another form: any list marker.
+static LOOSE_SUB_BULLET: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\A( *)[-*+] ([a-z][a-z-]*):(?: (.*))?\z").unwrap());
 static LIST_KEY: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\A([A-Za-z][A-Za-z0-9_-]*):").unwrap());
 
 fn indent(line: &str) -> usize {
     line.len() - line.trim_start_matches(' ').len()
+}
+
+/// How a finding head is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HeadForm {
+    /// `- **<ID>**`, the contract's form.
+    Bullet,
+    /// `* **<ID>**` or `+ **<ID>**`.
+    OtherBullet,
+    /// `1. **<ID>**`.
+    Numbered,
+    /// `### <ID> [...]`.
+    Heading,
+}
+
+impl HeadForm {
+    fn describe(self) -> &'static str {
+        match self {
+            HeadForm::Bullet => "a `-` bullet",
+            HeadForm::OtherBullet => "a `*` or `+` bullet",
+            HeadForm::Numbered => "a numbered item",
+            HeadForm::Heading => "a heading",
+        }
+    }
+}
+
+/// A line that heads a finding block, in any form: its id token and what
+/// follows it.
+struct WrittenHead<'a> {
+    form: HeadForm,
+    token: &'a str,
+    rest: &'a str,
+}
+
+/// The finding head on `line`, if it is one: a bold token with a digit, or
+/// one followed by ` [`; under a heading, a token followed by ` [` or one
+/// that is a finding id of any scheme (banned ones included).
+fn head_of(line: &str) -> Option<WrittenHead<'_>> {
+    let looks_like_head = |token: &str, rest: &str| {
+        token.bytes().any(|b| b.is_ascii_digit()) || rest.starts_with(" [")
+    };
+    if let Some(c) = CANDIDATE.captures(line) {
+        let (token, rest) = (c.get(2)?.as_str(), c.get(3)?.as_str());
+        return looks_like_head(token, rest).then_some(WrittenHead {
+            form: HeadForm::Bullet,
+            token,
+            rest,
+        });
+    }
+    if let Some(c) = OTHER_BULLET.captures(line) {
+        let marker = c.get(2)?.as_str();
+        let (token, rest) = (c.get(3)?.as_str(), c.get(4)?.as_str());
+        let form = if marker.starts_with(|ch: char| ch.is_ascii_digit()) {
+            HeadForm::Numbered
+        } else {
+            HeadForm::OtherBullet
+        };
+        return looks_like_head(token, rest).then_some(WrittenHead { form, token, rest });
+    }
+    let c = HEADING.captures(line)?;
+    let token = c.get(2).or_else(|| c.get(3))?.as_str();
+    let rest = c.get(4)?.as_str();
+    let an_id = matches!(finding::classify(token), Ok(_) | Err(IdError::Banned(_)));
+    let worded_id = an_id && token.contains('-') && token.bytes().any(|b| b.is_ascii_alphabetic());
+    (rest.starts_with(" [") || worded_id).then_some(WrittenHead {
+        form: HeadForm::Heading,
+        token,
+        rest,
+    })
+}
+
+/// A list item line (any marker).
+fn is_list_line(line: &str) -> bool {
+    let trimmed = line.trim_start();
+    ["- ", "* ", "+ "].iter().any(|m| trimmed.starts_with(m))
+        || trimmed.split_once(['.', ')']).is_some_and(|(n, after)| {
+            !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && after.starts_with(' ')
+        })
 }
 
 /// Check a document for finding blocks.
@@ -105,28 +192,64 @@ fn check_text(text: &str) -> (Vec<FindingBlock>, Vec<Diagnostic>) {
                 .map(|(name, _)| *name);
             continue;
         }
-        let Some(candidate) = CANDIDATE.captures(line) else {
+        let Some(written) = head_of(line) else {
             continue;
         };
-        let token = candidate.get(2).map_or("", |m| m.as_str());
-        let rest = candidate.get(3).map_or("", |m| m.as_str());
-        if !(token.bytes().any(|b| b.is_ascii_digit()) || rest.starts_with(" [")) {
-            continue;
-        }
+        let (token, rest) = (written.token, written.rest);
         heads += 1;
         let at =
             |code: Code, message: String| Diagnostic::new(code, message).with_line(Some(number));
-        // The block's sub-bullet lines: deeper than the head, up to a blank line.
-        let head_indent = indent(line);
+        // The block's sub-bullet lines: deeper than the head, up to a blank
+        // line (under a heading: the list that follows it).
+        let mut head_indent = indent(line);
+        if written.form == HeadForm::Heading {
+            while index < lines.len() && lines[index].1.trim().is_empty() {
+                index += 1;
+            }
+        }
         let body_start = index;
         while index < lines.len() {
             let next = lines[index].1;
-            if next.trim().is_empty() || indent(next) <= head_indent {
+            let below = match written.form {
+                HeadForm::Heading => {
+                    is_list_line(next) && head_of(next).is_none() && !next.starts_with('#')
+                }
+                _ => indent(next) > head_indent,
+            };
+            if next.trim().is_empty() || !below {
                 break;
             }
             index += 1;
         }
         let body = &lines[body_start..index];
+        // A head in another form is judged as the `- **` head it stands
+        // for, after saying so.
+        let canonical;
+        let line = if written.form == HeadForm::Bullet {
+            line
+        } else {
+            diagnostics.push(at(
+                Code::finding_head_form_invalid,
+                format!(
+                    "finding `{token}` is written as {}; a finding block's head is a `-` bullet with the id in bold: `- **{token}** [<bracket>] — <title>`",
+                    written.form.describe()
+                ),
+            ));
+            // A heading has no column: it stands at the one the id's scheme
+            // asks for, so the form is reported once.
+            if written.form == HeadForm::Heading {
+                head_indent = match finding::classify(token) {
+                    Ok(scheme) if !scheme.has_severity() => 2,
+                    _ => 0,
+                };
+            }
+            canonical = format!("{}- **{token}**{rest}", " ".repeat(head_indent));
+            canonical.as_str()
+        };
+        let sub_indent = match written.form {
+            HeadForm::Bullet => head_indent + 2,
+            _ => body.first().map_or(head_indent + 2, |(_, l)| indent(l)),
+        };
 
         let Some(head) = HEAD.captures(line) else {
             let why = if !rest.starts_with(" [") || !rest.contains(']') {
@@ -220,13 +343,18 @@ fn check_text(text: &str) -> (Vec<FindingBlock>, Vec<Diagnostic>) {
         // A misplaced head makes its sub-bullets unreadable; one finding is enough.
         let fields = if indented_right {
             check_body(
-                &id,
-                scheme,
-                list,
-                head_indent,
+                &Head {
+                    id: &id,
+                    scheme,
+                    list,
+                    line: number,
+                },
                 body,
+                Layout {
+                    indent: sub_indent,
+                    loose: written.form != HeadForm::Bullet,
+                },
                 &mut diagnostics,
-                number,
             )
         } else {
             Vec::new()
@@ -266,19 +394,44 @@ fn expected_fields(scheme: Scheme, list: Option<&str>, keys: &[&str]) -> &'stati
     }
 }
 
-fn check_body(
-    id: &str,
+/// The head a body belongs to.
+struct Head<'a> {
+    id: &'a str,
     scheme: Scheme,
-    list: Option<&str>,
-    head_indent: usize,
+    list: Option<&'a str>,
+    line: u32,
+}
+
+/// Where a body's sub-bullets stand: their column, and whether any list
+/// marker is taken (under a head written in another form, which is
+/// reported once at the head).
+#[derive(Clone, Copy)]
+struct Layout {
+    indent: usize,
+    loose: bool,
+}
+
+fn check_body(
+    head: &Head<'_>,
     body: &[(u32, &str)],
+    layout: Layout,
     diagnostics: &mut Vec<Diagnostic>,
-    head_line: u32,
 ) -> Vec<(String, String)> {
+    let Head {
+        id,
+        scheme,
+        list,
+        line: head_line,
+    } = *head;
+    let sub_bullet: &Regex = if layout.loose {
+        &LOOSE_SUB_BULLET
+    } else {
+        &SUB_BULLET
+    };
     let mut fields = Vec::new();
     for &(number, line) in body {
-        match SUB_BULLET.captures(line) {
-            Some(c) if indent(line) == head_indent + 2 => {
+        match sub_bullet.captures(line) {
+            Some(c) if indent(line) == layout.indent => {
                 let key = c.get(2).map_or("", |m| m.as_str()).to_string();
                 let value = c.get(3).map_or("", |m| m.as_str()).trim().to_string();
                 if value.is_empty() {
@@ -298,7 +451,7 @@ fn check_body(
                     format!(
                         "finding `{id}`: `{}` is not a `- key: value` sub-bullet indented {} spaces",
                         line.trim(),
-                        head_indent + 2
+                        layout.indent
                     ),
                 )
                 .with_line(Some(number)),
@@ -449,6 +602,68 @@ mod tests {
             codes("no findings here\n"),
             vec![(Code::finding_blocks_empty, None)]
         );
+    }
+
+    /// Next to one `- **` block, heads written with `*`, `1.` or `###` are
+    /// found, said to be in the wrong form, and judged as written.
+    #[test]
+    fn heads_in_other_forms_are_found_and_judged() {
+        let other = [
+            (
+                "* **j-checkout-4-04** [high] — x\n  * scope: a\n  * expected: b\n  * observed: c\n  * coverage: none\n",
+                7,
+            ),
+            (
+                "1. **j-checkout-4-04** [high] — x\n   - scope: a\n   - expected: b\n   - observed: c\n   - coverage: none\n",
+                7,
+            ),
+            (
+                "### j-checkout-4-04 [high] — x\n\n- scope: a\n- expected: b\n- observed: c\n- coverage: none\n",
+                7,
+            ),
+            (
+                "### **j-checkout-4-04** [high] — x\n  - scope: a\n  - expected: b\n  - observed: c\n  - coverage: none\n",
+                7,
+            ),
+        ];
+        for (block, line) in other {
+            let text = format!("{STAGE_A}\n{block}");
+            assert_eq!(
+                codes(&text),
+                vec![(Code::finding_head_form_invalid, Some(line))],
+                "{block}"
+            );
+            for (from, to, code) in [
+                ("j-checkout-4-04", "AF-CH-04", Code::finding_id_banned),
+                ("[high]", "[blocker]", Code::finding_severity_invalid),
+                ("[high]", "[p0]", Code::finding_severity_invalid),
+                ("— x", "— x.", Code::finding_title_invalid),
+                (
+                    "coverage: none",
+                    "coverage: mostly manual",
+                    Code::finding_coverage_invalid,
+                ),
+            ] {
+                let broken = format!("{STAGE_A}\n{}", block.replace(from, to));
+                let found: Vec<Code> = codes(&broken).into_iter().map(|(c, _)| c).collect();
+                assert_eq!(
+                    found,
+                    vec![Code::finding_head_form_invalid, code],
+                    "{to}: {block}"
+                );
+            }
+        }
+        // Alone, such a head is no empty document either.
+        let alone = "### j-checkout-4-04 [high] — x\n- scope: a\n- expected: b\n- observed: c\n- coverage: none\n";
+        assert_eq!(
+            codes(alone),
+            vec![(Code::finding_head_form_invalid, Some(1))]
+        );
+        // Headings and bullets that are no finding heads stay prose.
+        let prose = format!(
+            "### j-checkout\n\n## Summary\n\n### 2026-01-01\n\n* **Note**: see above\n1. **Scope** of the pass\n\n{STAGE_A}"
+        );
+        assert!(codes(&prose).is_empty(), "{:?}", codes(&prose));
     }
 
     #[test]

@@ -34,16 +34,64 @@ pub fn is_canonical_cwd(cwd: &str) -> bool {
                 .all(|segment| !segment.is_empty() && segment != "." && segment != ".."))
 }
 
-fn argv_is_valid(run: &RunDeclaration) -> bool {
-    !run.argv.is_empty()
-        && run.argv.len() <= MAX_ARGV_ITEMS
-        && !run.argv[0].is_empty()
-        && run
-            .argv
-            .iter()
-            .all(|arg| arg.len() <= MAX_ARG_BYTES && !arg.contains('\0'))
-        && run.argv.iter().map(String::len).sum::<usize>() <= MAX_ARGV_BYTES
-        && (1..=MAX_TIMEOUT_SECS).contains(&run.timeout_secs)
+/// Every argv and timeout limit a declaration breaks: the JSON pointer
+/// below `/run` of what breaks it, and what is wrong, in declaration order.
+pub fn argv_problems(run: &RunDeclaration) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if run.argv.is_empty() {
+        out.push((
+            "/argv".to_string(),
+            "argv is empty; it holds 1 to 64 items, the program first".to_string(),
+        ));
+    } else if run.argv.len() > MAX_ARGV_ITEMS {
+        out.push((
+            "/argv".to_string(),
+            format!(
+                "argv has {} items; at most {MAX_ARGV_ITEMS}",
+                run.argv.len()
+            ),
+        ));
+    }
+    if run.argv.first().is_some_and(String::is_empty) {
+        out.push((
+            "/argv/0".to_string(),
+            "argv[0], the program, is empty".to_string(),
+        ));
+    }
+    for (index, arg) in run.argv.iter().enumerate() {
+        if arg.len() > MAX_ARG_BYTES {
+            out.push((
+                format!("/argv/{index}"),
+                format!(
+                    "argv[{index}] is {} bytes; at most {MAX_ARG_BYTES} per item",
+                    arg.len()
+                ),
+            ));
+        }
+        if arg.contains('\0') {
+            out.push((
+                format!("/argv/{index}"),
+                format!("argv[{index}] holds a NUL byte"),
+            ));
+        }
+    }
+    let total: usize = run.argv.iter().map(String::len).sum();
+    if total > MAX_ARGV_BYTES {
+        out.push((
+            "/argv".to_string(),
+            format!("argv is {total} bytes in all; at most {MAX_ARGV_BYTES}"),
+        ));
+    }
+    if !(1..=MAX_TIMEOUT_SECS).contains(&run.timeout_secs) {
+        out.push((
+            "/timeout_secs".to_string(),
+            format!(
+                "timeout_secs is {}; it is 1 to {MAX_TIMEOUT_SECS} seconds",
+                run.timeout_secs
+            ),
+        ));
+    }
+    out
 }
 
 /// A word-diff of `actual` against `expected`: `[-removed-]{+added+}`.
@@ -127,16 +175,33 @@ pub fn validate(fm: &Frontmatter) -> Vec<Diagnostic> {
                 .with_pointer(at("/cmd")),
             );
         }
-        if !argv_is_valid(run) {
+        let problems = argv_problems(run);
+        if !problems.is_empty() {
+            // One finding per declaration, naming every limit it breaks; its
+            // pointer is what breaks the limit when that is one place.
+            let pointer = match problems.as_slice() {
+                [(pointer, _)] => at(&format!("/run{pointer}")),
+                _ => at("/run"),
+            };
             out.push(
                 Diagnostic::new(
                     Code::verification_argv_invalid,
                     format!(
-                        "observed verification `{}` has invalid argv or timeout",
-                        run.id
+                        "observed verification `{}` breaks {}: {}",
+                        run.id,
+                        if problems.len() == 1 {
+                            "a limit"
+                        } else {
+                            "limits"
+                        },
+                        problems
+                            .iter()
+                            .map(|(_, problem)| problem.as_str())
+                            .collect::<Vec<_>>()
+                            .join("; ")
                     ),
                 )
-                .with_pointer(at("/run")),
+                .with_pointer(pointer),
             );
         }
         if !is_canonical_cwd(&run.cwd) {
@@ -288,6 +353,66 @@ mod tests {
             codes(&with_verify(&observed(&cmd, "t", &long_arg, ".", "1")))
                 .contains(&Code::verification_argv_invalid)
         );
+    }
+
+    #[test]
+    fn an_argv_finding_names_the_limit_it_breaks() {
+        let finding = |entry: &str| {
+            let (_, diagnostics) =
+                crate::contract::mastermind::spec::check(with_verify(entry).as_bytes());
+            let d = diagnostics
+                .into_iter()
+                .find(|d| d.code == Code::verification_argv_invalid)
+                .unwrap_or_else(|| panic!("{entry}"));
+            (d.message, d.json_pointer, d.line)
+        };
+        for (entry, says, pointer) in [
+            (
+                observed("'make a'", "t", "[make, a]", ".", "0"),
+                "timeout_secs is 0; it is 1 to 3600 seconds",
+                "/verify/0/run/timeout_secs",
+            ),
+            (
+                observed("''", "t", "[]", ".", "1"),
+                "argv is empty",
+                "/verify/0/run/argv",
+            ),
+            (
+                observed("\"''\"", "t", "['']", ".", "1"),
+                "argv[0], the program, is empty",
+                "/verify/0/run/argv/0",
+            ),
+            (
+                observed(
+                    &format!("'make {}'", "a".repeat(8193)),
+                    "t",
+                    &format!("[make, '{}']", "a".repeat(8193)),
+                    ".",
+                    "1",
+                ),
+                "argv[1] is 8193 bytes; at most 8192 per item",
+                "/verify/0/run/argv/1",
+            ),
+            (
+                observed("''", "t", "[]", ".", "4000"),
+                "argv is empty; it holds 1 to 64 items, the program first; timeout_secs is 4000",
+                "/verify/0/run",
+            ),
+        ] {
+            let (message, at, line) = finding(&entry);
+            assert!(message.contains(says), "{message}");
+            assert_eq!(at.as_deref(), Some(pointer), "{message}");
+            assert!(line.is_some(), "{message}");
+        }
+        let many: Vec<String> = (0..65).map(|i| format!("a{i}")).collect();
+        let entry = observed(
+            &format!("'make {}'", many.join(" ")),
+            "t",
+            &format!("[make, {}]", many.join(", ")),
+            ".",
+            "1",
+        );
+        assert!(finding(&entry).0.contains("argv has 66 items; at most 64"));
     }
 
     #[test]

@@ -100,7 +100,7 @@ fn parse(bytes: &[u8]) -> Result<(yaml::YamlNode, Value), Vec<Diagnostic>> {
             .map(|e| {
                 let d = e.to_diagnostic(0);
                 if d.code == Code::yaml_syntax {
-                    syntax_hint(d, text)
+                    syntax_hint(d, text, e.hint.is_some())
                 } else {
                     d
                 }
@@ -122,8 +122,10 @@ static MARKDOWN_BULLET: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?m)^( *)- \*\*([^*\s]+)\*\*").unwrap());
 
 /// A YAML syntax error, with what usually causes it in a return: a
-/// Markdown finding bullet (YAML alias syntax), prose or a fence.
-fn syntax_hint(d: Diagnostic, text: &str) -> Diagnostic {
+/// Markdown finding bullet (YAML alias syntax), prose or a fence, unless the
+/// YAML layer already named the cause (`specific`: an unquoted `: `, a
+/// second document).
+fn syntax_hint(d: Diagnostic, text: &str, specific: bool) -> Diagnostic {
     if let Some(bullet) = MARKDOWN_BULLET.captures(text) {
         let line = text[..bullet.get(0).map_or(0, |m| m.start())]
             .matches('\n')
@@ -138,6 +140,9 @@ fn syntax_hint(d: Diagnostic, text: &str) -> Diagnostic {
         )
         .with_line(Some(text::line_number(line)))
         .with_hint("A subagent return is one JSON or YAML document: give each finding as an object (`{\"id\": ..., \"title\": ...}`) or quote the bullet text; JSON is preferred.");
+    }
+    if specific {
+        return d;
     }
     d.with_hint(
         "A subagent return is one JSON or YAML document: drop any prose and ``` fences around it (nothing is extracted); `- **ID**` bullets are YAML aliases, so quote them or use JSON.",
