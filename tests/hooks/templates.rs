@@ -16,7 +16,7 @@
 //! installs the test binary), so the build-once-then-cache path is exercised
 //! without compiling for minutes.
 
-mod common;
+use crate::common;
 
 use clap::Parser;
 use mastermind_hooks::cli::Cli;
@@ -190,7 +190,7 @@ fn gitlab_template_embeds_run_sh_verbatim() {
             std::fs::write(path(file), updated.join("\n") + "\n").unwrap();
         } else {
             panic!(
-                "{file} does not embed ci-templates/gitlab/run.sh: run UPDATE_TEMPLATES=1 cargo test --test templates"
+                "{file} does not embed ci-templates/gitlab/run.sh: run UPDATE_TEMPLATES=1 cargo test --test hooks templates::"
             );
         }
     }

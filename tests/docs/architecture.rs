@@ -1,0 +1,1 @@
+//! The layers of `src/`.
