@@ -6,6 +6,9 @@
 //!
 //! One test binary: `cargo test --test cli [filter]`.
 
+#[path = "../common/mod.rs"]
+mod common;
+
 mod formats;
 
 #[test]
