@@ -12,7 +12,9 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 /// Each tool a test may need and how to install it. The versions are the
-/// ones `.ci/run` pins; keep the two in step.
+/// ones `.ci/run` pins; the `hooks` test
+/// `managers::ci_installs_every_tool_a_test_asks_for_at_the_pinned_version`
+/// keeps the two in step.
 pub const INSTALL: &[(&str, &str)] = &[
     ("pre-commit", "`pip install pre-commit==4.7.0`"),
     ("prek", "`pip install prek==0.5.10`"),
