@@ -4,7 +4,8 @@
 
 use crate::commands::output::{self, HumanTo, OutputArgs};
 use crate::diagnostic::ExitStatus;
-pub use crate::gate::landing::mode::{Mode, Rerun};
+pub use crate::gate::landing::ci::Rerun;
+pub use crate::gate::landing::mode::Mode;
 
 pub fn run(mode: &Mode, out: &OutputArgs) -> ExitStatus {
     let report = crate::gate::landing::mode::report(mode);

@@ -4,7 +4,7 @@
 //!
 //! The signatures are lines those managers write into every hook script
 //! they install (pre-commit 4, prek 0.5, lefthook 2, husky 9 and its
-//! predecessors, hk); the tests in `tests/managers.rs` install the real
+//! predecessors, hk); the tests in `tests/hooks/managers.rs` install the real
 //! tools where they can and check that `install` recognises what they wrote.
 
 /// A hook manager whose scripts `install` leaves alone.

@@ -3,7 +3,12 @@
 #![allow(dead_code)]
 
 pub mod tasks;
+pub mod tools;
 pub mod worktree_ops;
+
+// Not every binary has a test that needs an external tool.
+#[allow(unused_imports)]
+pub use tools::{require_tool, tool_missing};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -2,8 +2,9 @@
 //! the repository, let the mode's module build and judge its landings, and
 //! gather every finding.
 
+use super::ci::{self, Rerun};
 use super::judge::Collected;
-use super::{ci, push, receive, staged, worktree};
+use super::{push, receive, staged, worktree};
 use crate::repo::{Repo, RepoError};
 use crate::report::Report;
 
@@ -26,13 +27,6 @@ pub enum Mode {
     },
     /// A bare repository's pre-receive hook.
     Receive,
-}
-
-/// `check --ci --rerun [--rerun-timeout SECONDS]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Rerun {
-    /// The time all re-runs together may take.
-    pub timeout: Option<std::time::Duration>,
 }
 
 impl Mode {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A stand-in coding-agent harness for tests/agent_hooks.rs.
+"""A stand-in coding-agent harness for tests/hooks/agent_hooks.rs.
 
 usage: fake_harness.py SETTINGS PAYLOAD MODE
 

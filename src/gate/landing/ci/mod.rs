@@ -16,7 +16,6 @@ pub mod gitlab;
 mod tests;
 
 use super::judge::{Collected, judge};
-use super::mode::Rerun;
 use super::{At, Landing, Target, ViewKind, steps};
 use crate::codes::Code;
 use crate::config::Config;
@@ -25,6 +24,13 @@ use crate::repo::tree::{View, short};
 use crate::repo::{Repo, RepoError};
 use event::{CiEnv, Commits, Detected, Platform};
 use gix::ObjectId;
+
+/// `check --ci --rerun [--rerun-timeout SECONDS]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rerun {
+    /// The time all re-runs together may take.
+    pub timeout: Option<std::time::Duration>,
+}
 
 /// The platform's base and head, `None` outside CI.
 pub fn detect(env: &CiEnv, git: &dyn Commits) -> Result<Option<Detected>, Diagnostic> {

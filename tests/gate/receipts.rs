@@ -3,9 +3,7 @@
 //! goes stale, process supervision, the lock, the cache's tamper case and
 //! acceptance status.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use std::path::Path;

@@ -2,10 +2,8 @@
 //! each one reproduced on a real repository, each ending non-zero with a
 //! named code. Nothing a change brings may loosen how it is judged.
 
-mod common;
-
-use common::tasks::*;
-use common::*;
+use crate::common::tasks::*;
+use crate::common::*;
 
 fn check(repo: &TestRepo, args: &[&str]) -> (i32, Vec<String>, String) {
     let mut all = vec!["check"];

@@ -3,20 +3,16 @@
 //! and to lefthook and husky by the recipes the book gives, refuses a bad
 //! commit and a bad push and lets a good one through; `install` recognises
 //! each manager's scripts and refuses to wrap them. A tool that is not on
-//! PATH is skipped with a printed reason (`.ci/run` installs them: pre-commit
-//! and prek from PyPI, lefthook and husky from npm). hk is not served by
-//! this project's registries, so its recipe is not exercised here.
+//! PATH fails the test under CI and is skipped with a printed reason
+//! elsewhere (`crate::common::require_tool`; `.ci/run` installs them:
+//! pre-commit and prek from PyPI, lefthook and husky from npm). hk is not
+//! served by this project's registries, so its recipe is not exercised here.
 
+use crate::common::require_tool;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mastermind-hooks");
-
-fn find(tool: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|dir| dir.join(tool))
-        .find(|path| path.is_file())
-}
 
 struct Sandbox {
     dir: tempfile::TempDir,
@@ -169,8 +165,7 @@ fn exercise(sandbox: &Sandbox, project: &Path, manager: &str) {
 /// pre-commit and prek, through this repository's `.pre-commit-hooks.yaml`
 /// served from a local git repository exactly as users reference it.
 fn pre_commit_like(tool: &str) {
-    let Some(program) = find(tool) else {
-        eprintln!("SKIPPED: {tool} is not on PATH (`pip install {tool}` to run this test)");
+    let Some(program) = require_tool(tool) else {
         return;
     };
     let program = program.display().to_string();
@@ -227,8 +222,7 @@ fn prek_runs_the_gate_from_the_repository_hooks_file() {
 
 #[test]
 fn lefthook_runs_the_gate_by_the_books_recipe() {
-    let Some(program) = find("lefthook") else {
-        eprintln!("SKIPPED: lefthook is not on PATH (`npm install lefthook` to run this test)");
+    let Some(program) = require_tool("lefthook") else {
         return;
     };
     let sandbox = Sandbox::new();
@@ -244,8 +238,7 @@ fn lefthook_runs_the_gate_by_the_books_recipe() {
 
 #[test]
 fn husky_runs_the_gate_by_the_books_recipe() {
-    let Some(program) = find("husky") else {
-        eprintln!("SKIPPED: husky is not on PATH (`npm install husky` to run this test)");
+    let Some(program) = require_tool("husky") else {
         return;
     };
     let sandbox = Sandbox::new();
@@ -269,4 +262,33 @@ fn the_husky_recipe_in_the_registry_is_what_this_test_writes() {
     let recipe = mastermind_hooks::install::managers::RECIPE_HUSKY;
     assert!(recipe.contains("mastermind-hooks check --staged"));
     assert!(recipe.contains("mastermind-hooks check --push \"$@\""));
+}
+
+/// Every tool a test may ask for is one `.ci/run` installs, at the version
+/// the test's install hint names, so under CI no test can miss one.
+#[test]
+fn ci_installs_every_tool_a_test_asks_for_at_the_pinned_version() {
+    let script = std::fs::read_to_string(".ci/run").expect(".ci/run");
+    for (tool, install) in crate::common::tools::INSTALL {
+        let commands: Vec<&str> = install.split('`').skip(1).step_by(2).collect();
+        assert!(
+            !commands.is_empty(),
+            "{tool}: no install command in {install}"
+        );
+        let done_by_ci = commands.iter().any(|command| {
+            if let Some(spec) = command.strip_prefix("pip install ") {
+                script.contains(spec)
+            } else if let Some(spec) = command.strip_prefix("npm install ") {
+                script.contains(spec)
+            } else if let Some(package) = command.strip_prefix("apt-get install ") {
+                script.contains(&format!("need {tool} {package}"))
+            } else {
+                false
+            }
+        });
+        assert!(
+            done_by_ci,
+            "{tool}: .ci/run runs none of {commands:?}; install it there (tests/common/tools.rs)"
+        );
+    }
 }

@@ -3,10 +3,8 @@
 //! verdict pre-commit gives a task on its last commit is the verdict that
 //! pre-push and CI give the same task.
 
-mod common;
-
-use common::tasks::*;
-use common::*;
+use crate::common::tasks::*;
+use crate::common::*;
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 

@@ -774,8 +774,8 @@ fn our_schemas_give_the_reference_verdicts() {
 }
 
 /// Record the reference verdicts: `REFERENCE_SCHEMAS=<dir> cargo test
-/// --test subagent_schema_equivalence -- --ignored --exact
-/// regenerate_reference_verdicts`. The directory holds the reference
+/// --test contracts -- --ignored --exact
+/// subagent_schema_equivalence::regenerate_reference_verdicts`. The directory holds the reference
 /// `<name>.schema.json` files; nothing of them is kept but their verdicts.
 #[test]
 #[ignore = "needs REFERENCE_SCHEMAS, a directory of the reference schemas"]
@@ -796,11 +796,12 @@ fn regenerate_reference_verdicts() {
         .expect("reference registry");
     let mut out = String::from(
         "# The reference subagent-return schemas' verdicts on the documents\n\
-         # tests/subagent_schema_equivalence.rs generates, one block per schema:\n\
+         # tests/contracts/subagent_schema_equivalence.rs generates, one block per schema:\n\
          # `schema <name> documents <count> sha256 <digest of the documents>`, then\n\
          # one bit per document in generation order (1 = valid), hex, then `end`.\n\
          # Regenerate: docs/src/development.md (REFERENCE_SCHEMAS=<dir> cargo test\n\
-         # --test subagent_schema_equivalence -- --ignored --exact regenerate_reference_verdicts).\n",
+         # --test contracts -- --ignored --exact\n\
+         # subagent_schema_equivalence::regenerate_reference_verdicts).\n",
     );
     for (name, _) in PAIRS {
         let validator = jsonschema::draft202012::options()

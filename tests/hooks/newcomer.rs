@@ -2,9 +2,9 @@
 //! cleanly, quiet hooks on commits that touch no task, `check --push` run by
 //! hand, and a committed hooks directory that is never rewritten silently.
 
-mod common;
+use crate::common;
 
-use common::TestRepo;
+use crate::common::TestRepo;
 use std::process::Output;
 
 fn text(output: &Output) -> String {

@@ -16,7 +16,7 @@
 //! installs the test binary), so the build-once-then-cache path is exercised
 //! without compiling for minutes.
 
-mod common;
+use crate::common::{self, require_tool};
 
 use clap::Parser;
 use mastermind_hooks::cli::Cli;
@@ -190,7 +190,7 @@ fn gitlab_template_embeds_run_sh_verbatim() {
             std::fs::write(path(file), updated.join("\n") + "\n").unwrap();
         } else {
             panic!(
-                "{file} does not embed ci-templates/gitlab/run.sh: run UPDATE_TEMPLATES=1 cargo test --test templates"
+                "{file} does not embed ci-templates/gitlab/run.sh: run UPDATE_TEMPLATES=1 cargo test --test hooks templates::"
             );
         }
     }
@@ -1667,10 +1667,8 @@ fn release(server: &Path, tag: &str, tamper: bool) -> String {
 
 #[test]
 fn a_verified_release_binary_is_preferred_and_a_tampered_one_refused() {
-    if Command::new("curl").arg("--version").output().is_err()
-        || Command::new("sha256sum").arg("--version").output().is_err()
-    {
-        eprintln!("skipped: curl and sha256sum are needed to serve a release over file://");
+    // curl and sha256sum serve and check a release over file://.
+    if require_tool("curl").is_none() || require_tool("sha256sum").is_none() {
         return;
     }
     let repo = gate_repo(false);

@@ -5,6 +5,7 @@
 //! read from the documents at test time, so an edit that breaks a step
 //! fails here.
 
+use crate::common::require_tool;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -41,13 +42,6 @@ pub fn shell_blocks(doc: &str, name: &str) -> String {
     assert!(fence.is_none(), "an sh block in {name} is not closed");
     assert!(!script.trim().is_empty(), "no sh block in {name}");
     script
-}
-
-fn have(program: &str) -> bool {
-    Command::new(program)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 /// Run `script` with `sh -eu` in `dir`, the binary first on PATH, and git
@@ -114,8 +108,8 @@ fn git(dir: &Path, home: &Path, args: &[&str]) -> String {
 
 #[test]
 fn the_readme_quick_start_reaches_a_committed_pushed_and_ci_checked_task() {
-    if !have("python3") {
-        eprintln!("SKIPPED: the quick start's sample project needs python3, which is not on PATH");
+    // The sample project's check runs python3.
+    if require_tool("python3").is_none() {
         return;
     }
     let readme = std::fs::read_to_string("README.md").expect("README.md");
@@ -173,8 +167,8 @@ fn the_readme_quick_start_reaches_a_committed_pushed_and_ci_checked_task() {
 
 #[test]
 fn the_bundled_example_passes_its_own_gate_when_committed_as_a_task() {
-    if !have("python3") {
-        eprintln!("SKIPPED: the example's check runs python3, which is not on PATH");
+    // The sample project's check runs python3.
+    if require_tool("python3").is_none() {
         return;
     }
     let doc = std::fs::read_to_string("examples/README.md").expect("examples/README.md");

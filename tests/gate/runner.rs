@@ -4,9 +4,7 @@
 //! that lands, submodule checkouts the digest cannot see, and
 //! `acceptance status`'s fixes.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use mastermind_hooks::contract::mastermind::argv_display::display_command;
 use serde_json::Value;
 use sha2::{Digest, Sha256};

@@ -1,9 +1,7 @@
 //! The gate end to end: real repositories built with the `git` binary, the
 //! built `mastermind-hooks` binary run against them in every mode.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 const TASK: &str = "001-change-value";
 

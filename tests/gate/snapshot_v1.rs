@@ -2,9 +2,7 @@
 //! against bytes assembled by hand from the algorithm in contracts
 //! `mastermind.md` section 4.3 (not by calling the implementation).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use mastermind_hooks::digest::snapshot_v1;
 use mastermind_hooks::repo::Repo;
 use sha2::{Digest, Sha256};

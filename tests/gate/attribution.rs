@@ -2,10 +2,8 @@
 //! own commits, wherever they sit in a range, with the same verdict in
 //! pre-commit, pre-push and CI.
 
-mod common;
-
-use common::tasks::*;
-use common::*;
+use crate::common::tasks::*;
+use crate::common::*;
 
 fn check(repo: &TestRepo, args: &[&str]) -> (i32, Vec<String>, String) {
     let mut all = vec!["check"];

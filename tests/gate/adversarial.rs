@@ -2,9 +2,9 @@
 //! alias bombs and deep nesting get a clear error in bounded time and memory,
 //! and nothing on disk changes.
 
-mod common;
+use crate::common;
 
-use common::{BIN, status, text};
+use crate::common::{BIN, status, text};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 

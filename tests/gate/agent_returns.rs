@@ -4,9 +4,7 @@
 //! synthesized plastic reports, role-prompt rules and unknown prefixes. Real
 //! repositories, the real `git` and the built binary.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 const BASE_CONFIG: &str = "subagent_returns: ['returns/**']\nplastic_reports: ['reports/**']\n";
 

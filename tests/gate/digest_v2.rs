@@ -8,10 +8,10 @@
 //!   entries and digests alike as the view that reads every file, over
 //!   random edits, renames, mode changes, racy timestamps and touches.
 
-mod common;
+use crate::common;
 
-use common::TestRepo;
-use common::worktree_ops::{NAMES, Op, agree, prepared};
+use crate::common::TestRepo;
+use crate::common::worktree_ops::{NAMES, Op, agree, prepared};
 use mastermind_hooks::config::Config;
 use mastermind_hooks::digest::TreeDigester;
 use mastermind_hooks::repo::Repo;

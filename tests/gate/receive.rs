@@ -4,9 +4,9 @@
 //! hook runs, so a rejection of a bad task proves they were read; a rejected
 //! push leaves the bare repository byte for byte as it was.
 
-mod common;
+use crate::common;
 
-use common::{BIN, TestRepo, status, text};
+use crate::common::{BIN, TestRepo, status, text};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;

@@ -1,9 +1,7 @@
 //! Faults and hostile inputs in real repositories: every one ends in a
 //! non-zero exit with a diagnostic, never a pass, and leaves nothing behind.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 fn repo_with_task() -> TestRepo {
     let repo = TestRepo::new();

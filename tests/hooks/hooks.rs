@@ -2,9 +2,7 @@
 //! repositories built with the `git` binary, commits and pushes going through
 //! the installed hooks, and the built binary run against them.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, SystemTime};

@@ -2,9 +2,9 @@
 //! real temporary repositories, fed payloads shaped exactly as Claude Code
 //! and Codex document them (`tests/data/agent/`).
 
-mod common;
+use crate::common;
 
-use common::{TestRepo, status, text};
+use crate::common::{TestRepo, status, text};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::process::Output;

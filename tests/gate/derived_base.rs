@@ -3,9 +3,7 @@
 //! the full walk of HEAD in every staging state git can produce, and show
 //! that vouched directories are really not read.
 
-mod common;
-
-use common::TestRepo;
+use crate::common::TestRepo;
 use gix::bstr::BString;
 use mastermind_hooks::repo::Repo;
 use mastermind_hooks::repo::changes::ChangeSet;

@@ -5,9 +5,7 @@
 //! pass (exit 2); the check's output cannot issue workflow commands and
 //! never sees the CI's credentials.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use mastermind_hooks::contract::mastermind::argv_display::display_command;
 use serde_json::Value;
 use std::process::Output;

@@ -1,0 +1,23 @@
+//! The command line and its output formats. Command-line snapshots
+//! (trycmd): every case in `tests/cmd/` runs the built binary and compares
+//! its exit status and output. Regenerate with
+//! `TRYCMD=overwrite cargo test --test cli`. `formats` checks every CI
+//! format against what its consumer expects.
+//!
+//! One test binary: `cargo test --test cli [filter]`.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod formats;
+
+#[test]
+fn cli_snapshots() {
+    trycmd::TestCases::new()
+        .env("NO_COLOR", "1")
+        // Empty means unset: a snapshot run inside GitHub Actions must not
+        // append to the real job summary.
+        .env("GITHUB_STEP_SUMMARY", "")
+        .case("tests/cmd/*.md")
+        .case("tests/cmd/*.toml");
+}

@@ -1,0 +1,16 @@
+//! Hooks and CI as a user installs and meets them: `install`, `status` and
+//! the shims, the other hook managers driven for real, the agent-harness
+//! hooks, the CI templates, the documents' walk-throughs and what a
+//! newcomer meets first.
+//!
+//! One test binary: `cargo test --test hooks [filter]`.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod agent_hooks;
+mod hooks;
+mod managers;
+mod newcomer;
+mod templates;
+mod walkthroughs;
