@@ -100,8 +100,12 @@ fn shown(path: &Path) -> String {
 const GLOB_CHARACTERS: &[char] = &['*', '?', '[', '{'];
 
 /// Walk `root`, adding what it holds to `out`.
-fn walk_into(root: &Path, out: &mut Expanded, keep: &dyn Fn(&str) -> bool) -> Result<(), String> {
-    let found = safe_fs::walk(root, &|name| name == ".git").map_err(|e| e.to_string())?;
+fn walk_into(
+    root: &Path,
+    out: &mut Expanded,
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<(), safe_fs::Error> {
+    let found = safe_fs::walk(root, &|name| name == ".git")?;
     for entry in found {
         match entry {
             Walked::File(path) => {

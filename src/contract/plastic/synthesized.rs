@@ -84,7 +84,38 @@ fn check_artifacts(value: &str) -> Option<String> {
     None
 }
 
-fn check_checklist(value: &str) -> Result<Option<(u64, u64)>, String> {
+/// Why a `Checklist:` value is not one the script writes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum ChecklistError {
+    /// `0/0`: a checklist without items is `n/a`.
+    NoItems,
+    /// More checked items than items.
+    Overchecked { checked: u64, total: u64 },
+    /// Neither `<checked>/<total>` nor `n/a`.
+    Malformed(String),
+}
+
+impl std::fmt::Display for ChecklistError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ChecklistError::NoItems => {
+                f.write_str("`Checklist: 0/0` is never written; a checklist without items is `n/a`")
+            }
+            ChecklistError::Overchecked { checked, total } => write!(
+                f,
+                "checklist {checked}/{total} has more checked items than items"
+            ),
+            ChecklistError::Malformed(value) => write!(
+                f,
+                "`Checklist` is `<checked>/<total>` or `n/a`, not `{value}`"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ChecklistError {}
+
+fn check_checklist(value: &str) -> Result<Option<(u64, u64)>, ChecklistError> {
     if value == "n/a" {
         return Ok(None);
     }
@@ -93,16 +124,10 @@ fn check_checklist(value: &str) -> Result<Option<(u64, u64)>, String> {
         (all_digits(c) && all_digits(t)).then(|| (c.parse::<u64>().ok(), t.parse::<u64>().ok()))
     });
     match parsed {
-        Some((Some(0), Some(0))) => {
-            Err("`Checklist: 0/0` is never written; a checklist without items is `n/a`".to_string())
-        }
+        Some((Some(0), Some(0))) => Err(ChecklistError::NoItems),
         Some((Some(checked), Some(total))) if checked <= total => Ok(Some((checked, total))),
-        Some((Some(checked), Some(total))) => Err(format!(
-            "checklist {checked}/{total} has more checked items than items"
-        )),
-        _ => Err(format!(
-            "`Checklist` is `<checked>/<total>` or `n/a`, not `{value}`"
-        )),
+        Some((Some(checked), Some(total))) => Err(ChecklistError::Overchecked { checked, total }),
+        _ => Err(ChecklistError::Malformed(value.to_string())),
     }
 }
 
@@ -195,7 +220,7 @@ pub fn check(text: &str) -> (Option<Synthesized>, Vec<Diagnostic>) {
     let checklist = match check_checklist(checklist) {
         Ok(counts) => counts,
         Err(problem) => {
-            diagnostics.push(malformed(7, problem));
+            diagnostics.push(malformed(7, problem.to_string()));
             None
         }
     };
