@@ -181,6 +181,11 @@ impl Repo {
         Ok(out)
     }
 
+    /// The merge of two commits (`None`: unrelated histories).
+    pub fn merge_commits(&self, ours: ObjectId, theirs: ObjectId) -> Result<Option<AutoMerge>> {
+        self.auto_merge(ours, theirs)
+    }
+
     /// Git's automatic merge of the commits `ours` and `theirs` (from their
     /// merge base, kept in memory), or `None` when they share no history.
     pub fn auto_merge(&self, ours: ObjectId, theirs: ObjectId) -> Result<Option<AutoMerge>> {
