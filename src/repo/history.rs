@@ -4,12 +4,13 @@
 //! with the commits and changed paths of a range, never with repository size.
 
 use super::changes::ChangeKind;
+pub use super::changes::PathChange;
 use super::tree::{Content, Entry, EntryMode};
 use super::{Repo, RepoError, Result};
 use crate::codes::Code;
 use gix::ObjectId;
 use gix::bstr::{BString, ByteSlice};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 /// What a commit says about itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,26 +30,6 @@ impl CommitMeta {
     pub fn subject(&self) -> &str {
         self.message.lines().next().unwrap_or("").trim()
     }
-}
-
-/// Git's automatic merge of two commits: its tree (in memory) and the
-/// paths it could not resolve.
-#[derive(Clone, Debug)]
-pub struct AutoMerge {
-    pub tree: ObjectId,
-    pub conflicts: Vec<BString>,
-}
-
-/// One changed path of a commit (files, symlinks and submodules; never
-/// trees). Renames are a deletion plus an addition.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PathChange {
-    pub path: BString,
-    pub kind: ChangeKind,
-    /// The entry before (`None` when added).
-    pub old: Option<Entry>,
-    /// The entry after (`None` when deleted).
-    pub new: Option<Entry>,
 }
 
 fn unavailable(what: String) -> RepoError {
@@ -131,126 +112,28 @@ impl Repo {
 
     /// The own changes of a commit: against its parent, and against the
     /// empty tree for a root commit. A merge of two parents owns what it
-    /// made differ from git's automatic merge of them (its resolutions, an
-    /// edit slipped into the merge, a side's change it dropped) and every
-    /// path the automatic merge could not resolve, with the first parent's
-    /// entry as the old one. Paths where it simply took a side come from
-    /// that side's commits, and are theirs. A merge whose parents share no
-    /// history, or of more than two parents, owns every change against its
-    /// first parent.
+    /// made differ from git's own merge of them (its resolutions, an edit
+    /// slipped into the merge, a side's change it dropped) and every path
+    /// that merge could not resolve ([`super::merge::own_changes`]). Paths
+    /// where it simply took a side come from that side's commits, and are
+    /// theirs. A merge whose parents share no history, or of more than two
+    /// parents, owns every change against its first parent.
     pub fn commit_changes(&self, meta: &CommitMeta) -> Result<Vec<PathChange>> {
         let first = match meta.parents.first() {
             Some(parent) => Some(self.commit_tree(*parent)?),
             None => None,
         };
         let changes = self.tree_changes(first, Some(meta.tree))?;
-        let (Some(_), [ours, theirs]) = (first, meta.parents.as_slice()) else {
+        let (Some(first), [ours, theirs]) = (first, meta.parents.as_slice()) else {
             return Ok(changes);
         };
-        match self.auto_merge(*ours, *theirs)? {
-            Some(auto) => self.merge_own_changes(changes, &auto, meta.tree),
+        match self.merge_commits(*ours, *theirs)? {
+            Some(merge) => {
+                let second = self.commit_tree(*theirs)?;
+                super::merge::own_changes(self, changes, first, second, &merge)
+            }
             None => Ok(changes),
         }
-    }
-
-    /// A merge's own changes (see [`Repo::commit_changes`]): `changes` are
-    /// the merge result's changes against its first parent.
-    pub fn merge_own_changes(
-        &self,
-        changes: Vec<PathChange>,
-        auto: &AutoMerge,
-        result: ObjectId,
-    ) -> Result<Vec<PathChange>> {
-        let against_auto = self.tree_changes(Some(auto.tree), Some(result))?;
-        let mut own: HashSet<&BString> = against_auto.iter().map(|c| &c.path).collect();
-        own.extend(auto.conflicts.iter());
-        let against_first: HashSet<BString> = changes.iter().map(|c| c.path.clone()).collect();
-        let mut out: Vec<PathChange> = changes
-            .into_iter()
-            .filter(|c| own.contains(&c.path))
-            .collect();
-        // Where the result kept the first parent's entry but the automatic
-        // merge had taken the other side's, the merge dropped that change.
-        out.extend(
-            against_auto
-                .iter()
-                .filter(|c| !against_first.contains(&c.path))
-                .cloned(),
-        );
-        out.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(out)
-    }
-
-    /// The merge of two commits (`None`: unrelated histories).
-    pub fn merge_commits(&self, ours: ObjectId, theirs: ObjectId) -> Result<Option<AutoMerge>> {
-        self.auto_merge(ours, theirs)
-    }
-
-    /// Git's automatic merge of the commits `ours` and `theirs` (from their
-    /// merge base, kept in memory), or `None` when they share no history.
-    pub fn auto_merge(&self, ours: ObjectId, theirs: ObjectId) -> Result<Option<AutoMerge>> {
-        match self.merge_base(ours, theirs)? {
-            Some(base) => self.auto_merge_from(base, ours, theirs).map(Some),
-            None => Ok(None),
-        }
-    }
-
-    /// Git's automatic merge of `ours` and `theirs` from their merge base
-    /// `base`: when one side is the base's tree, the other side whole.
-    pub fn auto_merge_from(
-        &self,
-        base: ObjectId,
-        ours: ObjectId,
-        theirs: ObjectId,
-    ) -> Result<AutoMerge> {
-        let ancestor = self.commit_tree(base)?;
-        let our_tree = self.commit_tree(ours)?;
-        let their_tree = self.commit_tree(theirs)?;
-        let whole = |tree| {
-            Ok(AutoMerge {
-                tree,
-                conflicts: Vec::new(),
-            })
-        };
-        if ancestor == their_tree {
-            return whole(our_tree);
-        }
-        if ancestor == our_tree {
-            return whole(their_tree);
-        }
-        let gix_repo = self.gix();
-        let options = gix_repo
-            .tree_merge_options()
-            .map_err(|e| unavailable(format!("merge options: {e}")))?;
-        let labels = gix::merge::blob::builtin_driver::text::Labels {
-            ancestor: Some("merge base".into()),
-            current: Some("ours".into()),
-            other: Some("theirs".into()),
-        };
-        let mut outcome = gix_repo
-            .merge_trees(ancestor, our_tree, their_tree, labels, options)
-            .map_err(|e| {
-                unavailable(format!(
-                    "cannot merge {} and {}: {e}",
-                    super::tree::short(ours),
-                    super::tree::short(theirs)
-                ))
-            })?;
-        let mut conflicts = Vec::new();
-        if outcome.has_unresolved_conflicts(gix::merge::tree::TreatAsUnresolved::default()) {
-            for conflict in &outcome.conflicts {
-                conflicts.push(BString::from(conflict.ours.location()));
-                conflicts.push(BString::from(conflict.theirs.location()));
-            }
-        }
-        let tree = outcome
-            .tree
-            .write()
-            .map_err(|e| unavailable(format!("cannot build the merge tree: {e}")))?;
-        Ok(AutoMerge {
-            tree: tree.detach(),
-            conflicts,
-        })
     }
 
     /// Paths that differ between two trees (`None`: the empty tree), sorted

@@ -5,6 +5,7 @@
 
 pub mod changes;
 pub mod history;
+pub mod merge;
 pub mod merge_join;
 pub(crate) mod parallel;
 pub mod remote;
@@ -14,6 +15,8 @@ pub mod tree;
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
 use gix::ObjectId;
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// A repository problem: always "could not check".
@@ -53,6 +56,11 @@ fn object_error(what: &str, error: impl std::fmt::Display) -> RepoError {
 /// An opened repository.
 pub struct Repo {
     inner: gix::Repository,
+    /// Where its objects are (the pre-receive quarantine first, then the
+    /// repository's own store): what a git child process must read.
+    object_dirs: Vec<PathBuf>,
+    /// Merges computed so far ([`merge`]), by (ours, theirs).
+    merges: RefCell<HashMap<(ObjectId, ObjectId), Option<merge::Merge>>>,
 }
 
 impl Repo {
@@ -83,7 +91,16 @@ impl Repo {
         // store. A small object cache: a range's commits share most trees.
         let mut inner = repo.with_object_memory();
         inner.object_cache_size_if_unset(8 * 1024 * 1024);
-        Ok(Repo { inner })
+        Ok(Repo::wrap(inner))
+    }
+
+    fn wrap(inner: gix::Repository) -> Repo {
+        let own = inner.common_dir().join("objects");
+        Repo {
+            inner,
+            object_dirs: vec![own],
+            merges: RefCell::new(HashMap::new()),
+        }
     }
 
     /// Open the repository at `dir` itself (its working tree or git dir),
@@ -96,17 +113,18 @@ impl Repo {
                 format!("no git repository at {}: {e}", dir.display()),
             )
         })?;
-        Ok(Repo {
-            inner: repo.with_object_memory(),
-        })
+        Ok(Repo::wrap(repo.with_object_memory()))
     }
 
     /// The same repository reading its objects through `objects` (the
-    /// pre-receive quarantine), still without writing any.
-    pub fn with_object_store(mut self, objects: gix::OdbHandle) -> Repo {
+    /// pre-receive quarantine), still without writing any; `dirs` are the
+    /// object directories behind it, for git child processes.
+    pub fn with_object_store(mut self, objects: gix::OdbHandle, dirs: Vec<PathBuf>) -> Repo {
         self.inner.objects = objects;
         Repo {
             inner: self.inner.with_object_memory(),
+            object_dirs: dirs,
+            merges: RefCell::new(HashMap::new()),
         }
     }
 

@@ -81,6 +81,32 @@ pub fn advertised(repo: &Repo, place: &str) -> Result<Advertised> {
     Ok(parse(&String::from_utf8_lossy(&output.stdout)))
 }
 
+/// The default branches of this clone's remotes as the clone last saw them
+/// (`refs/remotes/<remote>/HEAD`, else `<remote>/main`, else
+/// `<remote>/master`): history the local modes treat as landed. Local
+/// remote-tracking refs are anyone's to move, so only the local hooks use
+/// them, and only to judge less, never to decide a verdict that counts.
+pub fn local_default_tips(repo: &Repo) -> Vec<ObjectId> {
+    let gix = repo.gix();
+    let mut tips = Vec::new();
+    for name in gix.remote_names() {
+        for branch in ["HEAD", "main", "master"] {
+            let reference = format!("refs/remotes/{name}/{branch}");
+            let Ok(Some(mut found)) = gix.try_find_reference(reference.as_str()) else {
+                continue;
+            };
+            if let Ok(id) = found.peel_to_id() {
+                let id = id.detach();
+                if repo.has_commit(id) && !tips.contains(&id) {
+                    tips.push(id);
+                }
+                break;
+            }
+        }
+    }
+    tips
+}
+
 impl Advertised {
     /// The base of a new branch: the newest commit of the remote's default
     /// branch that `tip` contains (none for an empty remote or unrelated

@@ -93,7 +93,6 @@ fn crossed(forge: &Forge) {
 }
 
 #[test]
-#[ignore = "issue 23 reproduction: fails until the landing model lands"]
 fn a_merge_that_reverts_a_fix_across_crossed_merge_bases_owns_the_revert() {
     let forge = forge("original\n");
     crossed(&forge);
@@ -119,7 +118,6 @@ fn a_merge_that_reverts_a_fix_across_crossed_merge_bases_owns_the_revert() {
 }
 
 #[test]
-#[ignore = "issue 23 reproduction: fails until the landing model lands"]
 fn gits_own_clean_merge_across_crossed_merge_bases_owns_nothing() {
     let forge = forge("one\nk\nk\nk\ntwo\n");
     let repo = &forge.work;
@@ -165,7 +163,6 @@ fn gits_own_clean_merge_across_crossed_merge_bases_owns_nothing() {
 /// criss-cross histories, renames, one side an ancestor of the other, and
 /// unrelated histories.
 #[test]
-#[ignore = "issue 23 reproduction: fails until the landing model lands"]
 fn the_gates_merge_is_gits_merge() {
     let forge = forge("original\n");
     crossed(&forge);
@@ -197,14 +194,16 @@ fn the_gates_merge_is_gits_merge() {
         ("main", "unrelated"),
     ];
     for (ours, theirs) in pairs {
+        // By id: a conflicted file's markers name the commits as given.
+        let (ours_hex, theirs_hex) = (id(ours).to_string(), id(theirs).to_string());
         let git = repo.git_output(&[
             "merge-tree",
             "--write-tree",
             "-z",
             "--name-only",
             "--no-messages",
-            ours,
-            theirs,
+            &ours_hex,
+            &theirs_hex,
         ]);
         let ours_id = id(ours);
         let theirs_id = id(theirs);

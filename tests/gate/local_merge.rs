@@ -81,7 +81,6 @@ fn quick_start() -> Forge {
 }
 
 #[test]
-#[ignore = "issue 23 reproduction: fails until the landing model lands"]
 fn a_maintainers_local_merge_of_a_second_pull_request_passes_every_mode() {
     let forge = quick_start();
     let repo = &forge.work;

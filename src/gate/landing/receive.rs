@@ -172,21 +172,24 @@ fn with_quarantine(repo: Repo, dirs: &[PathBuf]) -> Result<(Repo, tempfile::Temp
     let objects = scratch.path().join("objects");
     std::fs::create_dir_all(objects.join("info")).map_err(unusable)?;
     let cwd = std::env::current_dir().map_err(unusable)?;
-    let lines: String = dirs
+    let absolute: Vec<PathBuf> = dirs
         .iter()
         .map(|d| {
-            let absolute = if d.is_absolute() {
+            if d.is_absolute() {
                 d.clone()
             } else {
                 cwd.join(d)
-            };
-            format!("{}\n", absolute.display())
+            }
         })
+        .collect();
+    let lines: String = absolute
+        .iter()
+        .map(|d| format!("{}\n", d.display()))
         .collect();
     std::fs::write(objects.join("info/alternates"), lines).map_err(unusable)?;
     let hash = repo.gix().object_hash();
     let handle = gix::odb::at(&objects, hash).map_err(unusable)?;
-    Ok((repo.with_object_store(handle.into()), scratch))
+    Ok((repo.with_object_store(handle.into(), absolute), scratch))
 }
 
 fn judge_all(repo: &Repo, updates: &[RefUpdate], out: &mut Collected) -> Result<(), RepoError> {
