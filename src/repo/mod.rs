@@ -179,6 +179,24 @@ impl Repo {
         Ok(commit.id)
     }
 
+    /// The commit a revision names after peeling tags, `None` when it names
+    /// a tree or a blob (a tag of one carries no commit).
+    pub fn commit_of(&self, rev: &str) -> Result<Option<ObjectId>> {
+        let id = self.inner.rev_parse_single(rev).map_err(|e| {
+            RepoError::new(
+                Code::git_revision_unknown,
+                format!("cannot resolve revision `{rev}`: {e}"),
+            )
+        })?;
+        let object = id
+            .object()
+            .map_err(|e| object_error(&format!("revision `{rev}`"), e))?;
+        let peeled = object
+            .peel_tags_to_end()
+            .map_err(|e| object_error(&format!("revision `{rev}`"), e))?;
+        Ok((peeled.kind == gix::object::Kind::Commit).then_some(peeled.id))
+    }
+
     /// The commit HEAD points to, or `None` before the first commit.
     pub fn head_commit(&self) -> Result<Option<ObjectId>> {
         let head = self.inner.head().map_err(|e| {

@@ -30,7 +30,6 @@ fn a_sha256_repository_is_checked_or_refused_by_name() {
 }
 
 #[test]
-#[ignore = "issue 23 reproduction: fails until the landing model lands"]
 fn a_pushed_tag_of_a_blob_or_tree_is_skipped_with_a_note() {
     let forge = Forge::new(&[("src/a.py", "a = 0\n")]);
     let repo = &forge.work;

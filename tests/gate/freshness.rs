@@ -31,7 +31,6 @@ fn every_mode(forge: &Forge, branch: &str) -> Vec<(&'static str, Verdict)> {
 }
 
 #[test]
-#[ignore = "issue 23 reproduction: fails until the landing model lands"]
 fn a_later_untasked_commit_that_edits_checked_code_makes_the_receipt_stale() {
     let forge = forge();
     let repo = &forge.work;
@@ -64,7 +63,6 @@ fn a_later_untasked_commit_that_edits_checked_code_makes_the_receipt_stale() {
 }
 
 #[test]
-#[ignore = "issue 23 reproduction: fails until the landing model lands"]
 fn another_tasks_commit_that_edits_checked_code_makes_the_receipt_stale() {
     let forge = forge();
     let repo = &forge.work;
@@ -85,7 +83,6 @@ fn another_tasks_commit_that_edits_checked_code_makes_the_receipt_stale() {
 }
 
 #[test]
-#[ignore = "issue 23 reproduction: fails until the landing model lands"]
 fn the_targets_own_newer_content_keeps_a_receipt_current() {
     let forge = forge();
     let repo = &forge.work;
@@ -126,7 +123,6 @@ fn the_targets_own_newer_content_keeps_a_receipt_current() {
 }
 
 #[test]
-#[ignore = "issue 23 reproduction: fails until the landing model lands"]
 fn freshness_task_is_read_as_scope_and_flagged() {
     let forge = forge();
     let repo = &forge.work;

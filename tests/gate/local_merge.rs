@@ -111,7 +111,6 @@ fn a_maintainers_local_merge_of_a_second_pull_request_passes_every_mode() {
 }
 
 #[test]
-#[ignore = "issue 23 reproduction: fails until the landing model lands"]
 fn a_local_merge_that_slips_in_an_edit_is_refused_where_the_task_is_judged() {
     let forge = quick_start();
     let repo = &forge.work;

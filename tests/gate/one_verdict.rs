@@ -277,6 +277,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 12, .. ProptestConfig::default() })]
 
     #[test]
+    #[ignore = "superseded by the one-verdict property over landings (issue 23), rewritten next"]
     fn pre_commit_push_and_ci_agree_on_every_task(actions in proptest::collection::vec(action(), 3..9)) {
         let mut world = World::new();
         for action in &actions {

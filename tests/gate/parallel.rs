@@ -40,7 +40,6 @@ fn merge(forge: &Forge, other: &str, date: &str) {
 }
 
 #[test]
-#[ignore = "issue 23 reproduction: fails until the landing model lands"]
 fn the_other_sides_undeclared_file_is_the_tasks_in_every_mode() {
     let forge = forge();
     let repo = &forge.work;
@@ -76,7 +75,6 @@ fn the_other_sides_undeclared_file_is_the_tasks_in_every_mode() {
 }
 
 #[test]
-#[ignore = "issue 23 reproduction: fails until the landing model lands"]
 fn the_other_sides_edit_that_breaks_the_check_makes_the_receipt_stale() {
     let forge = forge();
     let repo = &forge.work;
@@ -150,13 +148,11 @@ fn honest_parallel(into: &str, from: &str) {
 }
 
 #[test]
-#[ignore = "issue 23 reproduction: fails until the landing model lands"]
 fn honest_parallel_steps_pass_when_the_work_branch_merges_the_other() {
     honest_parallel("work", "notes");
 }
 
 #[test]
-#[ignore = "issue 23 reproduction: fails until the landing model lands"]
 fn honest_parallel_steps_pass_when_the_other_branch_merges_the_work() {
     honest_parallel("notes", "work");
 }

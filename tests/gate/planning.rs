@@ -40,7 +40,6 @@ fn every_mode(forge: &Forge, branch: &str) -> Vec<(&'static str, Verdict)> {
 }
 
 #[test]
-#[ignore = "issue 23 reproduction: fails until the landing model lands"]
 fn the_plan_lands_first_then_the_work() {
     let forge = forge();
     let repo = &forge.work;
@@ -62,7 +61,6 @@ fn the_plan_lands_first_then_the_work() {
 }
 
 #[test]
-#[ignore = "issue 23 reproduction: fails until the landing model lands"]
 fn work_on_a_spec_that_is_not_on_the_protected_branch_is_refused() {
     let forge = forge();
     let repo = &forge.work;

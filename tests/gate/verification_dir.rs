@@ -32,7 +32,6 @@ fn every_mode(forge: &Forge, branch: &str) -> Vec<(&'static str, Verdict)> {
 const SCRIPT: &str = ".mastermind/tasks/001-a/verification/build.json";
 
 #[test]
-#[ignore = "issue 23 reproduction: fails until the landing model lands"]
 fn a_script_kept_as_a_receipt_name_is_content_of_the_task() {
     let forge = forge();
     let repo = &forge.work;
@@ -52,7 +51,6 @@ fn a_script_kept_as_a_receipt_name_is_content_of_the_task() {
 }
 
 #[test]
-#[ignore = "issue 23 reproduction: fails until the landing model lands"]
 fn a_step_that_only_adds_such_a_script_is_judged_as_content() {
     let forge = forge();
     let repo = &forge.work;

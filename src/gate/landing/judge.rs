@@ -45,11 +45,8 @@ pub fn judge(repo: &Repo, landing: &Landing, out: &mut Collected) -> Option<Conf
             return None;
         }
     };
-    let gate = Gate {
-        repo,
-        config: &config,
-        landing,
-    };
+    out.diagnostics.extend(config.notes.iter().cloned());
+    let gate = Gate::new(repo, &config, landing);
     match gate::run(&gate) {
         Ok(outcome) => {
             out.tasks.extend(outcome.tasks);

@@ -75,6 +75,7 @@ pub fn landing(repo: &Repo) -> Result<Landing, RepoError> {
     }
     let mut parents: Vec<ObjectId> = head.into_iter().collect();
     parents.extend(merged);
+    let heads = parents.clone();
     steps.push(steps::pending(repo, &view, &base_view, parents)?);
     let base_label = base_view.label.clone();
     Ok(Landing {
@@ -83,6 +84,8 @@ pub fn landing(repo: &Repo) -> Result<Landing, RepoError> {
         base: head,
         base_label,
         steps,
+        heads,
+        unrelated_to: None,
         lands: At::Pending,
         lands_label: view.label.clone(),
         tip: At::Pending,
