@@ -454,7 +454,7 @@ codes! {
         "Install git 2.38 or newer and run again.";
     git_object_format_unsupported: Error, CannotCheck,
         "The repository uses an object format (hash) this build cannot read.",
-        "Judge the repository with a build that reads its object format, or convert it to SHA-1.";
+        "SHA-256 repositories are not supported yet: keep the gate on SHA-1 repositories (or judge a SHA-1 mirror of this one).";
     git_partial_clone: Error, CannotCheck,
         "The clone is partial (`--filter`) and lacks objects the gate reads: every file of what lands, and the trees of the commits it compares.",
         "Fetch the objects with `git fetch --refetch --no-filter origin`, or clone without `--filter` (actions/checkout: leave `filter` unset).";

@@ -49,6 +49,23 @@ impl std::error::Error for RepoError {}
 
 pub type Result<T> = std::result::Result<T, RepoError>;
 
+/// The object format git says the repository at `dir` uses (`sha1`,
+/// `sha256`), asked of git only when the repository cannot be opened.
+fn object_format(dir: &Path) -> Option<String> {
+    let output = std::process::Command::new("git")
+        .current_dir(dir)
+        .args(["rev-parse", "--show-object-format"])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    output
+        .status
+        .success()
+        .then(|| String::from_utf8_lossy(&output.stdout).trim().to_string())
+        .filter(|format| !format.is_empty())
+}
+
 fn object_error(what: &str, error: impl std::fmt::Display) -> RepoError {
     RepoError::new(Code::git_object_unavailable, format!("{what}: {error}"))
 }
@@ -80,11 +97,19 @@ impl Repo {
             Default::default(),
             trust,
         )
-        .map_err(|e| {
-            RepoError::new(
+        .map_err(|e| match object_format(dir).as_deref() {
+            Some(format) if format != "sha1" => RepoError::new(
+                Code::git_object_format_unsupported,
+                format!(
+                    "the repository at {} uses {} object ids (`extensions.objectFormat = {format}`), which this build of mastermind-hooks cannot read: it reads SHA-1 repositories only, so nothing was checked",
+                    dir.display(),
+                    format.to_ascii_uppercase().replace("SHA", "SHA-")
+                ),
+            ),
+            _ => RepoError::new(
                 Code::git_repository_unavailable,
                 format!("no git repository at {}: {e}", dir.display()),
-            )
+            ),
         })?
         .to_thread_local();
         // Merges write their result trees to memory, never to the object
@@ -244,6 +269,16 @@ impl Repo {
                     Code::git_object_unavailable,
                     format!("cannot compute the merge base of {one} and {two}: {e}"),
                 )
+            })
+    }
+
+    /// True for a partial clone (`git clone --filter=...`): objects may be
+    /// missing, to be fetched from a promisor remote.
+    pub fn is_partial_clone(&self) -> bool {
+        let config = self.inner.config_snapshot();
+        config.string("extensions.partialClone").is_some()
+            || self.inner.remote_names().iter().any(|name| {
+                config.boolean(format!("remote.{name}.promisor").as_str()) == Some(true)
             })
     }
 

@@ -5,7 +5,6 @@ use crate::common::landing::*;
 use crate::common::{TestRepo, codes, json, status, text};
 
 #[test]
-#[ignore = "issue 23 reproduction: fails until the landing model lands"]
 fn a_sha256_repository_is_checked_or_refused_by_name() {
     let repo = TestRepo::new();
     std::fs::remove_dir_all(repo.path().join(".git")).unwrap();
@@ -48,7 +47,6 @@ fn a_pushed_tag_of_a_blob_or_tree_is_skipped_with_a_note() {
 }
 
 #[test]
-#[ignore = "issue 23 reproduction: fails until the landing model lands"]
 fn a_partial_ci_clone_says_how_to_fetch_what_the_gate_reads() {
     let forge = Forge::new(&[("src/a.py", "a = 0\n"), ("README.md", "# demo\n")]);
     let repo = &forge.work;
