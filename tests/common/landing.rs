@@ -14,6 +14,8 @@ pub struct Verdict {
     pub code: i32,
     pub codes: Vec<String>,
     pub text: String,
+    /// The JSON report, for `--format json` runs.
+    pub report: Option<serde_json::Value>,
 }
 
 impl Verdict {
@@ -120,6 +122,7 @@ impl Forge {
             code: if out.status.success() { 0 } else { 1 },
             codes: codes_in_text(&printed),
             text: printed,
+            report: None,
         }
     }
 }
@@ -152,6 +155,7 @@ pub fn verdict(out: &std::process::Output) -> Verdict {
         code: status(out),
         codes: codes(&report),
         text: text(out),
+        report: Some(report),
     }
 }
 
