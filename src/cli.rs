@@ -4,10 +4,10 @@ use crate::agent::Harness;
 use crate::artifact::Kind;
 use crate::commands;
 use crate::commands::check::Mode;
-use crate::commands::hooks::StatusFormat;
 use crate::commands::output::OutputArgs;
 use crate::diagnostic::ExitStatus;
 use crate::install::Hook;
+use crate::install::flow::StatusFormat;
 use clap::builder::PossibleValue;
 use clap::{Parser, Subcommand, ValueEnum};
 

@@ -9,7 +9,8 @@
 //! * [`plan`]: pure decisions (install, uninstall) from those observations;
 //! * [`apply`]: the filesystem effects of a plan (atomic, no-clobber);
 //! * [`status`]: pure evaluation of what git will run;
-//! * [`agent`]: the agent-harness hook entries (`install --agent`).
+//! * [`agent`]: the agent-harness hook entries (`install --agent`);
+//! * [`flow`]: each command's flow from a working directory to an outcome.
 //!
 //! **Why ask git, not gix, where the hooks directory is.** Hooks are run by
 //! git, so git's own answer (`git rev-parse --path-format=absolute --git-path
@@ -30,6 +31,7 @@ pub mod agent;
 pub mod apply;
 pub mod binary;
 pub mod files;
+pub mod flow;
 pub mod hooks_dir;
 pub mod managers;
 pub mod plan;
