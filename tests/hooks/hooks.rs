@@ -539,14 +539,9 @@ fn bare_repositories_and_non_repositories_are_refused() {
     assert!(text(&output).contains("git_repository_unavailable"));
 }
 
-/// PATH without any directory holding a `mastermind-hooks`.
+/// PATH without any `mastermind-hooks` (other programs stay reachable).
 fn path_without_mastermind_hooks() -> String {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let dirs: Vec<PathBuf> = std::env::split_paths(&path)
-        .filter(|dir| !dir.join("mastermind-hooks").exists())
-        .collect();
-    std::env::join_paths(dirs)
-        .unwrap()
+    crate::common::tools::path_without(&["mastermind-hooks"])
         .to_string_lossy()
         .into_owned()
 }
