@@ -228,6 +228,14 @@ pub enum AgentHookCommand {
         #[command(flatten)]
         args: AgentHookArgs,
     },
+    /// The agent is about to run a shell command (`PreToolUse` on Bash):
+    /// refuse one that skips or disables the git hooks or the gate
+    /// (`--no-verify`, `core.hooksPath`, `MASTERMIND_HOOKS_SKIP`, deleting a hook).
+    #[command(name = "pre-tool")]
+    PreTool {
+        #[command(flatten)]
+        args: AgentHookArgs,
+    },
 }
 
 #[derive(Debug, clap::Args)]
@@ -465,5 +473,8 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::AgentHook {
             command: AgentHookCommand::Subagent { args },
         } => commands::agent_hook::subagent(args.harness),
+        Command::AgentHook {
+            command: AgentHookCommand::PreTool { args },
+        } => commands::agent_hook::pre_tool(args.harness),
     }
 }

@@ -832,6 +832,9 @@ codes! {
     agent_hook_outdated: Error, Violation,
         "The harness's hook entry runs another command or binary than `install --agent` writes.",
         "Run `mastermind-hooks install --agent <harness>` to rewrite it.";
+    agent_hook_binary_missing: Error, Violation,
+        "The harness's agent hooks run mastermind-hooks from `MASTERMIND_HOOKS_BIN` or PATH, and neither leads to an executable on this machine, so every agent hook blocks the agent.",
+        "Install mastermind-hooks (`cargo install --locked --path .` in a clone of it) so that it is on PATH, or set `MASTERMIND_HOOKS_BIN` to its path (for Claude Code, in `.claude/settings.local.json` under `env`).";
 
     // ---- the runner: safe files, isolated runs, CI re-runs (issues 13, 18)
     verification_path_unsafe: Error, CannotCheck,

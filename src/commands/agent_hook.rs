@@ -390,3 +390,62 @@ pub fn subagent(harness: Harness) -> ExitStatus {
         }
     }
 }
+
+/// The repository's git aliases (`alias.NAME` values) as git reads them in
+/// `cwd`; none when git cannot say.
+fn git_aliases(cwd: &std::path::Path) -> Vec<(String, String)> {
+    let output = std::process::Command::new("git")
+        .args(["config", "-z", "--get-regexp", r"^alias\."])
+        .current_dir(cwd)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output();
+    let Ok(output) = output else {
+        return Vec::new();
+    };
+    output
+        .stdout
+        .split(|&b| b == 0)
+        .filter_map(|entry| {
+            let entry = String::from_utf8_lossy(entry);
+            let (key, value) = entry.split_once('\n')?;
+            let name = key.get("alias.".len()..)?;
+            Some((name.to_string(), value.to_string()))
+        })
+        .collect()
+}
+
+/// `agent-hook pre-tool`: refuse a shell command that would skip or
+/// disable the git hooks or the gate, before it runs.
+pub fn pre_tool(harness: Harness) -> ExitStatus {
+    let deny = |reason: String| match emit(&format!("{}\n", agent::encode_deny(&reason))) {
+        Ok(()) => ExitStatus::Pass,
+        Err(e) => {
+            eprintln!(
+                "error[internal_error]: mastermind-hooks could not write its hook answer: {e}"
+            );
+            ExitStatus::CannotCheck
+        }
+    };
+    let payload = match read_stdin().and_then(|bytes| agent::decode_pre_tool(harness, &bytes)) {
+        Ok(payload) => payload,
+        Err(d) => {
+            return deny(decision::cannot_check(
+                "read the harness's PreToolUse payload, so it cannot tell whether this command skips the git hooks",
+                &[d],
+            ));
+        }
+    };
+    let Some(command) = payload.command else {
+        return ExitStatus::Pass; // not the shell tool
+    };
+    let cwd = payload
+        .cwd
+        .filter(|p| p.is_dir())
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_else(|| std::path::PathBuf::from("."));
+    match crate::agent::guard::judge(&command, &git_aliases(&cwd)) {
+        Some(refusal) => deny(refusal.reason()),
+        None => ExitStatus::Pass,
+    }
+}

@@ -439,19 +439,7 @@ pub fn install_agent(cwd: &Path, harness: crate::agent::Harness) -> Outcome {
         Ok(root) => root,
         Err(d) => return Outcome::refused(String::new(), &[d]),
     };
-    let binary = match binary::locate() {
-        Some(path) => path,
-        None => {
-            return Outcome::refused(
-                String::new(),
-                &[Diagnostic::new(
-                    Code::hook_binary_unavailable,
-                    "cannot find the absolute path of the running mastermind-hooks",
-                )],
-            );
-        }
-    };
-    match super::agent::install(harness, &root, &binary) {
+    match super::agent::install(harness, &root) {
         Ok(text) => Outcome::done(text),
         Err(ds) => Outcome::refused(String::new(), &ds),
     }
@@ -475,7 +463,7 @@ pub fn agent_status(cwd: &Path, harness: crate::agent::Harness, format: StatusFo
         Ok(root) => root,
         Err(d) => return Outcome::refused(String::new(), &[d]),
     };
-    let report = super::agent::status(harness, &root, binary::locate().as_deref());
+    let report = super::agent::status(harness, &root);
     let text = match format {
         StatusFormat::Human => super::agent::render_status(&report),
         StatusFormat::Json => status_json(&report),

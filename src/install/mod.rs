@@ -9,7 +9,8 @@
 //! * [`plan`]: pure decisions (install, uninstall) from those observations;
 //! * [`apply`]: the filesystem effects of a plan (atomic, no-clobber);
 //! * [`status`]: pure evaluation of what git will run;
-//! * [`agent`]: the agent-harness hook entries (`install --agent`);
+//! * [`agent`]: the agent-harness hook entries (`install --agent`), and
+//!   [`codex_toml`]: the inline hooks of Codex's `config.toml`, for status;
 //! * [`flow`]: each command's flow from a working directory to an outcome.
 //!
 //! **Why ask git, not gix, where the hooks directory is.** Hooks are run by
@@ -30,6 +31,7 @@
 pub mod agent;
 pub mod apply;
 pub mod binary;
+pub mod codex_toml;
 pub mod files;
 pub mod flow;
 pub mod hooks_dir;

@@ -99,7 +99,8 @@ fn is_executable(path: &std::path::Path) -> bool {
 /// depend on what the machine it runs on has installed.
 pub fn path_without(hide: &[&str]) -> std::ffi::OsString {
     use std::sync::{Mutex, OnceLock};
-    static SHADOWS: OnceLock<Mutex<Vec<(Vec<String>, std::ffi::OsString)>>> = OnceLock::new();
+    type Shadow = (Vec<String>, std::ffi::OsString);
+    static SHADOWS: OnceLock<Mutex<Vec<Shadow>>> = OnceLock::new();
     let key: Vec<String> = hide.iter().map(|s| s.to_string()).collect();
     let shadows = SHADOWS.get_or_init(|| Mutex::new(Vec::new()));
     let mut known = shadows.lock().unwrap_or_else(|e| e.into_inner());
