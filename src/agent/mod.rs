@@ -146,9 +146,13 @@ pub enum SubagentPayload {
     /// `PostToolUse` of the subagent tool: the orchestrator is about to read
     /// the subagent's final text.
     ToolReturn { description: String, text: String },
-    /// A background dispatch was launched; nothing has returned yet (its
+    /// A background dispatch (`async_launched`) or a teammate
+    /// (`teammate_spawned`) was launched; nothing has returned yet (its
     /// return is judged at `SubagentStop`).
     BackgroundLaunch { description: String },
+    /// The subagent runs remotely (`remote_launched`): its return never
+    /// reaches a hook on this machine.
+    RemoteLaunch { description: String },
     /// `PostToolUse` of some other tool (a matcher wider than the subagent
     /// tool): nothing to judge.
     OtherTool { tool_name: String },

@@ -30,7 +30,6 @@ use crate::agent::{
 use crate::codes::Code;
 use crate::commands::emit;
 use crate::config::{AgentHooks, CONFIG_PATH, Config, MAX_CONFIG_BYTES};
-use crate::contract::subagent::dispatch::check_dispatched;
 use crate::diagnostic::{Diagnostic, ExitStatus};
 use crate::gate::landing::mode::{self, Mode};
 use crate::repo::Repo;
@@ -308,7 +307,15 @@ fn finished_decision(message: Option<&str>, dispatch: &Dispatch, policy: &AgentH
             }
         }
     };
-    let outcome = check_dispatched(message.unwrap_or_default().as_bytes(), &description);
+    let Some(message) = message else {
+        // Both harnesses may leave the final message out ("when
+        // available"): nothing to judge here, so no block.
+        return Decision::Note(format!(
+            "[subagent_dispatch_unrouted] mastermind-hooks could not judge the return of the subagent dispatched as `{}` at SubagentStop: the harness sent no final message (last_assistant_message). Where the orchestrator receives it (Claude Code's PostToolUse on the Agent tool) it is judged there.",
+            description.trim()
+        ));
+    };
+    let outcome = decision::route_return(message.as_bytes(), &description);
     decision::subagent(&outcome, &description, policy, Audience::Subagent)
 }
 
@@ -356,8 +363,16 @@ pub fn subagent(harness: Harness) -> ExitStatus {
         SubagentPayload::OtherTool { .. } | SubagentPayload::BackgroundLaunch { .. } => {
             answer(harness, event, &Decision::Allow)
         }
+        SubagentPayload::RemoteLaunch { description } => answer(
+            harness,
+            event,
+            &Decision::Note(format!(
+                "[subagent_dispatch_unrouted] the subagent dispatched as `{}` runs remotely (status remote_launched); its return never reaches this machine's hooks, so mastermind-hooks does not judge it. Validate the return with `mastermind-hooks validate --dispatch` when it arrives.",
+                description.trim()
+            )),
+        ),
         SubagentPayload::ToolReturn { description, text } => {
-            let outcome = check_dispatched(text.as_bytes(), &description);
+            let outcome = decision::route_return(text.as_bytes(), &description);
             let decision =
                 decision::subagent(&outcome, &description, &config, Audience::Orchestrator);
             answer(harness, event, &decision)

@@ -505,6 +505,33 @@ fn codex_subagent_stop_routes_by_agent_type() {
     let mut default = with_return("codex/subagent-stop.json", "anything");
     default["agent_type"] = json!("default");
     assert_eq!(subagent(&repo, "codex", &default), None);
+    // An exact schema name routes (a custom agent named after its role).
+    let mut composer = with_return("codex/subagent-stop.json", "Done! All good.");
+    composer["agent_type"] = json!("composer");
+    let blocked = subagent(&repo, "codex", &composer).expect("a block");
+    assert_eq!(blocked["decision"], "block");
+    assert!(
+        blocked["reason"]
+            .as_str()
+            .unwrap()
+            .contains("composer return schema"),
+        "{blocked}"
+    );
+    // A built-in type names no contract: the return's own handover.role does.
+    for builtin in ["default", "worker", "explorer"] {
+        let mut payload = with_return("codex/subagent-stop.json", BROKEN_PROBE);
+        payload["agent_type"] = json!(builtin);
+        let answer = subagent(&repo, "codex", &payload).expect("a block");
+        assert_eq!(answer["decision"], "block", "{builtin}");
+        let mut payload = with_return("codex/subagent-stop.json", VALID_PROBE);
+        payload["agent_type"] = json!(builtin);
+        assert_eq!(subagent(&repo, "codex", &payload), None, "{builtin}");
+    }
+    // Codex documents the final message as null when not available.
+    let mut none = with_return("codex/subagent-stop.json", "x");
+    none["last_assistant_message"] = Value::Null;
+    let note = subagent(&repo, "codex", &none).expect("a note");
+    assert!(note.get("decision").is_none(), "{note}");
     // Codex has no subagent PostToolUse: a Claude Code tool payload is refused.
     let refused = subagent(
         &repo,
@@ -946,4 +973,51 @@ fn the_pre_tool_guard_denies_skipping_the_hooks_on_both_harnesses() {
             .unwrap()
             .contains("agent_hook_payload_unrecognised")
     );
+}
+
+#[test]
+fn optional_payload_fields_and_every_agent_result_are_understood() {
+    let repo = task_repo();
+    // Claude Code's SubagentStop without last_assistant_message (optional
+    // in its schema): a note for the user, never a block or "unrecognised".
+    let mut payload = fixture("claude-code/subagent-stop.json");
+    payload
+        .as_object_mut()
+        .unwrap()
+        .remove("last_assistant_message");
+    payload["transcript_path"] = json!(format!("{DATA}/claude-code/session-transcript.jsonl"));
+    payload["agent_transcript_path"] =
+        json!(format!("{DATA}/claude-code/agent-transcript-probe.jsonl"));
+    let answer = subagent(&repo, "claude-code", &payload).expect("a note");
+    assert!(answer.get("decision").is_none(), "{answer}");
+    let note = answer["systemMessage"].as_str().unwrap();
+    assert!(!note.contains("agent_hook_payload_unrecognised"), "{note}");
+    assert!(note.contains("no final message"), "{note}");
+    // The Agent tool's results: a background or teammate launch has
+    // returned nothing yet; a remote one is said to go unjudged here.
+    for (status, expected_note) in [
+        ("async_launched", false),
+        ("teammate_spawned", false),
+        ("remote_launched", true),
+    ] {
+        let mut payload = fixture("claude-code/post-tool-use-agent-background.json");
+        payload["tool_response"]["status"] = json!(status);
+        let answer = subagent(&repo, "claude-code", &payload);
+        match expected_note {
+            false => assert_eq!(answer, None, "{status}"),
+            true => {
+                let answer = answer.expect("a note");
+                assert!(answer.get("decision").is_none());
+                assert!(
+                    answer["systemMessage"].as_str().unwrap().contains("remote"),
+                    "{answer}"
+                );
+            }
+        }
+    }
+    // A dispatch described by the bare schema name routes to that schema.
+    let mut exact = with_return("claude-code/post-tool-use-agent.json", "prose");
+    exact["tool_input"]["description"] = json!("probe");
+    let answer = subagent(&repo, "claude-code", &exact).expect("a block");
+    assert_eq!(answer["decision"], "block");
 }
