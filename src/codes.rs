@@ -783,6 +783,9 @@ codes! {
     hook_shim_newer: Error, CannotCheck,
         "The installed shim comes from a newer mastermind-hooks (a newer shim version).",
         "Use the newer mastermind-hooks, or pass --force to install this version's shim.";
+    hook_manager_config_unreadable: Error, CannotCheck,
+        "git runs another hook manager's script, and that manager's configuration file cannot be read as the manager reads it, so whether it runs the gate cannot be told.",
+        "Fix the configuration file named in the message (the manager itself refuses it too), then run `mastermind-hooks status` again.";
     hook_not_installed: Error, Violation,
         "git runs no mastermind-hooks shim for this hook, so the gate does not run.",
         "Run `mastermind-hooks install`.";

@@ -352,9 +352,30 @@ pub fn status_report(cwd: &Path, hooks: &[Hook]) -> StatusReport {
     } else {
         observe_all(&dir.default_path, hooks).unwrap_or_default()
     };
-    let mut report = status::evaluate(&dir, &observed, &elsewhere, &probe);
+    let managers = |manager, hook| manager_verdict(&dir.worktree, manager, hook);
+    let mut report = status::evaluate(&dir, &observed, &elsewhere, &probe, &managers);
     suggest_what_works(&mut report, &dir, &observed);
     report
+}
+
+/// Read what a hook manager's configuration runs for `hook`.
+fn manager_verdict(
+    top: &Path,
+    manager: super::managers::Manager,
+    hook: Hook,
+) -> super::manager_config::Verdict {
+    use super::manager_config::{self, ConfigFile};
+    let files: Vec<ConfigFile> = manager_config::candidates(manager, hook)
+        .into_iter()
+        .filter_map(|path| {
+            let bytes = crate::input::read_bounded_no_follow(&top.join(&path), 1024 * 1024).ok()?;
+            Some(ConfigFile {
+                path,
+                text: String::from_utf8_lossy(&bytes).into_owned(),
+            })
+        })
+        .collect();
+    manager_config::judge(manager, hook, &files)
 }
 
 /// Make each fix hint the command that really works here: plain `install`
@@ -414,7 +435,18 @@ pub fn status_json(report: &impl serde::Serialize) -> String {
 
 /// `status [--hook H]... [--format F]` in the repository at `cwd`.
 pub fn status(cwd: &Path, named: &[Hook], format: StatusFormat) -> Outcome {
-    let report = status_report(cwd, &Hook::selection(named));
+    let mut report = status_report(cwd, &Hook::selection(named));
+    // Plain `status` (no --hook) covers the agent hooks too.
+    if named.is_empty()
+        && report.hooks_dir.is_some()
+        && let Ok(root) = worktree_root(cwd)
+    {
+        report.agents = crate::agent::Harness::ALL
+            .into_iter()
+            .map(|harness| super::agent::status(harness, &root))
+            .collect();
+        report.settle();
+    }
     let text = match format {
         StatusFormat::Human => status::render_human(&report),
         StatusFormat::Json => status_json(&report),

@@ -4,6 +4,7 @@
 //! * [`hooks_dir`]: the directory git runs hooks from, and why (asks git);
 //! * [`shim`]: the POSIX `sh` shim templates (`hooks/`), rendering and parsing;
 //! * [`managers`]: the scripts other hook managers write, and their recipes;
+//!   [`manager_config`]: whether a manager's configuration runs the gate;
 //! * [`binary`]: the stable absolute path of the running binary;
 //! * [`files`]: what is on disk at a hook's path and its `.legacy` path;
 //! * [`plan`]: pure decisions (install, uninstall) from those observations;
@@ -35,6 +36,7 @@ pub mod codex_toml;
 pub mod files;
 pub mod flow;
 pub mod hooks_dir;
+pub mod manager_config;
 pub mod managers;
 pub mod plan;
 pub mod server;
