@@ -96,7 +96,7 @@ pub const RECIPE_PRE_COMMIT: &str = "\
 # .pre-commit-config.yaml (mastermind-hooks must be on PATH)
 repos:
   - repo: https://github.com/<owner>/mastermind-hooks # where you host mastermind-hooks
-    rev: v0.1.0
+    rev: <commit id> # the full commit id you installed from (no release is tagged)
     hooks: [{ id: mastermind-hooks }, { id: mastermind-hooks-push }]
 # then: pre-commit install -t pre-commit -t pre-push -t pre-merge-commit
 #   (or prek install -t pre-commit -t pre-push -t pre-merge-commit)

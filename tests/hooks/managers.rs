@@ -338,6 +338,39 @@ fn status_reads_hk_pkl_and_names_a_manager_that_does_not_run_the_gate() {
     );
 }
 
+/// No recipe pins a release tag (none exists) or installs a crate that is
+/// not published; the recipes `install` prints are the book's.
+#[test]
+fn recipes_pin_no_missing_tag_and_install_from_the_source() {
+    use mastermind_hooks::install::managers::Manager;
+    let hooks_md = std::fs::read_to_string("docs/src/hooks.md").expect("hooks.md");
+    let manifest = std::fs::read_to_string(".pre-commit-hooks.yaml").expect("manifest");
+    let mut texts = vec![hooks_md.clone(), manifest];
+    texts.extend(Manager::ALL.iter().map(|m| m.recipe().to_string()));
+    for text in &texts {
+        assert!(
+            !text.lines().any(|l| l.trim_start().starts_with("rev: v")),
+            "a release tag is pinned, and none exists:\n{text}"
+        );
+        assert!(
+            !text.contains("cargo install --locked mastermind-hooks"),
+            "{text}"
+        );
+    }
+    for manager in [Manager::Lefthook, Manager::Hk] {
+        let recipe = manager.recipe();
+        for line in recipe
+            .lines()
+            .filter(|l| l.contains("mastermind-hooks check"))
+        {
+            assert!(
+                hooks_md.contains(line.trim()) || hooks_md.contains(line),
+                "{manager:?}: the book lacks `{line}`"
+            );
+        }
+    }
+}
+
 #[test]
 fn the_husky_recipe_in_the_registry_is_what_this_test_writes() {
     let recipe = mastermind_hooks::install::managers::RECIPE_HUSKY;

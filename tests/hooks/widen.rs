@@ -77,6 +77,23 @@ fn widen_declares_keeps_the_rest_names_stale_checks_and_is_idempotent() {
     let validated = repo.run(&["validate", spec_path], None);
     assert_eq!(validated.status.code(), Some(0), "{}", text(&validated));
 
+    // The gate names the same command for the receipt the new spec made
+    // stale.
+    let checked = repo.run(&["check", "--worktree", "--format", "json"], None);
+    let report = crate::common::json(&checked);
+    let hint = report["tasks"][0]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["diagnostics"].as_array().unwrap().iter())
+        .find(|d| d["code"] == "receipt_spec_changed")
+        .map(|d| d["hint"].as_str().unwrap_or_default().to_string())
+        .unwrap_or_else(|| panic!("no receipt_spec_changed: {report}"));
+    assert!(
+        hint.contains("`mastermind-hooks verification run .mastermind/tasks/fix/spec.md --id sh`"),
+        "{hint}"
+    );
+
     // Again: nothing to do, not a byte changed.
     let again = repo.run(
         &["task", "widen", "fix", "--touches", "./test_lib.py"],
