@@ -877,7 +877,8 @@ fn assert_status(
     code: i32,
     snapshot: snapbox::Data,
 ) {
-    let output = repo.run(args, None);
+    // A PATH of its own: what this machine has installed is not pinned.
+    let output = repo.run_env(args, &[("PATH", &path_without_mastermind_hooks())]);
     assert_eq!(status(&output), code, "{}", text(&output));
     snapbox::Assert::new()
         .action_env("SNAPSHOTS")
