@@ -4,10 +4,10 @@ use crate::agent::Harness;
 use crate::artifact::Kind;
 use crate::commands;
 use crate::commands::check::Mode;
-use crate::commands::hooks::StatusFormat;
 use crate::commands::output::OutputArgs;
 use crate::diagnostic::ExitStatus;
 use crate::install::Hook;
+use crate::install::flow::StatusFormat;
 use clap::builder::PossibleValue;
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -150,17 +150,17 @@ pub enum Command {
         after_help = "Exit status: 0 set up (or already set up), 2 something was refused or failed (the message says what to do)."
     )]
     Init,
-    /// Start a task: write .mastermind/tasks/NAME/spec.md and an executor-report.md skeleton.
+    /// Start a task (`task new`) or widen one (`task widen`): a task's spec and report skeleton.
     Task {
         #[command(subcommand)]
         command: TaskCommand,
     },
-    /// Install the gate's git hooks (pre-commit and pre-push shims) where git runs hooks.
+    /// Install the gate's git hooks (pre-commit, pre-push and pre-merge-commit shims) where git runs hooks.
     #[command(
         after_help = "Exit status: 0 installed (or already current), 2 nothing changed because something was refused or failed."
     )]
     Install {
-        /// A hook to install (repeatable); default: pre-commit and pre-push.
+        /// A hook to install (repeatable); default: pre-commit, pre-push and pre-merge-commit.
         #[arg(long = "hook", value_enum, value_name = "HOOK")]
         hooks: Vec<Hook>,
         /// Write to a core.hooksPath from global or system config, and replace a newer shim.
@@ -177,7 +177,7 @@ pub enum Command {
     /// Remove the shims and put back the hooks they replaced.
     #[command(after_help = "Exit status: 0 done (or nothing installed), 2 refused or failed.")]
     Uninstall {
-        /// A hook to uninstall (repeatable); default: pre-commit and pre-push.
+        /// A hook to uninstall (repeatable); default: pre-commit, pre-push and pre-merge-commit.
         #[arg(long = "hook", value_enum, value_name = "HOOK")]
         hooks: Vec<Hook>,
         /// Also remove shims from a core.hooksPath set in global or system config.
@@ -192,7 +192,8 @@ pub enum Command {
         after_help = "Exit status: 0 git runs the current gate, 1 a problem was found, 2 could not check."
     )]
     Status {
-        /// A hook to report on (repeatable); default: pre-commit and pre-push.
+        /// A hook to report on (repeatable); default: pre-commit, pre-push and pre-merge-commit
+        /// (and then the agent hooks too).
         #[arg(long = "hook", value_enum, value_name = "HOOK")]
         hooks: Vec<Hook>,
         #[arg(long, value_enum, default_value_t = StatusFormat::Human)]
@@ -228,6 +229,14 @@ pub enum AgentHookCommand {
         #[command(flatten)]
         args: AgentHookArgs,
     },
+    /// The agent is about to run a shell command (`PreToolUse` on Bash):
+    /// refuse one that skips or disables the git hooks or the gate
+    /// (`--no-verify`, `core.hooksPath`, `MASTERMIND_HOOKS_SKIP`, deleting a hook).
+    #[command(name = "pre-tool")]
+    PreTool {
+        #[command(flatten)]
+        args: AgentHookArgs,
+    },
 }
 
 #[derive(Debug, clap::Args)]
@@ -243,6 +252,21 @@ pub struct AgentHookArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum TaskCommand {
+    /// Declare more paths in a task's spec (front matter only; every other
+    /// byte kept), and say which checks must run again.
+    #[command(
+        after_help = "Example: mastermind-hooks task widen fix-login --touches src/session.py\nThe route: widen, commit the spec on its own, make the change, re-run the checks it names, commit.\nExit status: 0 widened (or already declared), 2 refused (nothing written)."
+    )]
+    Widen {
+        /// The task folder's name.
+        name: String,
+        /// A file the task may now change (repeatable); relative to the repository's top.
+        #[arg(long = "touches", value_name = "PATH")]
+        touches: Vec<String>,
+        /// A file the task may now add (repeatable); relative to the repository's top.
+        #[arg(long = "creates", value_name = "PATH")]
+        creates: Vec<String>,
+    },
     /// Write a new task's spec (scope and observed checks) and report skeleton.
     #[command(
         after_help = "Example: mastermind-hooks task new fix-login --touches src/login.py --check 'python3 -m pytest tests/test_login.py'\nExit status: 0 written, 2 refused (nothing written)."
@@ -442,6 +466,14 @@ pub fn run(cli: Cli) -> ExitStatus {
                     checks,
                 },
         } => commands::task::new(&name, &touches, &checks),
+        Command::Task {
+            command:
+                TaskCommand::Widen {
+                    name,
+                    touches,
+                    creates,
+                },
+        } => commands::task::widen(&name, &touches, &creates),
         Command::Install {
             agent: Some(harness),
             ..
@@ -465,5 +497,8 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::AgentHook {
             command: AgentHookCommand::Subagent { args },
         } => commands::agent_hook::subagent(args.harness),
+        Command::AgentHook {
+            command: AgentHookCommand::PreTool { args },
+        } => commands::agent_hook::pre_tool(args.harness),
     }
 }

@@ -783,6 +783,9 @@ codes! {
     hook_shim_newer: Error, CannotCheck,
         "The installed shim comes from a newer mastermind-hooks (a newer shim version).",
         "Use the newer mastermind-hooks, or pass --force to install this version's shim.";
+    hook_manager_config_unreadable: Error, CannotCheck,
+        "git runs another hook manager's script, and that manager's configuration file cannot be read as the manager reads it, so whether it runs the gate cannot be told.",
+        "Fix the configuration file named in the message (the manager itself refuses it too), then run `mastermind-hooks status` again.";
     hook_not_installed: Error, Violation,
         "git runs no mastermind-hooks shim for this hook, so the gate does not run.",
         "Run `mastermind-hooks install`.";
@@ -832,6 +835,9 @@ codes! {
     agent_hook_outdated: Error, Violation,
         "The harness's hook entry runs another command or binary than `install --agent` writes.",
         "Run `mastermind-hooks install --agent <harness>` to rewrite it.";
+    agent_hook_binary_missing: Error, Violation,
+        "The harness's agent hooks run mastermind-hooks from `MASTERMIND_HOOKS_BIN` or PATH, and neither leads to an executable on this machine, so every agent hook blocks the agent.",
+        "Install mastermind-hooks (`cargo install --locked --path .` in a clone of it) so that it is on PATH, or set `MASTERMIND_HOOKS_BIN` to its path (for Claude Code, in `.claude/settings.local.json` under `env`).";
 
     // ---- the runner: safe files, isolated runs, CI re-runs (issues 13, 18)
     verification_path_unsafe: Error, CannotCheck,

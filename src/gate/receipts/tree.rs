@@ -149,7 +149,21 @@ pub(super) fn check<'r>(
     };
     let locate = |d: Diagnostic| d.with_path(path);
     if inspection.state != CheckState::Current {
-        out.diagnostics = inspection.diagnostics.into_iter().map(locate).collect();
+        // A receipt that must simply be written again says how (issue 27:
+        // "Re-run the check" named no command).
+        let refresh = freshness::refresh_hint(spec_path, &run.id, path);
+        out.diagnostics = inspection
+            .diagnostics
+            .into_iter()
+            .map(locate)
+            .map(|d| match d.code {
+                Code::receipt_spec_changed
+                | Code::receipt_binding_mismatch
+                | Code::receipt_executable_changed
+                | Code::receipt_pending => d.with_hint(refresh.clone()),
+                _ => d,
+            })
+            .collect();
         return Ok(out);
     }
     let Some(receipt) = inspection.receipt else {
