@@ -88,9 +88,9 @@ fn forge_receipts(repo: &TestRepo, task: &str, ids: &[&str]) {
         .unwrap()
         .to_string();
     for id in ids {
-        let path = repo
-            .path()
-            .join(format!(".mastermind/tasks/{task}/verification/{id}.tree.json"));
+        let path = repo.path().join(format!(
+            ".mastermind/tasks/{task}/verification/{id}.tree.json"
+        ));
         let mut receipt: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
         receipt["tree_before"] = Value::String(digest.clone());
         receipt["tree_after"] = Value::String(digest.clone());
@@ -186,7 +186,11 @@ fn a_node_project_passes_in_the_workspace_and_in_a_worktree_and_fails_when_broke
     let (code, codes, out) = rerun(&repo, &base, &head, &["--rerun-in", "worktree"]);
     assert_eq!(code, 0, "{codes:?} {}", text(&out));
     assert_eq!(count(&codes, "rerun_passed"), 2, "{codes:?}");
-    assert!(place_note(&out).contains("worktree"), "{}", place_note(&out));
+    assert!(
+        place_note(&out).contains("worktree"),
+        "{}",
+        place_note(&out)
+    );
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("[setup] ! $ npm ci"),
         "{}",
@@ -367,7 +371,10 @@ fn the_attestation_is_an_in_toto_statement_that_verifies_against_the_commit() {
         "https://mastermind-hooks.dev/attestation/rerun/v1"
     );
     let tree = repo.git(&["rev-parse", "HEAD^{tree}"]).trim().to_string();
-    assert_eq!(statement["subject"][0]["digest"]["gitCommit"], head.as_str());
+    assert_eq!(
+        statement["subject"][0]["digest"]["gitCommit"],
+        head.as_str()
+    );
     assert_eq!(statement["subject"][1]["digest"]["gitTree"], tree.as_str());
     let predicate = &statement["predicate"];
     assert_eq!(predicate["verdict"], "pass");
@@ -401,7 +408,11 @@ fn the_attestation_is_an_in_toto_statement_that_verifies_against_the_commit() {
     assert_eq!(status(&out), 0, "{}", text(&out));
     let out = verify(&repo, &file, &base);
     assert_eq!(status(&out), 1, "{}", text(&out));
-    assert!(text(&out).contains("attestation_mismatch"), "{}", text(&out));
+    assert!(
+        text(&out).contains("attestation_mismatch"),
+        "{}",
+        text(&out)
+    );
     // Unusable input: not a statement, or a commit that does not resolve.
     let garbage = out_dir.path().join("garbage.json");
     std::fs::write(&garbage, "{\"hello\": 1}").unwrap();
