@@ -115,3 +115,28 @@ pub fn is_non_dumpable() -> bool {
 pub fn is_non_dumpable() -> bool {
     false
 }
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_process_can_be_made_non_dumpable() {
+        assert!(super::non_dumpable());
+        assert!(super::is_non_dumpable());
+    }
+
+    #[test]
+    fn the_job_s_credentials_and_command_files_are_listed() {
+        for name in [
+            "GITHUB_TOKEN",
+            "ACTIONS_RUNTIME_TOKEN",
+            "CI_JOB_TOKEN",
+            "GITHUB_ENV",
+            "GITHUB_OUTPUT",
+            "GITHUB_PATH",
+            "GITHUB_STEP_SUMMARY",
+        ] {
+            assert!(super::CI_SECRETS.contains(&name), "{name}");
+        }
+    }
+}

@@ -569,3 +569,26 @@ fn an_executable_in_an_ignored_directory_is_bound_by_what_the_runner_saw() {
         text(&out)
     );
 }
+
+#[test]
+fn a_change_of_rerun_setup_is_spelled_out_for_review() {
+    let repo = TestRepo::new();
+    repo.write(
+        ".mastermind/hooks.yaml",
+        "rerun:\n  setup:\n    - [npm, ci]\n",
+    );
+    let base = repo.commit_all("base");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.write(
+        ".mastermind/hooks.yaml",
+        "rerun:\n  setup:\n    - [sh, -c, 'mkdir -p node_modules/.bin && ln -s /bin/true node_modules/.bin/vitest']\n",
+    );
+    repo.commit_all("a setup that stubs the test runner");
+    let (_, codes, out) = ci(&repo, &base, &[], &[]);
+    assert!(has(&codes, "config_loosened"), "{codes:?}");
+    assert!(
+        message_of(&out, "config_loosened").contains("rerun.setup changed"),
+        "{}",
+        text(&out)
+    );
+}
