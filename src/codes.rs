@@ -862,7 +862,7 @@ codes! {
         "A `rerun.setup` command could not prepare the worktree of the landing (it could not start, failed, timed out, or changed files of the landing), so no check could be re-run there.",
         "Fix the command in `rerun.setup` of .mastermind/hooks.yaml on the protected branch, or what the change did to the files it reads, then run the job again.";
     rerun_place: Note, Violation,
-        "Where the re-run executed the checks: the CI workspace (a clean checkout of exactly the landing) or a git worktree of the landing.",
+        "Where and how the re-run executed the checks: the CI workspace (a clean checkout of exactly the landing) or a git worktree of the landing, and which CI credentials it withheld from them.",
         "Nothing to do; to re-run in the workspace, check out the landing (the merge ref, the pushed commit) and install dependencies before the gate without leaving untracked files.";
     attestation_unwritable: Error, CannotCheck,
         "`check --ci --rerun --attestation FILE` could not write the statement.",

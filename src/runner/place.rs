@@ -79,7 +79,11 @@ fn failed(message: String) -> Diagnostic {
 /// inherited.
 fn git(cwd: &Path) -> Command {
     let mut command = Command::new("git");
-    command.current_dir(cwd);
+    // No hook of the user's configuration runs for the gate's own commands
+    // (`update-ref` would run a reference-transaction hook).
+    command
+        .current_dir(cwd)
+        .args(["-c", "core.hooksPath=/dev/null"]);
     let inherited: Vec<OsString> = std::env::vars_os().map(|(name, _)| name).collect();
     for name in git_local_vars_to_clear(inherited.iter().map(|n| n.as_os_str())) {
         command.env_remove(name);

@@ -183,6 +183,11 @@ pub struct Done {
     pub record: Record,
 }
 
+/// A note on where and how the re-run executed the checks.
+fn place_note(message: String) -> Diagnostic {
+    Diagnostic::new(Code::rerun_place, message)
+}
+
 fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
@@ -301,6 +306,12 @@ fn execute_one(
             .to_string(),
         sha256: resolved.sha256.clone(),
     });
+    if let Some(echo) = &echo {
+        echo.send(
+            echo::Source::Stderr,
+            format!("$ {}\n", done.command).as_bytes(),
+        );
+    }
     let supervised = execute::start(
         &prepared,
         run,
@@ -518,18 +529,15 @@ pub fn after_gate(
         done.record.tasks[plan.task].checks.push(run);
     }
     if !sealed.removed.is_empty() {
-        done.notes.push(Diagnostic::new(
-            Code::rerun_place,
-            format!(
-                "the re-run removed {} from the gate's environment before any check started{}",
-                sealed.removed.join(", "),
-                if sealed.non_dumpable {
-                    ", and made the gate non-dumpable"
-                } else {
-                    ""
-                }
-            ),
-        ));
+        done.notes.push(place_note(format!(
+            "the re-run removed {} from the gate's environment before any check started{}",
+            sealed.removed.join(", "),
+            if sealed.non_dumpable {
+                ", and made the gate non-dumpable"
+            } else {
+                ""
+            }
+        )));
     }
     let kind = done.record.place;
     let mut digests = LandingDigests::new(repo, config, landing.tree);
@@ -611,9 +619,7 @@ fn prepare_place(
     if options.place != Preference::Worktree {
         match Place::workspace(repo, landing.tree) {
             Ok(place) => {
-                notes.push(Diagnostic::new(
-                    Code::rerun_place,
-                    format!(
+                notes.push(place_note(format!(
                         "the checks ran in {}, a clean checkout of exactly {}, after the job's own setup steps",
                         place.describe(),
                         landing.label
@@ -636,9 +642,7 @@ fn prepare_place(
                     "Check out exactly what lands (the merge ref of the pull request, the pushed commit, GitLab's merged-results commit), keep the workspace clean, or drop --rerun-in workspace.",
                 ));
             }
-            Err(why) => notes.push(Diagnostic::new(
-                Code::rerun_place,
-                format!(
+            Err(why) => notes.push(place_note(format!(
                     "the checks ran in a git worktree of {} (prepared by `rerun.setup`), not in the workspace: {why}",
                     landing.label
                 ),
@@ -646,9 +650,7 @@ fn prepare_place(
         }
     }
     if options.place == Preference::Worktree {
-        notes.push(Diagnostic::new(
-            Code::rerun_place,
-            format!(
+        notes.push(place_note(format!(
                 "the checks ran in a git worktree of {} (prepared by `rerun.setup`), as --rerun-in worktree asks",
                 landing.label
             ),
@@ -749,9 +751,7 @@ fn schedule(
                 spoiled = None;
                 match fresh_worktree(repo, landing, config, deadline, interrupt, echo) {
                     Ok((fresh, runs)) => {
-                        done.notes.push(Diagnostic::new(
-                            Code::rerun_place,
-                            format!(
+                        done.notes.push(place_note(format!(
                                 "a check changed the files it ran on ({why}); the checks after it ran in a fresh worktree of {}",
                                 landing.label
                             ),
