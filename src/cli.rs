@@ -81,15 +81,31 @@ pub enum Command {
         /// --ci: the change's commit (default HEAD).
         #[arg(long, value_name = "REV", requires = "ci")]
         head: Option<String>,
-        /// --ci: also re-execute every observed check of every checked task in
-        /// an isolated checkout of the tree that lands; fails unless each passes
-        /// there and its receipt records that pass.
+        /// --ci: also re-execute every observed check of every task the gate
+        /// judged, on the tree that lands, where the project runs: the CI
+        /// workspace when it is a clean checkout of exactly that tree (after
+        /// the job installed the dependencies), else a git worktree of it
+        /// prepared by `rerun.setup`; fails unless each passes there.
         #[arg(long, conflicts_with_all = ["staged", "push", "worktree"])]
         rerun: bool,
         /// --rerun: the time all re-runs together may take (each check also
         /// keeps its declared timeout).
         #[arg(long, value_name = "SECONDS", requires = "rerun", value_parser = clap::value_parser!(u64).range(1..))]
         rerun_timeout: Option<u64>,
+        /// --rerun: how many checks may run at once (checks of different
+        /// tasks; default: the available parallelism).
+        #[arg(long, value_name = "N", requires = "rerun", value_parser = clap::value_parser!(u64).range(1..=256))]
+        rerun_jobs: Option<u64>,
+        /// --rerun: where the checks run: auto (the workspace when it holds
+        /// exactly the landing, else a worktree), workspace (only there), or
+        /// worktree (always a fresh worktree prepared by `rerun.setup`).
+        #[arg(long, value_enum, value_name = "WHERE", requires = "rerun", default_value_t = RerunIn::Auto)]
+        rerun_in: RerunIn,
+        /// --rerun: write an in-toto Statement (v1) of the re-run to FILE: the
+        /// head commit and the landing tree as subjects, every re-run check
+        /// and the verdict in the predicate.
+        #[arg(long, value_name = "FILE", requires = "rerun")]
+        attestation: Option<std::path::PathBuf>,
         /// --worktree: compare with this commit instead of HEAD.
         #[arg(long, value_name = "REV", requires = "worktree")]
         since: Option<String>,
@@ -105,6 +121,11 @@ pub enum Command {
     Verification {
         #[command(subcommand)]
         command: VerificationCommand,
+    },
+    /// In-toto statements of `check --ci --rerun`.
+    Attestation {
+        #[command(subcommand)]
+        command: AttestationCommand,
     },
     /// Acceptance criteria mapped to observed checks.
     Acceptance {
@@ -316,6 +337,35 @@ pub enum VerificationCommand {
 }
 
 #[derive(Debug, Subcommand)]
+pub enum AttestationCommand {
+    /// Check that a statement written by `check --ci --rerun --attestation`
+    /// (bare, in a DSSE envelope, or in a Sigstore bundle) attests that a
+    /// commit passed: the commit is its head subject or the commit's tree is
+    /// its landing subject, the predicate has the re-run's shape, and the
+    /// verdict is pass. Signatures are checked by the platform's tool
+    /// (`gh attestation verify`, cosign), not here.
+    #[command(
+        after_help = "Exit status: 0 the statement attests that the commit passed, 1 it does not, 2 the statement or the commit cannot be read."
+    )]
+    Verify {
+        /// The statement.
+        file: std::path::PathBuf,
+        /// The commit to verify against (any revision of this repository,
+        /// or a full commit id outside one).
+        #[arg(long, value_name = "REV")]
+        commit: String,
+    },
+}
+
+/// `--rerun-in`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RerunIn {
+    Auto,
+    Workspace,
+    Worktree,
+}
+
+#[derive(Debug, Subcommand)]
 pub enum AcceptanceCommand {
     /// The acceptance mapping of a spec in the working tree, computed from
     /// its receipts. Exit 0 only for requirements_satisfied.
@@ -385,6 +435,9 @@ pub fn run(cli: Cli) -> ExitStatus {
             since,
             rerun,
             rerun_timeout,
+            rerun_jobs,
+            rerun_in,
+            attestation,
             output,
             remote,
             url,
@@ -403,6 +456,13 @@ pub fn run(cli: Cli) -> ExitStatus {
                     head,
                     rerun: rerun.then(|| commands::check::Rerun {
                         timeout: rerun_timeout.map(std::time::Duration::from_secs),
+                        jobs: rerun_jobs.and_then(|n| usize::try_from(n).ok()),
+                        place: match rerun_in {
+                            RerunIn::Auto => commands::check::RerunPlace::Auto,
+                            RerunIn::Workspace => commands::check::RerunPlace::Workspace,
+                            RerunIn::Worktree => commands::check::RerunPlace::Worktree,
+                        },
+                        attestation,
                     }),
                 }
             } else {
@@ -437,6 +497,9 @@ pub fn run(cli: Cli) -> ExitStatus {
             quiet,
             json,
         }),
+        Command::Attestation {
+            command: AttestationCommand::Verify { file, commit },
+        } => commands::attestation::verify(&file, &commit),
         Command::Acceptance {
             command: AcceptanceCommand::Status { spec, json },
         } => commands::acceptance::run(&spec, json),

@@ -849,18 +849,36 @@ codes! {
     verification_isolation_failed: Error, CannotCheck,
         "The isolated checkout could not be written (an unsafe path in the tree, a temporary directory inside the repository, or a disk error).",
         "Fix the condition in the message (for example point TMPDIR outside the repository), then run again.";
+    verification_kept_aside: Note, Violation,
+        "An isolated run did not pass: its receipt is kept aside under the git directory and the task's earlier receipt is left as it was.",
+        "Fix what the isolated run shows (often a dependency the worktree lacks: add its install command to `rerun.setup`), then run it again; a pass replaces the task's receipt.";
     rerun_passed: Note, Violation,
         "The observed check passed again when CI re-ran it on the tree that lands.",
         "Nothing to do.";
     rerun_failed: Error, Violation,
-        "The observed check did not pass when CI re-ran it in a clean checkout of the tree that lands.",
+        "The observed check did not pass when CI re-ran it on the tree that lands (its receipt, if any, describes other content or no pass).",
         "Reproduce it with `mastermind-hooks verification run <spec> --id <id> --isolated`, fix the failure, commit the new receipt and push.";
     rerun_contradicts_receipt: Error, Violation,
-        "The receipt records a pass, but the check fails when CI re-runs it on the tree that lands: the receipt does not describe this content.",
+        "The receipt records a pass on exactly the tree that lands (its digest is the landing's), but the check fails when CI re-runs it there.",
         "Reproduce it with `mastermind-hooks verification run <spec> --id <id> --isolated`, fix the failure, commit the new receipt and push.";
     rerun_unavailable: Error, CannotCheck,
-        "CI could not re-run the observed check (it cannot start on this machine, the --rerun-timeout budget ran out, or the run was interrupted).",
-        "Install what the check needs in the CI job before the gate, or raise --rerun-timeout, then run the job again.";
+        "CI could not re-run the observed check: it cannot start there, a tool it calls is missing (exit 126 or 127), the --rerun-timeout budget ran out, or the run was interrupted.",
+        "Install the project's dependencies before the checks run (a workflow step before the gate, or `rerun.setup` in .mastermind/hooks.yaml), or raise --rerun-timeout, then run the job again.";
+    rerun_setup_failed: Error, CannotCheck,
+        "A `rerun.setup` command could not prepare the worktree of the landing (it could not start, failed, timed out, or changed files of the landing), so no check could be re-run there.",
+        "Fix the command in `rerun.setup` of .mastermind/hooks.yaml on the protected branch, or what the change did to the files it reads, then run the job again.";
+    rerun_place: Note, Violation,
+        "Where and how the re-run executed the checks: the CI workspace (a clean checkout of exactly the landing) or a git worktree of the landing, and which CI credentials it withheld from them.",
+        "Nothing to do; to re-run in the workspace, check out the landing (the merge ref, the pushed commit) and install dependencies before the gate without leaving untracked files.";
+    attestation_unwritable: Error, CannotCheck,
+        "`check --ci --rerun --attestation FILE` could not write the statement.",
+        "Make the attestation file's directory exist and writable (outside the repository's tracked files), then run the job again.";
+    attestation_mismatch: Error, Violation,
+        "The statement does not attest that the commit passed the re-run: another subject, a predicate of another shape, or a verdict other than pass.",
+        "Verify the statement the job wrote for this commit; if its verdict is not pass, fix the failures it lists and run the job again.";
+    attestation_unusable: Error, CannotCheck,
+        "The statement cannot be read: not a file, not JSON, not an in-toto Statement v1, or the commit to verify against cannot be resolved.",
+        "Pass the statement `check --ci --rerun --attestation FILE` wrote (or the DSSE envelope around it) and a commit of this repository.";
 
     // ---- CI events, outputs and the server side ------------------------
     ci_base_unknown: Error, CannotCheck,

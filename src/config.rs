@@ -248,6 +248,8 @@ struct ConfigFile {
     agent_hooks: AgentHooksFile,
     #[serde(default)]
     contracts: Contracts,
+    #[serde(default)]
+    rerun: RerunFile,
 }
 
 /// A set of path globs (`**` crosses directories, `*` does not).
@@ -321,6 +323,8 @@ pub struct Config {
     pub agent_hooks: AgentHooks,
     /// The contract knobs (`contracts:`).
     pub contracts: Contracts,
+    /// `rerun:`: how a re-run's worktree is prepared.
+    pub rerun: Rerun,
     /// Where the configuration came from, for messages.
     pub source: Option<String>,
 }
@@ -449,6 +453,7 @@ impl Config {
             severity,
             agent_hooks: AgentHooks::from_file(file.agent_hooks),
             contracts: file.contracts,
+            rerun: Rerun::from_file(file.rerun),
             source: Some(source.to_string()),
         };
         if problems.is_empty() {
@@ -641,6 +646,52 @@ impl AgentHooks {
     }
 }
 
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RerunFile {
+    #[serde(default)]
+    setup: Vec<Vec<String>>,
+    #[serde(default)]
+    setup_timeout_secs: Option<u64>,
+}
+
+/// The `rerun` section: what prepares a re-run's worktree of the landing
+/// (`check --ci --rerun` outside a workspace that already holds it, and
+/// `verification run --isolated`). Read from the protected configuration
+/// like every other key, so a change never chooses what runs before its own
+/// checks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rerun {
+    /// Commands run in order in the worktree before any check, each an
+    /// argv list (`[[npm, ci]]`): no shell unless argv names one.
+    pub setup: Vec<Vec<String>>,
+    /// How long each setup command may take.
+    pub setup_timeout_secs: u64,
+}
+
+/// How long a setup command may take unless configured.
+pub const DEFAULT_SETUP_TIMEOUT_SECS: u64 = 900;
+
+impl Default for Rerun {
+    fn default() -> Self {
+        Rerun {
+            setup: Vec::new(),
+            setup_timeout_secs: DEFAULT_SETUP_TIMEOUT_SECS,
+        }
+    }
+}
+
+impl Rerun {
+    fn from_file(file: RerunFile) -> Rerun {
+        Rerun {
+            setup: file.setup,
+            setup_timeout_secs: file
+                .setup_timeout_secs
+                .unwrap_or(DEFAULT_SETUP_TIMEOUT_SECS),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -674,6 +725,38 @@ mod tests {
             !config.exclude.is_match("sub/Cargo.lock"),
             "* does not cross /"
         );
+    }
+
+    #[test]
+    fn rerun_section() {
+        let config = Config::parse(b"", "t").unwrap();
+        assert_eq!(config.rerun, Rerun::default());
+        assert_eq!(config.rerun.setup_timeout_secs, 900);
+        let text = "rerun:\n  setup:\n    - [npm, ci]\n    - [python3, -m, venv, .venv]\n  setup_timeout_secs: 120\n";
+        let rerun = Config::parse(text.as_bytes(), "t").unwrap().rerun;
+        assert_eq!(
+            rerun.setup,
+            vec![
+                vec!["npm".to_string(), "ci".to_string()],
+                vec![
+                    "python3".to_string(),
+                    "-m".to_string(),
+                    "venv".to_string(),
+                    ".venv".to_string()
+                ]
+            ]
+        );
+        assert_eq!(rerun.setup_timeout_secs, 120);
+        for bad in [
+            "rerun:\n  setup: npm ci\n",
+            "rerun:\n  setup:\n    - npm ci\n",
+            "rerun:\n  setup:\n    - []\n",
+            "rerun:\n  setup:\n    - ['', x]\n",
+            "rerun:\n  setup_timeout_secs: 0\n",
+            "rerun:\n  jobs: 2\n",
+        ] {
+            assert_eq!(codes(bad), vec![Code::config_invalid], "{bad}");
+        }
     }
 
     #[test]

@@ -172,6 +172,14 @@ pub fn loosenings(old: &Config, new: &Config) -> Vec<String> {
     if old.specs_on_base && !new.specs_on_base {
         out.push("specs.require_on_base: true -> false".to_string());
     }
+    // What prepares a re-run can make its checks pass (a stub in
+    // node_modules/.bin): any change of it is for a reviewer to read.
+    if new.rerun.setup != old.rerun.setup {
+        out.push(
+            "rerun.setup changed (it runs before every re-run's checks; review what it installs)"
+                .to_string(),
+        );
+    }
     out
 }
 

@@ -1,5 +1,5 @@
 //! External programs some tests need beyond `git` and a POSIX shell: the
-//! other hook managers, `python3`, `curl` and `sha256sum`, an XSD validator.
+//! other hook managers, `python3`, `curl`, `npm` and `sha256sum`, an XSD validator.
 //! A test asks for one with [`require_tool`] (or reports one it could not use
 //! with [`tool_missing`]). Under CI (the environment variable `CI` set to any
 //! non-empty value) a missing tool fails the test, naming the tool and how to
@@ -31,6 +31,7 @@ pub const INSTALL: &[(&str, &str)] = &[
         "`apt-get install python3` (or your system's package)",
     ),
     ("curl", "`apt-get install curl`"),
+    ("npm", "`apt-get install npm`"),
     ("sha256sum", "`apt-get install coreutils`"),
     (
         "xmlschema",

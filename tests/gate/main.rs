@@ -20,6 +20,7 @@ mod one_verdict;
 mod receipts;
 mod receive;
 mod rerun;
+mod rerun_projects;
 mod runner;
 mod snapshot_v1;
 mod trust;

@@ -25,12 +25,9 @@ use crate::repo::{Repo, RepoError};
 use event::{CiEnv, Commits, Detected, Platform};
 use gix::ObjectId;
 
-/// `check --ci --rerun [--rerun-timeout SECONDS]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Rerun {
-    /// The time all re-runs together may take.
-    pub timeout: Option<std::time::Duration>,
-}
+/// `check --ci --rerun [--rerun-timeout SECONDS] [--rerun-jobs N]
+/// [--rerun-in WHERE] [--attestation FILE]`.
+pub use crate::runner::rerun::Options as Rerun;
 
 /// The platform's base and head, `None` outside CI.
 pub fn detect(env: &CiEnv, git: &dyn Commits) -> Result<Option<Detected>, Diagnostic> {
@@ -180,47 +177,65 @@ pub fn check(
         return Ok(());
     };
     if let (Some(rerun), At::Tree(merged)) = (rerun, landing.lands) {
-        let lands = View::from_tree(repo, merged, landing.lands_label.clone())?;
+        let lands = crate::runner::rerun::Landing {
+            tree: merged,
+            head,
+            label: landing.lands_label.clone(),
+        };
         rerun_after_gate(repo, &lands, &config, rerun, out);
     }
     Ok(())
 }
 
 /// `--rerun`, after the gate has run: re-execute every observed check of
-/// every task the gate checked, in an isolated checkout of `lands` (the
-/// tree that lands), and add each task's findings as its `rerun` check
-/// (`crate::runner::rerun` does the work).
+/// every task the gate judged, as it judged it (`crate::runner::rerun` does
+/// the work, where the project runs), add each task's findings as its
+/// `rerun` check, and write the statement `--attestation` asks for with the
+/// run's verdict.
 fn rerun_after_gate(
     repo: &Repo,
-    lands: &View,
+    lands: &crate::runner::rerun::Landing,
     config: &Config,
     rerun: &Rerun,
     out: &mut Collected,
 ) {
-    let interrupt = match crate::runner::signals::install() {
-        Ok(flag) => flag,
-        Err(e) => {
-            out.note(Diagnostic::new(
-                Code::rerun_unavailable,
-                format!("cannot handle SIGINT/SIGTERM for the re-run: {e}"),
-            ));
-            return;
-        }
-    };
-    let tasks: Vec<String> = out.tasks.iter().map(|t| t.task.clone()).collect();
-    match crate::runner::rerun::rerun_tasks(repo, lands, &tasks, rerun.timeout, &interrupt) {
-        Err(d) => out.note(config.apply(d)),
-        Ok(per_task) => {
-            for (task, diagnostics) in per_task {
-                let Some(result) = out.tasks.iter_mut().find(|t| t.task == task) else {
-                    continue;
-                };
-                let diagnostics = diagnostics.into_iter().map(|d| config.apply(d)).collect();
-                result
-                    .checks
-                    .push(crate::report::CheckOutcome::new("rerun", diagnostics));
-                result.ok = result.checks.iter().all(|c| c.ok);
-            }
+    let judged: Vec<(String, crate::report::Judged)> = out
+        .tasks
+        .iter()
+        .filter_map(|t| Some((t.task.clone(), t.judged.clone()?)))
+        .collect();
+    let tasks: Vec<crate::runner::rerun::Task<'_>> = judged
+        .iter()
+        .map(|(dir, judged)| crate::runner::rerun::Task { dir, judged })
+        .collect();
+    let done = crate::runner::rerun::after_gate(repo, lands, &tasks, config, rerun);
+    for (task, diagnostics) in done.per_task {
+        let Some(result) = out.tasks.iter_mut().find(|t| t.task == task) else {
+            continue;
+        };
+        let diagnostics = diagnostics.into_iter().map(|d| config.apply(d)).collect();
+        result
+            .checks
+            .push(crate::report::CheckOutcome::new("rerun", diagnostics));
+        result.ok = result.checks.iter().all(|c| c.ok);
+    }
+    for note in done.notes {
+        out.note(config.apply(note));
+    }
+    if let Some(path) = &rerun.attestation {
+        let verdict = crate::diagnostic::ExitStatus::of(
+            out.files
+                .iter()
+                .flat_map(|f| f.diagnostics.iter())
+                .chain(
+                    out.tasks
+                        .iter()
+                        .flat_map(|t| t.checks.iter().flat_map(|c| c.diagnostics.iter())),
+                )
+                .chain(out.diagnostics.iter()),
+        );
+        if let Err(d) = crate::runner::attestation::write(path, &done.record, verdict) {
+            out.note(d);
         }
     }
 }
