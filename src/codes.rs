@@ -393,6 +393,15 @@ codes! {
     mastermind_symlink: Error, Violation,
         "Nothing under .mastermind/ may be a symlink.",
         "Replace the link with the file it points to, or move it out of .mastermind/.";
+    spec_widened: Error, Violation,
+        "A change widens the scope (touches, creates, expected_docs) of a task whose spec is on the protected branch; the planning policy decides who may (a listed planner's change is a note, anyone else's an error in CI and pre-receive).",
+        "Have a planner land the wider spec, or add a `planning.rules` allow rule keyed on what the platform vouches for (`actors`, `pushers`, `signers`) to .mastermind/hooks.yaml on the protected branch; or restore the protected branch's scope.";
+    task_reopened: Error, Violation,
+        "A change does new work for a task whose report on the protected branch says `complete`; the planning policy decides who may reopen a finished task.",
+        "Start a new task for the new work (`mastermind-hooks task new NAME`), or have a planner reopen it (a `planning.rules` allow rule keyed on `actors`, `pushers` or `signers`).";
+    allowed_signers_unavailable: Warning, Violation,
+        "identity.allowed_signers names a file the protected branch does not have as a readable regular file, so no SSH signature names a signer.",
+        "Add the allowed-signers file (git's gpg.ssh.allowedSignersFile format) at the configured path on the protected branch, or fix the path.";
     ci_definition_changed: Warning, Violation,
         "The change edits a CI definition (.github/workflows/, .github/actions/, .gitlab-ci.yml, .gitlab/*.yml).",
         "Review the pipeline change; protect CI definitions as the CI chapter describes.";
@@ -401,6 +410,9 @@ codes! {
     push_base_unknown: Error, CannotCheck,
         "pre-push could not ask the remote which commits it already has (git ls-remote failed), so a new branch has no trustworthy base.",
         "Check that the remote is reachable (`git ls-remote <remote>`), then push again.";
+    signature_check_failed: Error, CannotCheck,
+        "git could not verify the commits' signatures that a `signers` rule asks about.",
+        "Make git able to run here (`git log --show-signature` on the commit shows what fails); SSH signatures need `ssh-keygen` on PATH.";
     git_repository_unavailable: Error, CannotCheck,
         "No git repository could be opened.",
         "Run inside a git repository (or set GIT_DIR).";

@@ -1,0 +1,233 @@
+//! Who makes a change, as far as its mode can know it (DESIGN.md section 5,
+//! "Identity the agent cannot forge").
+//!
+//! A commit's author, committer, trailers and the branch names are written
+//! by whoever makes the commit or pushes it: cooperative marks. What a
+//! policy that must hold against an agent keys on is what the platform or a
+//! key vouches for:
+//!
+//! * **pushers**: the user the git server authenticated, from each server's
+//!   own pre-receive variables ([`server`]); pre-receive only;
+//! * **actors**: the CI run's triggering actor and the pull request's
+//!   author, from the platform's variables and event data ([`ci`]); CI
+//!   only;
+//! * **signers**: the principal whose signature git verifies on a commit,
+//!   against an allowed-signers file read from the protected branch
+//!   ([`crate::repo::signatures`]); every mode that judges commits
+//!   (pre-push, pre-receive, CI), never the commit pre-commit has not
+//!   written yet.
+//!
+//! The landing modules fill a [`Facts`] per landing (what the mode knows);
+//! the gate gathers the signatures a rule asks about once per run
+//! ([`gather`]); [`rules`] matches a policy's rules against one step.
+//! A fact a mode cannot know is `None`, and a rule that needs it does not
+//! apply there.
+
+pub mod ci;
+pub mod marks;
+pub mod rules;
+pub mod server;
+
+use super::Gate;
+use super::change::Step;
+use super::landing::ViewKind;
+use crate::codes::Code;
+use crate::diagnostic::Diagnostic;
+use crate::repo::Result;
+use crate::repo::signatures::{self, Signature};
+use crate::repo::tree::Content;
+use gix::ObjectId;
+use std::collections::HashMap;
+
+/// The largest allowed-signers file read.
+const MAX_ALLOWED_SIGNERS_BYTES: usize = 1024 * 1024;
+
+/// One person or app a platform names, by every name it gives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Principal {
+    /// What it is to the change, for messages (`the pusher`).
+    pub role: &'static str,
+    /// Its names (a login; GitLab's `user-42` too). A pattern that matches
+    /// any of them matches the principal.
+    pub names: Vec<String>,
+    /// Where the names come from, for messages (`GL_USERNAME`).
+    pub source: &'static str,
+}
+
+impl Principal {
+    pub fn new(role: &'static str, names: Vec<String>, source: &'static str) -> Principal {
+        Principal {
+            role,
+            names,
+            source,
+        }
+    }
+
+    /// `alice (the pusher, GL_USERNAME)`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} ({}, {})",
+            self.names.join(" / "),
+            self.role,
+            self.source
+        )
+    }
+}
+
+/// Principals with the same names are one.
+pub(crate) fn dedup(principals: Vec<Principal>) -> Vec<Principal> {
+    let mut out: Vec<Principal> = Vec::new();
+    for principal in principals {
+        if principal.names.is_empty() || out.iter().any(|p| p.names == principal.names) {
+            continue;
+        }
+        out.push(principal);
+    }
+    out
+}
+
+/// What a landing's mode knows about who makes the change and where it goes,
+/// beyond the commits themselves. Filled by the landing modules; `None`
+/// where the mode cannot know.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Facts {
+    /// The authenticated pusher(s) (pre-receive, from the server).
+    pub pushers: Option<Vec<Principal>>,
+    /// The CI run's actors: the triggering actor, the pull request's author.
+    pub actors: Option<Vec<Principal>>,
+    /// The branch the change comes from, as whoever pushed it named it (the
+    /// pull request's source branch in CI, the local branch in pre-push);
+    /// `None`: the landing's target branch (pre-commit, pre-receive).
+    pub source_branch: Option<String>,
+    /// The protected branch's commit a task's landed spec and report are
+    /// read from for the planning findings (the default branch, or the pull
+    /// request's target); `None`: the mode cannot tell, and no planning
+    /// finding is raised.
+    pub protected: Option<ObjectId>,
+}
+
+/// What a commit's signature says, as one rule condition sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Signer {
+    /// The mode cannot know (the commit pre-commit has not written), or no
+    /// rule asked.
+    Unknown,
+    /// git names nobody: unsigned, or a signature it does not vouch for.
+    Nobody(String),
+    /// git verified the signature of this principal.
+    Verified(String),
+}
+
+/// Whether the gate is a control in this mode (CI and pre-receive run where
+/// the author cannot skip them) or advice (the local hooks).
+pub fn enforcing(kind: ViewKind) -> bool {
+    matches!(kind, ViewKind::Ci | ViewKind::Receive)
+}
+
+/// Everything one gate run knows about identity: the landing's facts and
+/// the commits' signers (verified once, only when a rule asks).
+pub struct Known<'g> {
+    pub facts: &'g Facts,
+    /// See [`enforcing`].
+    pub enforcing: bool,
+    /// The target branch (`branches`).
+    pub target_branch: Option<&'g str>,
+    signers: HashMap<ObjectId, Signer>,
+    signers_checked: bool,
+    /// Findings about the identity data itself (`allowed_signers_unavailable`).
+    pub notes: Vec<Diagnostic>,
+}
+
+impl<'g> Known<'g> {
+    /// What is known without verifying signatures (tests, and runs where no
+    /// rule asks about signers).
+    pub fn without_signers(gate: &'g Gate<'g>) -> Known<'g> {
+        Known {
+            facts: &gate.landing.identity,
+            enforcing: enforcing(gate.landing.kind),
+            target_branch: gate.landing.branch.as_deref(),
+            signers: HashMap::new(),
+            signers_checked: false,
+            notes: Vec::new(),
+        }
+    }
+
+    /// The source branch: the pushed or proposed branch, else the target.
+    pub fn source_branch(&self) -> Option<&str> {
+        self.facts.source_branch.as_deref().or(self.target_branch)
+    }
+
+    /// The signer of a step.
+    pub fn signer(&self, step: &Step) -> Signer {
+        match step.commit_id() {
+            Some(id) if self.signers_checked => {
+                self.signers.get(&id).cloned().unwrap_or(Signer::Unknown)
+            }
+            _ => Signer::Unknown,
+        }
+    }
+}
+
+/// Gather what one gate run knows: the landing's facts, and when a rule of
+/// the untasked or planning policy names `signers`, every commit's
+/// verified signer (one git process for the whole change).
+pub fn gather<'g>(gate: &'g Gate<'g>) -> Result<Known<'g>> {
+    let mut known = Known::without_signers(gate);
+    if !(gate.config.untasked.needs_signers() || gate.config.planning.needs_signers()) {
+        return Ok(known);
+    }
+    let commits: Vec<ObjectId> = gate
+        .landing
+        .steps
+        .iter()
+        .filter_map(Step::commit_id)
+        .collect();
+    let allowed = match &gate.config.allowed_signers {
+        None => None,
+        Some(path) => {
+            let target = &gate.landing.target;
+            match target
+                .snapshot()
+                .read(gate.repo, path, MAX_ALLOWED_SIGNERS_BYTES)?
+            {
+                Some(Content::Bytes(bytes)) => Some(bytes),
+                other => {
+                    let what = match other {
+                        None => "does not have it".to_string(),
+                        Some(Content::TooLarge { size }) => format!(
+                            "has it at {size} bytes, over the {MAX_ALLOWED_SIGNERS_BYTES}-byte limit"
+                        ),
+                        _ => "has it, but not as a regular file".to_string(),
+                    };
+                    known.notes.push(
+                        Diagnostic::new(
+                            Code::allowed_signers_unavailable,
+                            format!(
+                                "identity.allowed_signers names {path}, and {} {what}: no SSH signature names a signer, so `signers` rules match no commit of this change",
+                                target.label
+                            ),
+                        )
+                        .with_path(path.clone()),
+                    );
+                    None
+                }
+            }
+        }
+    };
+    let verdicts = signatures::verify(gate.repo, &commits, allowed.as_deref())?;
+    known.signers = verdicts
+        .into_iter()
+        .map(|(id, signature)| {
+            let signer = match signature {
+                Signature::Verified { principal } => Signer::Verified(principal),
+                Signature::Unsigned => Signer::Nobody("unsigned".to_string()),
+                Signature::Unverified { status, why } => {
+                    Signer::Nobody(format!("{why} (git: {status})"))
+                }
+            };
+            (id, signer)
+        })
+        .collect();
+    known.signers_checked = true;
+    Ok(known)
+}
