@@ -362,7 +362,7 @@ codes! {
         "Nothing to do; set this code's severity to refuse archiving.";
     untasked_change: Note, Violation,
         "A change belongs to no task (a step that touched no task folder, a configuration change, or what an archiving step changed besides the task).",
-        "Make the change part of a task if it should be, or leave it: the base's untasked rules allow it.";
+        "Make the change part of a task if it should be; CI and pre-receive refuse it unless the protected branch's untasked rules allow it.";
     spec_bom: Error, Violation,
         "A spec must not start with a byte-order mark: the reference reads it as a legacy spec and drops its front matter.",
         "Remove the three bytes EF BB BF before `---`.";

@@ -19,6 +19,7 @@ use super::attribution::{Attribution, untasked_changes};
 use super::change::Step;
 use super::identity::Known;
 use super::identity::rules::{Subject, allow_hint, decide};
+use super::landing::ViewKind;
 use crate::codes::Code;
 use crate::config::{CONFIG_PATH, UntaskedAction};
 use crate::diagnostic::{Diagnostic, Severity};
@@ -48,7 +49,7 @@ fn listed(paths: &[(String, ChangeKind)]) -> String {
 /// Why a path got its action, for messages.
 enum Why {
     Rule(usize),
-    Default { unset: bool },
+    Default { unset: bool, empty: bool },
     Forced,
 }
 
@@ -56,8 +57,11 @@ impl Why {
     fn text(&self) -> String {
         match self {
             Why::Rule(index) => format!("untasked.rules[{index}]"),
-            Why::Default { unset: false } => "untasked.default".to_string(),
-            Why::Default { unset: true } => {
+            Why::Default { unset: false, .. } => "untasked.default".to_string(),
+            Why::Default { empty: true, .. } => {
+                "the default (untasked.default unset, and nothing is protected yet in this empty repository, so only a warning until its first commit lands)".to_string()
+            }
+            Why::Default { unset: true, .. } => {
                 "the default (untasked.default unset: deny in CI and pre-receive, warn in the local hooks)".to_string()
             }
             Why::Forced => {
@@ -90,6 +94,7 @@ fn judge_step(
 ) -> Vec<Diagnostic> {
     let policy = &gate.config.untasked;
     let subject = subject(known, step);
+    let empty = !known.enforcing && matches!(gate.landing.kind, ViewKind::Ci | ViewKind::Receive);
     let mut denied: Vec<(String, ChangeKind)> = Vec::new();
     let mut warned: Vec<(String, ChangeKind)> = Vec::new();
     let mut allowed: Vec<(String, ChangeKind)> = Vec::new();
@@ -108,6 +113,7 @@ fn judge_step(
                     action,
                     Why::Default {
                         unset: policy.default.is_none(),
+                        empty,
                     },
                 ),
             }
@@ -151,18 +157,27 @@ fn judge_step(
         );
     }
     if let (Some(first), Some(why)) = (warned.first(), &warn_why) {
+        let message = match why {
+            // The local hooks' default: say what CI and pre-receive will do.
+            Why::Default {
+                unset: true,
+                empty: false,
+            } => format!(
+                "{} {what}: {}; CI and pre-receive refuse a change that belongs to no task unless a rule on the protected branch allows it",
+                step.label,
+                listed(&warned)
+            ),
+            _ => format!(
+                "{} {what} and belongs to no task ({} warns): {}",
+                step.label,
+                why.text(),
+                listed(&warned)
+            ),
+        };
         out.push(
-            Diagnostic::new(
-                Code::untasked_change,
-                format!(
-                    "{} {what} and belongs to no task ({} warns): {}",
-                    step.label,
-                    why.text(),
-                    listed(&warned)
-                ),
-            )
-            .with_path(first.0.clone())
-            .with_severity(Severity::Warning),
+            Diagnostic::new(Code::untasked_change, message)
+                .with_path(first.0.clone())
+                .with_severity(Severity::Warning),
         );
     }
     if !allowed.is_empty() && carries_task {

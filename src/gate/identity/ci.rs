@@ -24,7 +24,7 @@
 //! Outside either platform (`check --ci --base … --head …` by hand) no
 //! actor is known, and rules that need `actors` do not apply.
 
-use super::{Facts, Principal, dedup};
+use super::facts::{Facts, Principal, dedup};
 use gix::ObjectId;
 use serde_json::Value;
 

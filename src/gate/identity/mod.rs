@@ -24,13 +24,16 @@
 //! apply there.
 
 pub mod ci;
+pub mod facts;
 pub mod marks;
 pub mod rules;
 pub mod server;
 
+pub use facts::{Facts, Principal};
+
 use super::Gate;
 use super::change::Step;
-use super::landing::ViewKind;
+use super::landing::{Landing, ViewKind};
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
 use crate::repo::Result;
@@ -41,70 +44,6 @@ use std::collections::HashMap;
 
 /// The largest allowed-signers file read.
 const MAX_ALLOWED_SIGNERS_BYTES: usize = 1024 * 1024;
-
-/// One person or app a platform names, by every name it gives.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Principal {
-    /// What it is to the change, for messages (`the pusher`).
-    pub role: &'static str,
-    /// Its names (a login; GitLab's `user-42` too). A pattern that matches
-    /// any of them matches the principal.
-    pub names: Vec<String>,
-    /// Where the names come from, for messages (`GL_USERNAME`).
-    pub source: &'static str,
-}
-
-impl Principal {
-    pub fn new(role: &'static str, names: Vec<String>, source: &'static str) -> Principal {
-        Principal {
-            role,
-            names,
-            source,
-        }
-    }
-
-    /// `alice (the pusher, GL_USERNAME)`.
-    pub fn describe(&self) -> String {
-        format!(
-            "{} ({}, {})",
-            self.names.join(" / "),
-            self.role,
-            self.source
-        )
-    }
-}
-
-/// Principals with the same names are one.
-pub(crate) fn dedup(principals: Vec<Principal>) -> Vec<Principal> {
-    let mut out: Vec<Principal> = Vec::new();
-    for principal in principals {
-        if principal.names.is_empty() || out.iter().any(|p| p.names == principal.names) {
-            continue;
-        }
-        out.push(principal);
-    }
-    out
-}
-
-/// What a landing's mode knows about who makes the change and where it goes,
-/// beyond the commits themselves. Filled by the landing modules; `None`
-/// where the mode cannot know.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Facts {
-    /// The authenticated pusher(s) (pre-receive, from the server).
-    pub pushers: Option<Vec<Principal>>,
-    /// The CI run's actors: the triggering actor, the pull request's author.
-    pub actors: Option<Vec<Principal>>,
-    /// The branch the change comes from, as whoever pushed it named it (the
-    /// pull request's source branch in CI, the local branch in pre-push);
-    /// `None`: the landing's target branch (pre-commit, pre-receive).
-    pub source_branch: Option<String>,
-    /// The protected branch's commit a task's landed spec and report are
-    /// read from for the planning findings (the default branch, or the pull
-    /// request's target); `None`: the mode cannot tell, and no planning
-    /// finding is raised.
-    pub protected: Option<ObjectId>,
-}
 
 /// What a commit's signature says, as one rule condition sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -118,10 +57,15 @@ pub enum Signer {
     Verified(String),
 }
 
-/// Whether the gate is a control in this mode (CI and pre-receive run where
-/// the author cannot skip them) or advice (the local hooks).
-pub fn enforcing(kind: ViewKind) -> bool {
-    matches!(kind, ViewKind::Ci | ViewKind::Receive)
+/// Whether the gate is a control for a landing (CI and pre-receive run
+/// where the author cannot skip them) or advice (the local hooks). Where
+/// nothing is protected yet (a push into an empty repository: no target
+/// commit and no protected branch), there is no configuration that could
+/// allow anything, and the defaults are the local hooks' until the first
+/// commit lands.
+pub fn enforcing(landing: &Landing) -> bool {
+    matches!(landing.kind, ViewKind::Ci | ViewKind::Receive)
+        && (landing.target.commit.is_some() || landing.identity.protected.is_some())
 }
 
 /// Everything one gate run knows about identity: the landing's facts and
@@ -144,7 +88,7 @@ impl<'g> Known<'g> {
     pub fn without_signers(gate: &'g Gate<'g>) -> Known<'g> {
         Known {
             facts: &gate.landing.identity,
-            enforcing: enforcing(gate.landing.kind),
+            enforcing: enforcing(gate.landing),
             target_branch: gate.landing.branch.as_deref(),
             signers: HashMap::new(),
             signers_checked: false,

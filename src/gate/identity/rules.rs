@@ -11,8 +11,9 @@
 //! refuses it (`deny`) needs one: a maintainer's re-run does not make an
 //! agent's pull request theirs.
 
+use super::Signer;
+use super::facts::Principal;
 use super::marks::recognises;
-use super::{Principal, Signer};
 use crate::config::{Globs, Policy, Rule, UntaskedAction};
 use crate::gate::change::Identity;
 

@@ -20,7 +20,7 @@
 //! variables are read. A server that sets none (plain SSH, `git daemon`)
 //! names nobody, and rules that need `pushers` do not apply there.
 
-use super::{Principal, dedup};
+use super::facts::{Principal, dedup};
 
 /// Every variable read here (for the snapshot of the process environment).
 pub const VARS: &[&str] = &[

@@ -123,7 +123,7 @@ pub struct Landing {
     pub branch: Option<String>,
     /// What the mode knows about who makes the change (pushers, actors),
     /// where it comes from and the protected branch (`crate::gate::identity`).
-    pub identity: crate::gate::identity::Facts,
+    pub identity: crate::gate::identity::facts::Facts,
     /// A label for the change in task results (the pushed ref, say).
     pub label: Option<String>,
 }
