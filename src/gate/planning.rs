@@ -89,7 +89,12 @@ fn verdict(
         None if policy.default.is_some() => "planning.default".to_string(),
         None => "the default (planning.default unset: deny in CI and pre-receive, warn in the local hooks)".to_string(),
     };
-    let hint = allow_hint("planning.rules", &subject(known, step), path);
+    let hint = allow_hint(
+        "planning.rules",
+        &subject(known, step),
+        path,
+        "planning this task",
+    );
     (action, why, hint)
 }
 

@@ -139,7 +139,7 @@ fn judge_step(
             ),
             _ => format!(
                 "make the change part of a task (commit it together with a change to that task's .mastermind/tasks/<task>/ folder; `mastermind-hooks task new NAME` starts one), or {}",
-                allow_hint("untasked.rules", &subject, &first.0)
+                allow_hint("untasked.rules", &subject, &first.0, "this path")
             ),
         };
         out.push(

@@ -106,7 +106,7 @@ fn quoted(values: &[String]) -> String {
 /// protected branch's configuration so that what was refused passes: keyed
 /// on what this mode vouches for, with the names it knows, or on the path
 /// for anyone.
-pub fn allow_hint(section: &str, subject: &Subject<'_>, path: &str) -> String {
+pub fn allow_hint(section: &str, subject: &Subject<'_>, path: &str, path_is: &str) -> String {
     let mut options: Vec<String> = Vec::new();
     let names = |principals: Option<&[Principal]>| -> Vec<String> {
         principals
@@ -139,7 +139,7 @@ pub fn allow_hint(section: &str, subject: &Subject<'_>, path: &str) -> String {
         ),
     }
     options.push(format!(
-        "`{{action: allow, paths: [{}]}}` (this path, for anyone)",
+        "`{{action: allow, paths: [{}]}}` ({path_is}, for anyone)",
         quoted(&[path.to_string()])
     ));
     format!(
@@ -322,7 +322,7 @@ mod tests {
         )];
         let mut s = subject(&human);
         s.actors = Some(&alice);
-        let hint = allow_hint("untasked.rules", &s, "src/a.rs");
+        let hint = allow_hint("untasked.rules", &s, "src/a.rs", "this path");
         assert!(hint.contains("actors: [\"alice\"]"), "{hint}");
         assert!(hint.contains("paths: [\"src/a.rs\"]"), "{hint}");
         assert!(hint.contains("signers"), "{hint}");
