@@ -399,6 +399,9 @@ codes! {
     task_reopened: Error, Violation,
         "A change does new work for a task whose report on the protected branch says `complete`; the planning policy decides who may reopen a finished task.",
         "Start a new task for the new work (`mastermind-hooks task new NAME`), or have a planner reopen it (a `planning.rules` allow rule keyed on `actors`, `pushers` or `signers`).";
+    condition_unknown_locally: Note, Violation,
+        "A rule keys on a condition only some modes know (pushers: pre-receive; actors: CI; signers: every mode but pre-commit); where a mode cannot know it, the rule does not apply.",
+        "Nothing to do: CI and pre-receive apply the rule; the local hooks fall back to the default.";
     allowed_signers_unavailable: Warning, Violation,
         "identity.allowed_signers names a file the protected branch does not have as a readable regular file, so no SSH signature names a signer.",
         "Add the allowed-signers file (git's gpg.ssh.allowedSignersFile format) at the configured path on the protected branch, or fix the path.";

@@ -317,7 +317,40 @@ fn status_report(hooks: &[Hook]) -> StatusReport {
     };
     let mut report = status::evaluate(&dir, &observed, &elsewhere, &probe);
     suggest_what_works(&mut report, &dir, &observed);
+    report.diagnostics.extend(identity_notes());
     report
+}
+
+/// Rules of HEAD's configuration that the local hooks cannot apply (they
+/// key on who the platform or a key vouches for); nothing when there is no
+/// readable configuration (the gate reports that itself).
+fn identity_notes() -> Vec<crate::diagnostic::Diagnostic> {
+    let Ok(repo) = crate::repo::Repo::discover(&current_dir()) else {
+        return Vec::new();
+    };
+    let config = repo
+        .head_commit()
+        .ok()
+        .flatten()
+        .and_then(|head| repo.commit_tree(head).ok())
+        .and_then(|tree| {
+            crate::repo::snapshot::Snapshot::Tree(tree)
+                .read(
+                    &repo,
+                    crate::config::CONFIG_PATH,
+                    crate::config::MAX_CONFIG_BYTES,
+                )
+                .ok()
+                .flatten()
+        });
+    match config {
+        Some(crate::repo::tree::Content::Bytes(bytes)) => {
+            crate::config::Config::parse(&bytes, crate::config::CONFIG_PATH)
+                .map(|config| crate::gate::identity::local_notes(&config))
+                .unwrap_or_default()
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// Make each fix hint the command that really works here: plain `install`

@@ -149,3 +149,36 @@ fn init_writes_an_allow_rule_skeleton_keyed_on_vouched_conditions() {
     let output = ci(&repo, &[]);
     assert_eq!(status(&output), 1, "{}", text(&output));
 }
+
+#[test]
+fn status_says_which_modes_know_a_rules_conditions() {
+    let repo = TestRepo::new();
+    repo.write(
+        ".mastermind/hooks.yaml",
+        "untasked:\n  rules:\n    - action: allow\n      actors: [maintainer]\n      signers: [maintainer@example.com]\n    - action: allow\n      paths: [docs/**]\nplanning:\n  rules:\n    - action: allow\n      pushers: [planner]\n",
+    );
+    repo.commit_all("base");
+    let output = repo.run(&["status", "--format", "json"], None);
+    let report = json(&output);
+    let notes: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "condition_unknown_locally")
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(notes.len(), 2, "{report}");
+    assert!(
+        notes[0].starts_with("untasked.rules[0]")
+            && notes[0].contains("`actors`, which only CI knows")
+            && notes[0].contains("`signers`, which pre-push, pre-receive and CI know"),
+        "{notes:?}"
+    );
+    assert!(
+        notes[1].starts_with("planning.rules[0]")
+            && notes[1].contains("`pushers`, which only pre-receive knows"),
+        "{notes:?}"
+    );
+    let human = text(&repo.run(&["status"], None));
+    assert!(human.contains("note[condition_unknown_locally]"), "{human}");
+}

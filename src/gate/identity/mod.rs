@@ -35,6 +35,7 @@ use super::Gate;
 use super::change::Step;
 use super::landing::{Landing, ViewKind};
 use crate::codes::Code;
+use crate::config::Config;
 use crate::diagnostic::Diagnostic;
 use crate::repo::Result;
 use crate::repo::signatures::{self, Signature};
@@ -174,4 +175,46 @@ pub fn gather<'g>(gate: &'g Gate<'g>) -> Result<Known<'g>> {
         .collect();
     known.signers_checked = true;
     Ok(known)
+}
+
+/// Which modes know a vouched condition (`pushers`, `actors`, `signers`).
+pub fn known_in(key: &str) -> &'static str {
+    match key {
+        "pushers" => "only pre-receive knows (from the git server)",
+        "actors" => "only CI knows (from the platform)",
+        "signers" => {
+            "pre-push, pre-receive and CI know (pre-commit runs before the commit, and its signature, exist)"
+        }
+        _ => "every mode knows",
+    }
+}
+
+/// What `status` says about the configuration's rules that key on a
+/// condition the local hooks cannot know: there they do not apply, and
+/// the default decides.
+pub fn local_notes(config: &Config) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for (section, policy) in [
+        ("untasked", &config.untasked),
+        ("planning", &config.planning),
+    ] {
+        for (index, rule) in policy.rules.iter().enumerate() {
+            let keys = rule.vouched_keys();
+            if keys.is_empty() {
+                continue;
+            }
+            let which: Vec<String> = keys
+                .iter()
+                .map(|key| format!("`{key}`, which {}", known_in(key)))
+                .collect();
+            out.push(Diagnostic::new(
+                Code::condition_unknown_locally,
+                format!(
+                    "{section}.rules[{index}] needs {}: where a mode cannot know a condition the rule does not apply, and the default decides (the local hooks warn)",
+                    which.join("; and ")
+                ),
+            ));
+        }
+    }
+    out
 }
