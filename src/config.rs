@@ -902,6 +902,59 @@ mod tests {
     }
 
     #[test]
+    fn identity_conditions_planning_and_the_allowed_signers_path() {
+        let text = "identity:\n  allowed_signers: ./.mastermind/allowed_signers\nuntasked:\n  rules:\n    - action: allow\n      pushers: [alice]\n      actors: ['bot-*']\n      signers: [alice@example.com]\n      source_branches: ['hotfix/*']\nplanning:\n  default: warn\n  rules:\n    - action: allow\n      actors: [alice]\n";
+        let config = Config::parse(text.as_bytes(), "t").unwrap();
+        assert_eq!(
+            config.allowed_signers.as_deref(),
+            Some(".mastermind/allowed_signers")
+        );
+        let rule = &config.untasked.rules[0];
+        assert_eq!(rule.vouched_keys(), ["pushers", "actors", "signers"]);
+        assert!(
+            rule.actors.is_match("BOT-7"),
+            "logins match case-insensitively"
+        );
+        assert!(rule.source_branches.is_match("hotfix/a/b"));
+        assert!(config.untasked.needs_signers());
+        assert!(!config.planning.needs_signers());
+        assert_eq!(config.planning.default, Some(UntaskedAction::Warn));
+        assert_eq!(config.planning.rules[0].vouched_keys(), ["actors"]);
+        // Unset defaults: the mode decides.
+        let defaults = Config::parse(b"require_task: false\n", "t").unwrap();
+        assert_eq!(defaults.untasked.default, None);
+        assert_eq!(defaults.untasked.default_action(true), UntaskedAction::Deny);
+        assert_eq!(
+            defaults.untasked.default_action(false),
+            UntaskedAction::Warn
+        );
+        let required = Config::parse(b"require_task: true\n", "t").unwrap();
+        assert_eq!(
+            required.untasked.default_action(false),
+            UntaskedAction::Deny
+        );
+        for bad in [
+            "identity:\n  allowed_signers: ../outside\n",
+            "identity:\n  allowed_signers: /etc/ssh/allowed\n",
+            "identity:\n  keys: x\n",
+            "planning:\n  rules:\n    - action: allow\n      actor: [alice]\n",
+            "untasked:\n  rules:\n    - action: allow\n      signers: ['a[']\n",
+        ] {
+            assert_eq!(codes(bad), [Code::config_invalid], "{bad:?}");
+        }
+        let errors = Config::parse(
+            b"untasked:\n  rules:\n    - action: allow\n      pusher: [alice]\n",
+            "t",
+        )
+        .unwrap_err();
+        assert!(
+            errors[0].message.contains("(did you mean `pushers`?)"),
+            "{}",
+            errors[0].message
+        );
+    }
+
+    #[test]
     fn invalid_files_are_config_errors() {
         for text in [
             "unknown: 1\n",

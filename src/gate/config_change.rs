@@ -237,3 +237,47 @@ pub fn check(gate: &Gate<'_>) -> Result<Vec<Diagnostic>> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(text: &str) -> Config {
+        Config::parse(text.as_bytes(), "t").unwrap()
+    }
+
+    #[test]
+    fn vouched_rules_planning_and_the_allowed_signers_are_loosenings() {
+        let unset = config("");
+        let lines = loosenings(&unset, &config("untasked:\n  default: allow\n"));
+        assert!(
+            lines[0].starts_with("untasked: default unset (deny in CI and pre-receive"),
+            "{lines:?}"
+        );
+        assert!(loosenings(&unset, &config("untasked:\n  default: deny\n")).is_empty());
+        let lines = loosenings(
+            &config("untasked:\n  rules:\n    - action: allow\n      actors: [alice]\n"),
+            &config("untasked:\n  rules:\n    - action: allow\n      actors: ['*']\n"),
+        );
+        assert_eq!(
+            lines,
+            ["untasked rules changed (review which changes they now allow)"]
+        );
+        let lines = loosenings(
+            &unset,
+            &config("planning:\n  rules:\n    - action: allow\n      pushers: [bob]\n"),
+        );
+        assert_eq!(
+            lines,
+            ["planning rules changed (review which changes they now allow)"]
+        );
+        let lines = loosenings(
+            &config("identity:\n  allowed_signers: a\n"),
+            &config("identity:\n  allowed_signers: b\n"),
+        );
+        assert!(
+            lines[0].starts_with("identity.allowed_signers: a -> b"),
+            "{lines:?}"
+        );
+    }
+}

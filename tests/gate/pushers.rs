@@ -77,7 +77,10 @@ fn refused(output: &Output, why: &str) {
 #[test]
 fn each_servers_pusher_is_who_the_rules_see() {
     let s = server(ALLOW_MAINTAINER);
-    let servers: [(&str, &[(&str, &str)], &[(&str, &str)]); 4] = [
+    // (server, the maintainer's push, the agent's push), each as the
+    // server's variables.
+    type Vars = &'static [(&'static str, &'static str)];
+    let servers: [(&str, Vars, Vars); 4] = [
         (
             "GitHub Enterprise",
             &[("GITHUB_USER_LOGIN", "maintainer")],
