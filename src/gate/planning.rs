@@ -1,10 +1,11 @@
 //! Planning and a task's lifecycle as findings (DESIGN.md section 5,
 //! "Trust"): who may change the plan once it is on the protected branch.
 //!
-//! * `spec_widened`: the change makes a task's spec declare paths
-//!   (`touches`, `creates`, `expected_docs`) that the spec on the protected
-//!   branch does not: one push widening the scope and the next doing the
-//!   work is planning, and planning is a planner's;
+//! * `spec_widened`: the change's steps make a task's spec declare paths
+//!   (`touches`, `creates`, `expected_docs`) that neither the spec before
+//!   them nor the spec on the protected branch declares: one push widening
+//!   the scope and the next doing the work is planning, and planning is a
+//!   planner's;
 //! * `task_reopened`: the change does new work (content, not only the
 //!   task's artifacts) for a task whose report on the protected branch says
 //!   `complete`: a finished task is not reopened at will.
@@ -132,27 +133,40 @@ pub fn check(ctx: &TaskContext<'_>, known: &Known<'_>) -> Result<Vec<Diagnostic>
     let Some(landed) = read(ctx, tree, &spec_path, spec::MAX_SPEC_BYTES)? else {
         return Ok(out); // a new task: judged by the spec it brings
     };
-    if let Some(now) = read(ctx, ctx.at, &spec_path, spec::MAX_SPEC_BYTES)?
-        && now != landed
-    {
-        let before = declared(&landed);
-        let added: Vec<String> = declared(&now).difference(&before).cloned().collect();
-        if !added.is_empty() {
-            let touching: Vec<&Step> = change
+    // What the change's own steps added to the spec: a spec narrowed on the
+    // protected branch after the branch forked is not widened by a change
+    // that never touched it.
+    let touching: Vec<&Step> = change
+        .iter()
+        .copied()
+        .filter(|s| {
+            s.changes
                 .iter()
-                .copied()
-                .filter(|s| {
-                    s.changes
-                        .iter()
-                        .any(|c| c.path.as_slice() == spec_path.as_bytes())
-                })
-                .collect();
-            let steps = if touching.is_empty() {
-                &change
-            } else {
-                &touching
-            };
-            let (action, why, hint) = verdict(ctx, known, steps, &spec_path);
+                .any(|c| c.path.as_slice() == spec_path.as_bytes())
+        })
+        .collect();
+    if let (Some(first), Some(now)) = (
+        touching.first(),
+        read(ctx, ctx.at, &spec_path, spec::MAX_SPEC_BYTES)?,
+    ) {
+        let before = match first.parents.first() {
+            Some(parent) => read(
+                ctx,
+                Snapshot::Tree(gate.repo.commit_tree(*parent)?),
+                &spec_path,
+                spec::MAX_SPEC_BYTES,
+            )?
+            .map(|bytes| declared(&bytes))
+            .unwrap_or_default(),
+            None => BTreeSet::new(),
+        };
+        let on_protected = declared(&landed);
+        let added: Vec<String> = declared(&now)
+            .into_iter()
+            .filter(|p| !before.contains(p) && !on_protected.contains(p))
+            .collect();
+        if !added.is_empty() {
+            let (action, why, hint) = verdict(ctx, known, &touching, &spec_path);
             let mut shown: Vec<String> = added.iter().take(SHOWN).cloned().collect();
             if added.len() > SHOWN {
                 shown.push(format!("and {} more", added.len() - SHOWN));

@@ -202,3 +202,41 @@ fn a_local_hook_only_warns() {
         text(&output)
     );
 }
+
+#[test]
+fn a_spec_narrowed_on_main_is_not_widened_by_a_branch_that_never_touched_it() {
+    let repo = TestRepo::new();
+    repo.write("src/a.py", "a = 0\n");
+    repo.write("src/b.py", "b = 0\n");
+    repo.write(".mastermind/hooks.yaml", CONFIG);
+    repo.commit_all("base");
+    // The plan lands first: the spec alone, declaring both files.
+    for (path, content) in crate::common::task_files("001-a", &["src/a.py", "src/b.py"], &[]) {
+        if path.ends_with("spec.md") {
+            repo.write(&path, &content);
+        }
+    }
+    repo.commit_all("plan 001-a");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    // A planner narrows the spec on main while the branch works.
+    repo.git(&["checkout", "-q", "main"]);
+    let spec = format!("{TASK}/spec.md");
+    let planned = std::fs::read_to_string(repo.path().join(&spec)).unwrap();
+    repo.write(&spec, &planned.replace("  - file: src/b.py\n", ""));
+    repo.commit_all("narrow 001-a");
+    repo.git(&["checkout", "-q", "feature"]);
+    for (path, content) in crate::common::task_files("001-a", &["src/a.py"], &["src/a.py"]) {
+        if path.ends_with("executor-report.md") {
+            repo.write(&path, &content);
+        }
+    }
+    repo.write("src/a.py", "a = 1\n");
+    repo.commit_all("do 001-a");
+    let output = github(&repo, "agent-bot");
+    assert!(
+        !codes(&json(&output)).contains(&"spec_widened".to_string()),
+        "{}",
+        text(&output)
+    );
+    assert_eq!(status(&output), 0, "{}", text(&output));
+}
