@@ -133,10 +133,7 @@ fn judge_step(
     let mut out = Vec::new();
     if let (Some(first), Some(why)) = (denied.first(), &deny_why) {
         let hint = match why {
-            Why::Forced => format!(
-                "make the change part of a task: commit it together with a change to that task's .mastermind/tasks/<task>/ folder (`mastermind-hooks task new NAME` starts one); {}",
-                "the CI step's require-task input decides whether rules may allow untasked changes"
-            ),
+            Why::Forced => "make the change part of a task: commit it together with a change to that task's .mastermind/tasks/<task>/ folder (`mastermind-hooks task new NAME` starts one); no rule can allow it while the CI step's require-task input is true".to_string(),
             _ => format!(
                 "make the change part of a task (commit it together with a change to that task's .mastermind/tasks/<task>/ folder; `mastermind-hooks task new NAME` starts one), or {}",
                 allow_hint("untasked.rules", &subject, &first.0, "this path")

@@ -159,14 +159,20 @@ fn unsigned_and_wrongly_signed_commits_name_no_signer() {
     refused(&output, "an unsigned commit with alice as its author");
     let hint = text(&output);
     assert!(
-        hint.contains("signers:"),
+        hint.contains("signers:") && hint.contains("this commit has no signature"),
         "the refusal names the rule: {hint}"
     );
 
     repo.git(&["reset", "-q", "--hard", "main"]);
     repo.write("src/lib.py", "x = 'eve'\n");
     let by_eve = commit(&repo, Some(&keys.eve), "signed by eve, author alice");
-    refused(&ci(&repo, &by_eve), "a key the allowed signers do not list");
+    let output = ci(&repo, &by_eve);
+    refused(&output, "a key the allowed signers do not list");
+    assert!(
+        text(&output).contains("a good signature by a key no allowed signer holds (git: U)"),
+        "the refusal says what git found: {}",
+        text(&output)
+    );
 
     // Eve lists her own key under alice's name in the change: the file is
     // read from main, so it counts for nothing yet.
@@ -202,10 +208,9 @@ fn unsigned_and_wrongly_signed_commits_name_no_signer() {
             .contains("gpgsig"),
         "the forged commit keeps alice's signature"
     );
-    refused(
-        &ci(&repo, &tampered),
-        "a signature that does not match the commit",
-    );
+    let output = ci(&repo, &tampered);
+    refused(&output, "a signature that does not match the commit");
+    assert!(text(&output).contains("(git: B)"), "{}", text(&output));
 }
 
 #[test]

@@ -165,7 +165,7 @@ pub fn gather<'g>(gate: &'g Gate<'g>) -> Result<Known<'g>> {
         .map(|(id, signature)| {
             let signer = match signature {
                 Signature::Verified { principal } => Signer::Verified(principal),
-                Signature::Unsigned => Signer::Nobody("unsigned".to_string()),
+                Signature::Unsigned => Signer::Nobody("no signature".to_string()),
                 Signature::Unverified { status, why } => {
                     Signer::Nobody(format!("{why} (git: {status})"))
                 }

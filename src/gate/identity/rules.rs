@@ -134,7 +134,10 @@ pub fn allow_hint(section: &str, subject: &Subject<'_>, path: &str, path_is: &st
             "`{{action: allow, signers: [{}]}}` (who signed the commit)",
             quoted(std::slice::from_ref(principal))
         )),
-        _ => options.push(
+        Signer::Nobody(why) => options.push(format!(
+            "`{{action: allow, signers: [\"<principal>\"]}}` (commits signed with a key that identity.allowed_signers lists for that principal; this commit has {why})"
+        )),
+        Signer::Unknown => options.push(
             "`{action: allow, signers: [\"<principal>\"]}` (commits signed with a key that identity.allowed_signers lists for that principal)".to_string(),
         ),
     }
