@@ -54,7 +54,7 @@ subagent_returns: []
 # (commits signed with a key listed in identity.allowed_signers).
 untasked:
 #  default: deny                   # unset: deny in CI and pre-receive, warn locally
-  rules: []
+  rules: []                        # to use a rule below, uncomment it and drop the []
 #    - action: allow               # maintainers may change this file
 #      paths: [".mastermind/hooks.yaml", ".mastermind/allowed_signers"]
 #      actors: ["your-login"]      # CI
@@ -71,12 +71,12 @@ untasked:
 # (task_reopened): allow makes it a note, warn a warning, deny an error.
 planning:
 #  default: deny                   # unset: deny in CI and pre-receive, warn locally
-  rules: []
+  rules: []                        # to use a rule below, uncomment it and drop the []
 #    - action: allow               # your planners
 #      actors: ["your-login"]
 
 # Where the vouched conditions come from.
-identity: {}
+identity: {}                       # to set the path below, uncomment it and drop the {}
 #  allowed_signers: .mastermind/allowed_signers   # read from the protected branch;
 #                                   # git's gpg.ssh.allowedSignersFile format
 
@@ -181,6 +181,45 @@ mod tests {
         assert_eq!(config.untasked.default, None, "the mode decides");
         assert!(config.untasked.rules.is_empty() && config.planning.rules.is_empty());
         assert_eq!(config.allowed_signers, None);
+    }
+
+    #[test]
+    fn the_allow_rule_skeleton_is_a_valid_policy_once_uncommented() {
+        let uncommented: String = CONFIG_TEMPLATE
+            .lines()
+            .map(|line| {
+                let line = line
+                    .split("  # to ")
+                    .next()
+                    .unwrap_or(line)
+                    .replace("rules: []", "rules:")
+                    .replace("identity: {}", "identity:");
+                match line.strip_prefix('#') {
+                    Some(rest) if rest.starts_with("    - ") || rest.starts_with("      ") => {
+                        rest.to_string()
+                    }
+                    Some(rest) if rest.starts_with("  allowed_signers") => rest.to_string(),
+                    _ => line,
+                }
+            })
+            .map(|line| line + "\n")
+            .collect();
+        let config = Config::parse(uncommented.as_bytes(), "skeleton").unwrap();
+        let keys: Vec<Vec<&str>> = config
+            .untasked
+            .rules
+            .iter()
+            .map(|rule| rule.vouched_keys())
+            .collect();
+        assert_eq!(
+            keys,
+            [vec!["actors"], vec!["pushers"], vec!["signers"], vec![]]
+        );
+        assert_eq!(config.planning.rules[0].vouched_keys(), ["actors"]);
+        assert_eq!(
+            config.allowed_signers.as_deref(),
+            Some(".mastermind/allowed_signers")
+        );
     }
 
     #[test]
