@@ -32,15 +32,18 @@ pub mod server;
 pub use facts::{Facts, Principal};
 
 use super::Gate;
+use super::attribution::untasked_changes;
 use super::change::Step;
 use super::landing::{Landing, ViewKind};
 use crate::codes::Code;
 use crate::config::Config;
 use crate::diagnostic::Diagnostic;
 use crate::repo::Result;
+use crate::repo::changes::ChangeKind;
 use crate::repo::signatures::{self, Signature};
 use crate::repo::tree::Content;
 use gix::ObjectId;
+use gix::bstr::ByteSlice;
 use std::collections::HashMap;
 
 /// The largest allowed-signers file read.
@@ -121,10 +124,29 @@ pub fn gather<'g>(gate: &'g Gate<'g>) -> Result<Known<'g>> {
     if !(gate.config.untasked.needs_signers() || gate.config.planning.needs_signers()) {
         return Ok(known);
     }
+    // Only the commits a rule can ask about: each `ssh-keygen` run costs a
+    // process, and a change of a hundred tasked commits needs none.
+    let untasked = gate.config.untasked.needs_signers();
+    let planning = gate.config.planning.needs_signers();
+    let agent_files = gate.config.agent_files();
     let commits: Vec<ObjectId> = gate
         .landing
         .steps
         .iter()
+        .filter(|step| {
+            let tasked = !step.touched_tasks().is_empty();
+            (untasked
+                && (!untasked_changes(step, &agent_files).is_empty()
+                    // A step that removes task files may archive a task:
+                    // what else it changed is untasked.
+                    || step.changes.iter().any(|c| {
+                        c.kind == ChangeKind::Deleted
+                            && c.path.to_str().is_ok_and(|p| {
+                                crate::bookkeeping::task_dir_of(p).is_some()
+                            })
+                    })))
+                || (planning && tasked)
+        })
         .filter_map(Step::commit_id)
         .collect();
     let allowed = match &gate.config.allowed_signers {
