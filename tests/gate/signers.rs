@@ -240,3 +240,40 @@ fn signers_are_unknown_before_the_commit_exists_and_without_the_file() {
         text(&output)
     );
 }
+
+#[test]
+fn a_signed_planner_may_widen_a_landed_spec() {
+    let Some(keys) = keys() else { return };
+    let repo = TestRepo::new();
+    repo.write("src/a.py", "a = 0\n");
+    repo.write(
+        ".mastermind/hooks.yaml",
+        "identity:\n  allowed_signers: .mastermind/allowed_signers\nplanning:\n  rules:\n    - action: allow\n      signers: [alice@example.com]\n",
+    );
+    repo.write(
+        ".mastermind/allowed_signers",
+        &allowed_line("alice@example.com", &keys.alice),
+    );
+    repo.commit_all("base");
+    repo.write_task("001-a", &["src/a.py"], &["src/a.py"]);
+    repo.write("src/a.py", "a = 1\n");
+    repo.commit_all("task 001-a, landed");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    let spec = ".mastermind/tasks/001-a/spec.md";
+    let planned = std::fs::read_to_string(repo.path().join(spec)).unwrap();
+    repo.write(
+        spec,
+        &planned.replace(
+            "  - file: src/a.py\n",
+            "  - file: src/a.py\n  - file: src/b.py\n",
+        ),
+    );
+    let unsigned = commit(&repo, None, "widen, unsigned");
+    let output = ci(&repo, &unsigned);
+    assert_eq!(status(&output), 1, "{}", text(&output));
+    assert!(text(&output).contains("spec_widened"), "{}", text(&output));
+    repo.git(&["reset", "-q", "--soft", "HEAD~1"]);
+    let signed = commit(&repo, Some(&keys.alice), "widen, signed by the planner");
+    let output = ci(&repo, &signed);
+    assert_eq!(status(&output), 0, "{}", text(&output));
+}
