@@ -362,7 +362,7 @@ codes! {
         "Nothing to do; set this code's severity to refuse archiving.";
     untasked_change: Note, Violation,
         "A change belongs to no task (a step that touched no task folder, a configuration change, or what an archiving step changed besides the task).",
-        "Make the change part of a task if it should be, or leave it: the base's untasked rules allow it.";
+        "Make the change part of a task if it should be; CI and pre-receive refuse it unless the protected branch's untasked rules allow it.";
     spec_bom: Error, Violation,
         "A spec must not start with a byte-order mark: the reference reads it as a legacy spec and drops its front matter.",
         "Remove the three bytes EF BB BF before `---`.";
@@ -393,6 +393,18 @@ codes! {
     mastermind_symlink: Error, Violation,
         "Nothing under .mastermind/ may be a symlink.",
         "Replace the link with the file it points to, or move it out of .mastermind/.";
+    spec_widened: Error, Violation,
+        "A change widens the scope (touches, creates, expected_docs) of a task whose spec is on the protected branch; the planning policy decides who may (a listed planner's change is a note, anyone else's an error in CI and pre-receive).",
+        "Have a planner land the wider spec, or add a `planning.rules` allow rule keyed on what the platform vouches for (`actors`, `pushers`, `signers`) to .mastermind/hooks.yaml on the protected branch; or restore the protected branch's scope.";
+    task_reopened: Error, Violation,
+        "A change does new work for a task whose report on the protected branch says `complete`; the planning policy decides who may reopen a finished task.",
+        "Start a new task for the new work (`mastermind-hooks task new NAME`), or have a planner reopen it (a `planning.rules` allow rule keyed on `actors`, `pushers` or `signers`).";
+    condition_unknown_locally: Note, Violation,
+        "A rule keys on a condition only some modes know (pushers: pre-receive; actors: CI; signers: every mode but pre-commit); where a mode cannot know it, the rule does not apply.",
+        "Nothing to do: CI and pre-receive apply the rule; the local hooks fall back to the default.";
+    allowed_signers_unavailable: Warning, Violation,
+        "identity.allowed_signers names a file the protected branch does not have as a readable regular file, so no SSH signature names a signer.",
+        "Add the allowed-signers file (git's gpg.ssh.allowedSignersFile format) at the configured path on the protected branch, or fix the path.";
     ci_definition_changed: Warning, Violation,
         "The change edits a CI definition (.github/workflows/, .github/actions/, .gitlab-ci.yml, .gitlab/*.yml).",
         "Review the pipeline change; protect CI definitions as the CI chapter describes.";
@@ -401,6 +413,9 @@ codes! {
     push_base_unknown: Error, CannotCheck,
         "pre-push could not ask the remote which commits it already has (git ls-remote failed), so a new branch has no trustworthy base.",
         "Check that the remote is reachable (`git ls-remote <remote>`), then push again.";
+    signature_check_failed: Error, CannotCheck,
+        "git could not verify the commits' signatures that a `signers` rule asks about.",
+        "Make git able to run here (`git log --show-signature` on the commit shows what fails); SSH signatures need `ssh-keygen` on PATH.";
     git_repository_unavailable: Error, CannotCheck,
         "No git repository could be opened.",
         "Run inside a git repository (or set GIT_DIR).";

@@ -28,7 +28,9 @@ pub fn uninstall(named: &[Hook], force: bool) -> ExitStatus {
 
 /// `status [--hook H]... [--format F]`.
 pub fn status(named: &[Hook], format: StatusFormat) -> ExitStatus {
-    show(&flow::status(&current_dir(), named, format))
+    let cwd = current_dir();
+    let notes = crate::gate::identity::local_notes_in(&cwd);
+    show(&flow::status(&cwd, named, format, notes))
 }
 
 /// `install --agent HARNESS`.

@@ -433,9 +433,11 @@ pub fn status_json(report: &impl serde::Serialize) -> String {
     text
 }
 
-/// `status [--hook H]... [--format F]` in the repository at `cwd`.
-pub fn status(cwd: &Path, named: &[Hook], format: StatusFormat) -> Outcome {
+/// `status [--hook H]... [--format F]` in the repository at `cwd`, with
+/// `notes` about the configuration (rules the local hooks cannot apply).
+pub fn status(cwd: &Path, named: &[Hook], format: StatusFormat, notes: Vec<Diagnostic>) -> Outcome {
     let mut report = status_report(cwd, &Hook::selection(named));
+    report.diagnostics.extend(notes);
     // Plain `status` (no --hook) covers the agent hooks too.
     if named.is_empty()
         && report.hooks_dir.is_some()

@@ -1,5 +1,6 @@
 //! External programs some tests need beyond `git` and a POSIX shell: the
-//! other hook managers, `python3`, `curl`, `npm` and `sha256sum`, an XSD validator.
+//! other hook managers, `python3`, `curl`, `npm` and `sha256sum`, `ssh-keygen`, an
+//! XSD validator.
 //! A test asks for one with [`require_tool`] (or reports one it could not use
 //! with [`tool_missing`]). Under CI (the environment variable `CI` set to any
 //! non-empty value) a missing tool fails the test, naming the tool and how to
@@ -33,6 +34,10 @@ pub const INSTALL: &[(&str, &str)] = &[
     ("curl", "`apt-get install curl`"),
     ("npm", "`apt-get install npm`"),
     ("sha256sum", "`apt-get install coreutils`"),
+    (
+        "ssh-keygen",
+        "`apt-get install openssh-client` (it signs and verifies the SSH-signed commits)",
+    ),
     (
         "xmlschema",
         "`pip install xmlschema==4.3.2` for `python3`, or `apt-get install libxml2-utils` for xmllint",

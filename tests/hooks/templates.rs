@@ -1241,6 +1241,12 @@ fn github_action_passes_a_pull_request_whose_task_holds() {
 fn the_require_task_input_makes_a_task_mandatory() {
     let repo = common::TestRepo::new();
     repo.write("src/lib.py", "x = 1\n");
+    // The base allows untasked changes by anyone who writes an author (a
+    // forgeable rule): require-task overrides it.
+    repo.write(
+        ".mastermind/hooks.yaml",
+        "untasked:\n  rules:\n    - action: allow\n      authors: ['*']\n",
+    );
     repo.commit_all("base");
     repo.git(&["checkout", "-q", "-b", "feature"]);
     repo.write("src/lib.py", "x = 2\n");

@@ -20,6 +20,7 @@ use super::{At, Landing, Target, ViewKind, steps};
 use crate::codes::Code;
 use crate::config::Config;
 use crate::diagnostic::Diagnostic;
+use crate::gate::identity;
 use crate::repo::tree::{View, short};
 use crate::repo::{Repo, RepoError};
 use event::{CiEnv, Commits, Detected, Platform};
@@ -149,9 +150,25 @@ pub fn landing(repo: &Repo, base: ObjectId, head: ObjectId) -> Result<Landing, R
         lands_label: format!("the merge of {} into {}", short(head), short(base)),
         tip,
         tip_label: format!("the head {}", short(head)),
-        branch: event::head_branch(),
+        // The target branch and the identity facts come from the event
+        // data (`fill_identity`).
+        branch: None,
         label: None,
+        identity: Default::default(),
     })
+}
+
+/// The target branch and what the platform vouches for (the actors), from
+/// the event data (`crate::gate::identity::ci`).
+fn fill_identity(landing: &mut Landing, env: &CiEnv, repo: &Repo, base: ObjectId) {
+    let var = |name: &str| env.var(name).map(str::to_string);
+    let event = match &env.event {
+        Some(Ok(value)) => Some(value),
+        _ => None,
+    };
+    let data = identity::ci::CiData { var: &var, event };
+    landing.branch = identity::ci::branches(&data).0;
+    landing.identity = identity::ci::facts(&data, base, &|rev| repo.resolve_commit(rev).ok());
 }
 
 /// Judge the change CI builds: base and head from the flags and the event
@@ -163,7 +180,8 @@ pub fn check(
     rerun: Option<&Rerun>,
     out: &mut Collected,
 ) -> Result<(), RepoError> {
-    let (base_rev, head_rev) = match revisions(&CiEnv::from_process(), repo, base, head) {
+    let env = CiEnv::from_process();
+    let (base_rev, head_rev) = match revisions(&env, repo, base, head) {
         Ok(revs) => revs,
         Err(d) => {
             out.note(d);
@@ -172,7 +190,8 @@ pub fn check(
     };
     let base = resolve_for_ci(repo, &base_rev, "base")?;
     let head = resolve_for_ci(repo, &head_rev, "head")?;
-    let landing = landing(repo, base, head)?;
+    let mut landing = landing(repo, base, head)?;
+    fill_identity(&mut landing, &env, repo, base);
     let Some(config) = judge(repo, &landing, out) else {
         return Ok(());
     };
