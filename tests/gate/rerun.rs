@@ -329,7 +329,18 @@ fn message_of(out: &Output, code: &str) -> String {
 
 #[test]
 fn an_archived_task_is_still_re_run_from_the_spec_the_gate_judged() {
-    let (repo, base) = task_branch(&["grep", "-q", "return 2", "src/lib.py"]);
+    let repo = TestRepo::new();
+    repo.write("src/lib.py", "def value():\n    return 1\n");
+    // The untasked commit below is allowed on the base: this test is about
+    // the archived task's re-run, not the untasked policy.
+    repo.write(
+        ".mastermind/hooks.yaml",
+        "untasked:\n  rules:\n    - action: allow\n      paths: [src/lib.py]\n",
+    );
+    let base = repo.commit_all("base");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    write_task(&repo, &["grep", "-q", "return 2", "src/lib.py"]);
+    repo.write("src/lib.py", "def value():\n    return 2\n");
     assert_eq!(status(&run_check(&repo)), 0);
     repo.commit_all("task");
     // Broken code and a forged receipt, then the task folder removed.
