@@ -9,6 +9,7 @@ pub mod merge;
 pub mod merge_join;
 pub(crate) mod parallel;
 pub mod remote;
+pub mod signatures;
 pub mod snapshot;
 pub mod tree;
 

@@ -34,6 +34,12 @@ impl Verdict {
     }
 }
 
+const POLICY_FILE: &str = ".mastermind/hooks.yaml";
+
+/// The policy of a forge made with [`Forge::new`]; tests that write their
+/// own configuration keep it by appending it.
+pub const ALLOW_UNTASKED: &str = "untasked:\n  default: allow\n";
+
 /// A clone with a bare `origin` that runs the gate in pre-receive.
 pub struct Forge {
     pub work: TestRepo,
@@ -53,6 +59,11 @@ impl Forge {
         let output = install.output().expect("install --server");
         assert_eq!(status(&output), 0, "{}", text(&output));
         let work = TestRepo::new();
+        // Humans' untasked commits pass unless a test says otherwise (the
+        // default denies them in CI and pre-receive).
+        if !files.iter().any(|(path, _)| *path == POLICY_FILE) {
+            work.write(POLICY_FILE, ALLOW_UNTASKED);
+        }
         for (path, content) in files {
             work.write(path, content);
         }

@@ -114,7 +114,10 @@ fn the_targets_own_newer_content_keeps_a_receipt_current() {
     }
     // Strict freshness compares the whole tree with what lands.
     repo.git(&["checkout", "-q", "main"]);
-    repo.write(".mastermind/hooks.yaml", "receipts:\n  freshness: merge\n");
+    repo.write(
+        ".mastermind/hooks.yaml",
+        "receipts:\n  freshness: merge\nuntasked:\n  default: allow\n",
+    );
     commit_as(repo, "strict receipts", HUMAN, "2024-01-01T12:00:00");
     forge.receive(&["main"]).expect(0, "strict receipts");
     let verdict = forge.ci("main", "feature");
@@ -126,7 +129,10 @@ fn the_targets_own_newer_content_keeps_a_receipt_current() {
 fn freshness_task_is_read_as_scope_and_flagged() {
     let forge = forge();
     let repo = &forge.work;
-    repo.write(".mastermind/hooks.yaml", "receipts:\n  freshness: task\n");
+    repo.write(
+        ".mastermind/hooks.yaml",
+        "receipts:\n  freshness: task\nuntasked:\n  default: allow\n",
+    );
     commit_as(repo, "old setting", HUMAN, "2024-01-01T09:00:00");
     forge.receive(&["main"]).expect(0, "the old setting");
     repo.git(&["checkout", "-q", "-b", "feature"]);

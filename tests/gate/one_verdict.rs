@@ -157,7 +157,11 @@ impl World {
     }
 
     fn commit(&self, message: &str) {
-        let date = format!("2024-01-01T{:02}:{:02}:00", self.counter / 60, self.counter % 60);
+        let date = format!(
+            "2024-01-01T{:02}:{:02}:00",
+            self.counter / 60,
+            self.counter % 60
+        );
         commit_as(self.repo(), message, "Agent <agent@example.invalid>", &date);
     }
 
@@ -221,7 +225,9 @@ impl World {
                 self.on("main");
                 match file {
                     Some(file) => set_line(self.repo(), FILES[*file], false, &format!("main {n}")),
-                    None => self.repo().write(&format!("docs/main-{n}.md"), "moved on\n"),
+                    None => self
+                        .repo()
+                        .write(&format!("docs/main-{n}.md"), "moved on\n"),
                 }
                 let date = format!("2024-01-01T{:02}:{:02}:00", n / 60, n % 60);
                 commit_as(self.repo(), &format!("main {n}"), MAINTAINER, &date);
@@ -248,9 +254,16 @@ impl World {
             }
             Action::Amend { branch } => {
                 self.on(BRANCHES[*branch]);
-                self.repo().write(".mastermind/amended.md", &format!("amend {n}\n"));
+                self.repo()
+                    .write(".mastermind/amended.md", &format!("amend {n}\n"));
                 self.repo().git(&["add", "-A"]);
-                let _ = self.repo().git_output(&["commit", "-q", "--no-verify", "--amend", "--no-edit"]);
+                let _ = self.repo().git_output(&[
+                    "commit",
+                    "-q",
+                    "--no-verify",
+                    "--amend",
+                    "--no-edit",
+                ]);
             }
         }
     }
@@ -293,7 +306,10 @@ impl World {
         if !hook_ran {
             // git could not merge (a conflict CI's merge-tree also sees).
             let _ = repo.git_output(&["merge", "--abort"]);
-            panic!("git merge did not run the hook, yet CI merged: {}", text(&merged));
+            panic!(
+                "git merge did not run the hook, yet CI merged: {}",
+                text(&merged)
+            );
         }
         let hook_report: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&verdict_file).unwrap()).unwrap();
@@ -308,12 +324,17 @@ impl World {
         // Leave main where it was for the next landing.
         repo.git(&["reset", "-q", "--hard", &main]);
         if receive.code == 0 {
-            self.forge.push_unjudged(&[&format!("{main}:refs/heads/main")]);
+            self.forge
+                .push_unjudged(&[&format!("{main}:refs/heads/main")]);
         }
         Some(vec![
             ("check --ci", ci.code == 0, ci_verdicts),
             ("pre-merge-commit", hook_ok, from_json(&hook_report)),
-            ("pre-push", push.code == 0, from_json(push.report.as_ref().unwrap())),
+            (
+                "pre-push",
+                push.code == 0,
+                from_json(push.report.as_ref().unwrap()),
+            ),
             ("pre-receive", receive.code == 0, from_human(&receive.text)),
         ])
     }

@@ -14,3 +14,4 @@ mod managers;
 mod newcomer;
 mod templates;
 mod walkthroughs;
+mod widen;

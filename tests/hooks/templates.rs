@@ -298,6 +298,14 @@ fn make_executable(file: &Path) {
     std::fs::set_permissions(file, permissions).unwrap();
 }
 
+/// The host's PATH without an installed `mastermind-hooks`: what a template
+/// runs is the binary a test names, never one the machine happens to have.
+fn host_path() -> String {
+    crate::common::tools::path_without(&["mastermind-hooks"])
+        .into_string()
+        .expect("a UTF-8 PATH")
+}
+
 /// Run a script with a clean environment (only PATH and HOME from the host,
 /// so a host that is itself a CI runner does not leak in) plus `env`.
 fn run_script(script: &str, cwd: &Path, env: &[(&str, &str)]) -> Output {
@@ -306,7 +314,7 @@ fn run_script(script: &str, cwd: &Path, env: &[(&str, &str)]) -> Output {
         .arg(path(script))
         .current_dir(cwd)
         .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("PATH", host_path())
         .env("HOME", std::env::var_os("HOME").unwrap_or_default());
     for (k, v) in env {
         command.env(k, v);
@@ -726,7 +734,7 @@ impl Runner {
             action_dir: path("ci-templates/github"),
             home: scratch.join("home"),
             cache: scratch.join("github-cache"),
-            path: std::env::var("PATH").unwrap_or_default(),
+            path: host_path(),
         }
     }
 
@@ -742,12 +750,10 @@ impl Runner {
             std::fs::copy(path(file), root.join(file)).unwrap();
         }
         let mut dirs: Vec<String> = cargo.iter().map(|c| c.dir.display().to_string()).collect();
-        dirs.extend(
-            std::env::var("PATH")
-                .unwrap_or_default()
-                .split(':')
-                .filter(|d| !Path::new(d).join("cargo").exists())
-                .map(str::to_string),
+        dirs.push(
+            crate::common::tools::path_without(&["mastermind-hooks", "cargo"])
+                .into_string()
+                .expect("a UTF-8 PATH"),
         );
         Runner {
             action_dir: root.join("ci-templates/github"),
@@ -1035,7 +1041,7 @@ fn run_gitlab_job(cwd: &Path, extra: &[(&str, &str)]) -> Output {
         .args(["-e", "-c", &script])
         .current_dir(cwd)
         .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("PATH", host_path())
         .env("HOME", std::env::var_os("HOME").unwrap_or_default());
     for (var, value) in job["mastermind-hooks"]["variables"].as_object().unwrap() {
         command.env(var, value.as_str().unwrap());
@@ -1235,6 +1241,12 @@ fn github_action_passes_a_pull_request_whose_task_holds() {
 fn the_require_task_input_makes_a_task_mandatory() {
     let repo = common::TestRepo::new();
     repo.write("src/lib.py", "x = 1\n");
+    // The base allows untasked changes by anyone who writes an author (a
+    // forgeable rule): require-task overrides it.
+    repo.write(
+        ".mastermind/hooks.yaml",
+        "untasked:\n  rules:\n    - action: allow\n      authors: ['*']\n",
+    );
     repo.commit_all("base");
     repo.git(&["checkout", "-q", "-b", "feature"]);
     repo.write("src/lib.py", "x = 2\n");
@@ -1904,11 +1916,7 @@ fn the_gitlab_job_builds_a_pinned_source_once_and_refuses_an_unpinned_one() {
     let cargo = FakeCargo::new(scratch.path());
     let (url, rev) = source_repo(scratch.path());
     let (_, env, _) = gitlab_pipelines(&repo).remove(0);
-    let path_var = format!(
-        "{}:{}",
-        cargo.dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path_var = format!("{}:{}", cargo.dir.display(), host_path());
     let mut env = env;
     env.push(("PATH", path_var));
     env.push(("MASTERMIND_HOOKS_SOURCE_URL", url));

@@ -199,6 +199,7 @@ fn judge_all(repo: &Repo, updates: &[RefUpdate], out: &mut Collected) -> Result<
     // the updated ref's own old tip. Commits other refs already name (a
     // feature branch, a ref outside `refs/heads/` that was never judged)
     // are judged again when they come to this ref.
+    let pushers = crate::gate::identity::server::pushers_from_process();
     for update in updates {
         match judgement(repo, update, default_ref.as_deref())? {
             Judgement::Skip(why) => {
@@ -231,7 +232,12 @@ fn judge_all(repo: &Repo, updates: &[RefUpdate], out: &mut Collected) -> Result<
                     ),
                     label,
                 )?;
-                judge(repo, &change.landing(repo, ViewKind::Receive)?, out);
+                let mut landing = change.landing(repo, ViewKind::Receive)?;
+                // Who the server says pushed, and the default branch as it
+                // was before the push (crate::gate::identity).
+                landing.identity.pushers = pushers.clone();
+                landing.identity.protected = default_tip;
+                judge(repo, &landing, out);
             }
         }
     }
