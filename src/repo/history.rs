@@ -12,6 +12,12 @@ use gix::ObjectId;
 use gix::bstr::{BString, ByteSlice};
 use std::collections::{BTreeMap, HashMap};
 
+/// Trees with at least this many entries are indexed by name on first use.
+const INDEXED_TREE_ENTRIES: usize = 64;
+
+/// One tree's entries by name.
+pub(crate) type TreeIndex = HashMap<Vec<u8>, (gix::object::tree::EntryMode, ObjectId)>;
+
 /// What a commit says about itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CommitMeta {
@@ -260,14 +266,58 @@ impl Repo {
         tree: ObjectId,
         path: &str,
     ) -> Result<Option<(gix::object::tree::EntryMode, ObjectId)>> {
-        let tree = self
+        let mut current = tree;
+        let mut names = path.split('/').peekable();
+        while let Some(name) = names.next() {
+            let Some((mode, oid)) = self.entry_in(current, name.as_bytes(), path)? else {
+                return Ok(None);
+            };
+            if names.peek().is_none() {
+                return Ok(Some((mode, oid)));
+            }
+            if !mode.is_tree() {
+                return Ok(None);
+            }
+            current = oid;
+        }
+        Ok(None)
+    }
+
+    /// The entry `name` of one tree: a scan of a small tree, a hash lookup
+    /// in a large one (indexed on first use).
+    fn entry_in(
+        &self,
+        tree: ObjectId,
+        name: &[u8],
+        path: &str,
+    ) -> Result<Option<(gix::object::tree::EntryMode, ObjectId)>> {
+        if let Some(index) = self.tree_index.borrow().get(&tree) {
+            return Ok(index.get(name).copied());
+        }
+        let object = self
             .gix()
             .find_tree(tree)
             .map_err(|e| unavailable(format!("cannot read tree {tree}: {e}")))?;
-        let entry = tree
-            .lookup_entry(path.split('/'))
+        let decoded = object
+            .decode()
             .map_err(|e| unavailable(format!("cannot look up {path}: {e}")))?;
-        Ok(entry.map(|e| (e.mode(), e.object_id())))
+        if decoded.entries.len() < INDEXED_TREE_ENTRIES {
+            return Ok(decoded
+                .entries
+                .iter()
+                .find(|e| e.filename.as_bytes() == name)
+                .map(|e| (e.mode, e.oid.to_owned())));
+        }
+        let index: TreeIndex = decoded
+            .entries
+            .iter()
+            .map(|e| (e.filename.as_bytes().to_vec(), (e.mode, e.oid.to_owned())))
+            .collect();
+        let found = index.get(name).copied();
+        self.tree_index
+            .borrow_mut()
+            .insert(tree, std::rc::Rc::new(index));
+        Ok(found)
     }
 
     /// Read a blob, at most `limit + 1` bytes of it.
@@ -392,5 +442,74 @@ mod tests {
             .map(|c| c.id.as_bytes()[0])
             .collect();
         assert_eq!(order, [1, 2, 3]);
+    }
+}
+
+#[cfg(test)]
+mod lookup_tests {
+    use super::*;
+    use std::process::Command;
+
+    fn git(dir: &std::path::Path, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .current_dir(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+
+    #[test]
+    fn lookups_in_an_indexed_tree_match_a_scan() {
+        let dir = tempfile::tempdir().unwrap();
+        git(dir.path(), &["init", "-q"]);
+        let tasks = dir.path().join(".mastermind/tasks");
+        for i in 0..(INDEXED_TREE_ENTRIES * 2) {
+            std::fs::create_dir_all(tasks.join(format!("t{i:03}"))).unwrap();
+            std::fs::write(tasks.join(format!("t{i:03}/spec.md")), format!("{i}\n")).unwrap();
+        }
+        std::fs::write(tasks.join("plain"), "file\n").unwrap();
+        git(dir.path(), &["add", "-A"]);
+        git(dir.path(), &["commit", "-q", "-m", "many"]);
+        let repo = Repo::open(dir.path()).unwrap();
+        let tree = repo
+            .commit_tree(repo.head_commit().unwrap().unwrap())
+            .unwrap();
+        // Twice: the first lookup builds the index, the second reads it.
+        for _ in 0..2 {
+            for i in [0, 7, INDEXED_TREE_ENTRIES * 2 - 1] {
+                let path = format!(".mastermind/tasks/t{i:03}/spec.md");
+                let entry = repo.tree_entry(tree, &path).unwrap().expect("present");
+                let expected = git(dir.path(), &["rev-parse", &format!("HEAD:{path}")]);
+                assert_eq!(entry.oid.to_string(), expected, "{path}");
+            }
+            for absent in [
+                ".mastermind/tasks/t999/spec.md",
+                ".mastermind/tasks/plain/spec.md",
+                ".mastermind/tasks//spec.md",
+                "",
+            ] {
+                assert!(
+                    repo.tree_entry(tree, absent).unwrap().is_none(),
+                    "{absent:?}"
+                );
+            }
+            assert!(
+                repo.subtree_id(tree, ".mastermind/tasks/t001")
+                    .unwrap()
+                    .is_some()
+            );
+        }
+        assert_eq!(
+            repo.tree_index.borrow().len(),
+            1,
+            "only the large tree is indexed"
+        );
     }
 }

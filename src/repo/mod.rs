@@ -79,6 +79,10 @@ pub struct Repo {
     object_dirs: Vec<PathBuf>,
     /// Merges computed so far ([`merge`]), by (ours, theirs).
     merges: RefCell<HashMap<(ObjectId, ObjectId), Option<merge::Merge>>>,
+    /// Large trees decoded once into a name index (`.mastermind/tasks` with
+    /// thousands of folders): a lookup there costs a hash, not a scan, so
+    /// one change touching N task folders costs O(N), not O(N²).
+    pub(crate) tree_index: RefCell<HashMap<ObjectId, std::rc::Rc<history::TreeIndex>>>,
 }
 
 impl Repo {
@@ -126,6 +130,7 @@ impl Repo {
             inner,
             object_dirs: vec![own],
             merges: RefCell::new(HashMap::new()),
+            tree_index: RefCell::new(HashMap::new()),
         }
     }
 
@@ -151,6 +156,7 @@ impl Repo {
             inner: self.inner.with_object_memory(),
             object_dirs: dirs,
             merges: RefCell::new(HashMap::new()),
+            tree_index: RefCell::new(HashMap::new()),
         }
     }
 

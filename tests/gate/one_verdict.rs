@@ -254,6 +254,16 @@ impl World {
             }
             Action::Amend { branch } => {
                 self.on(BRANCHES[*branch]);
+                // Only a branch's own commit: amending a commit main has
+                // would start an unrelated history.
+                let landed = self
+                    .repo()
+                    .git_output(&["merge-base", "--is-ancestor", "HEAD", "main"])
+                    .status
+                    .success();
+                if landed {
+                    return;
+                }
                 self.repo()
                     .write(".mastermind/amended.md", &format!("amend {n}\n"));
                 self.repo().git(&["add", "-A"]);
