@@ -14,9 +14,24 @@
 
 use crate::agent::json::Json;
 
+/// A hooks table this reader refuses: its line (1-based) and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HooksTableError {
+    pub line: usize,
+    pub why: String,
+}
+
+impl std::fmt::Display for HooksTableError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.why)
+    }
+}
+
+impl std::error::Error for HooksTableError {}
+
 /// The hooks found, as `{"hooks": {EVENT: [group, ...]}}`; `None` when the
 /// text holds no hooks table.
-pub fn hooks(text: &str) -> Result<Option<Json>, String> {
+pub fn hooks(text: &str) -> Result<Option<Json>, HooksTableError> {
     // (event, groups), each group (matcher, handlers).
     type Group = (Option<String>, Vec<Json>);
     let mut events: Vec<(String, Vec<Group>)> = Vec::new();
@@ -30,7 +45,12 @@ pub fn hooks(text: &str) -> Result<Option<Json>, String> {
     let mut found = false;
     for (n, raw) in text.lines().enumerate() {
         let line = raw.trim();
-        let fail = |what: &str| Err(format!("line {}: {what}", n + 1));
+        let fail = |what: &str| {
+            Err(HooksTableError {
+                line: n + 1,
+                why: what.to_string(),
+            })
+        };
         if line.is_empty() || line.starts_with('#') {
             continue;
         }

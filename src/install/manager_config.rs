@@ -120,7 +120,7 @@ pub fn judge(manager: Manager, hook: Hook, files: &[ConfigFile]) -> Verdict {
             Err(why) => {
                 return Verdict::Unreadable {
                     config: file.path.clone(),
-                    why,
+                    why: why.to_string(),
                 };
             }
         }
@@ -128,8 +128,8 @@ pub fn judge(manager: Manager, hook: Hook, files: &[ConfigFile]) -> Verdict {
     last
 }
 
-fn yaml(text: &str) -> Result<Value, String> {
-    serde_saphyr::from_str::<Value>(text).map_err(|e| e.to_string())
+fn yaml(text: &str) -> Result<Value, serde_saphyr::Error> {
+    serde_saphyr::from_str::<Value>(text)
 }
 
 /// The stage names pre-commit accepts for a hook (new and old).
@@ -141,7 +141,7 @@ fn stage_names(hook: Hook) -> &'static [&'static str] {
     }
 }
 
-fn pre_commit(hook: Hook, text: &str) -> Result<Option<String>, String> {
+fn pre_commit(hook: Hook, text: &str) -> Result<Option<String>, serde_saphyr::Error> {
     let doc = yaml(text)?;
     let strings = |v: Option<&Value>| -> Option<Vec<String>> {
         v.and_then(Value::as_array).map(|a| {
@@ -194,7 +194,7 @@ fn pre_commit(hook: Hook, text: &str) -> Result<Option<String>, String> {
     Ok(None)
 }
 
-fn lefthook(hook: Hook, text: &str) -> Result<Option<String>, String> {
+fn lefthook(hook: Hook, text: &str) -> Result<Option<String>, serde_saphyr::Error> {
     let doc = yaml(text)?;
     let Some(section) = doc.get(hook.name()) else {
         return Ok(None);

@@ -326,10 +326,10 @@ fn unusable(message: String) -> Verified {
 }
 
 /// The statement inside `bytes`: a bare statement, a DSSE envelope, or a
-/// Sigstore bundle's `dsseEnvelope`.
-fn unwrap_statement(bytes: &[u8]) -> Result<serde_json::Value, String> {
-    let value: serde_json::Value =
-        serde_json::from_slice(bytes).map_err(|e| format!("not JSON: {e}"))?;
+/// Sigstore bundle's `dsseEnvelope`; else the verdict that it is unusable.
+fn unwrap_statement(bytes: &[u8]) -> Result<serde_json::Value, Verified> {
+    let value: serde_json::Value = serde_json::from_slice(bytes)
+        .map_err(|e| unusable(format!("the file is not JSON: {e}")))?;
     let envelope = value
         .get("dsseEnvelope")
         .filter(|e| e.is_object())
@@ -337,16 +337,18 @@ fn unwrap_statement(bytes: &[u8]) -> Result<serde_json::Value, String> {
     match (envelope.get("payloadType"), envelope.get("payload")) {
         (Some(kind), Some(payload)) => {
             if kind.as_str() != Some(PAYLOAD_TYPE) {
-                return Err(format!(
-                    "a DSSE envelope whose payloadType is {kind}, not `{PAYLOAD_TYPE}`"
-                ));
+                return Err(unusable(format!(
+                    "the file is a DSSE envelope whose payloadType is {kind}, not `{PAYLOAD_TYPE}`"
+                )));
             }
-            let decoded = payload
-                .as_str()
-                .and_then(base64)
-                .ok_or_else(|| "a DSSE envelope whose payload is not base64".to_string())?;
-            serde_json::from_slice(&decoded)
-                .map_err(|e| format!("a DSSE envelope whose payload is not JSON: {e}"))
+            let decoded = payload.as_str().and_then(base64).ok_or_else(|| {
+                unusable("the file is a DSSE envelope whose payload is not base64".to_string())
+            })?;
+            serde_json::from_slice(&decoded).map_err(|e| {
+                unusable(format!(
+                    "the file is a DSSE envelope whose payload is not JSON: {e}"
+                ))
+            })
         }
         _ => Ok(value),
     }
@@ -357,7 +359,7 @@ fn unwrap_statement(bytes: &[u8]) -> Result<serde_json::Value, String> {
 pub fn verify(bytes: &[u8], commit: &str, commit_tree: Option<&str>) -> Verified {
     let value = match unwrap_statement(bytes) {
         Ok(v) => v,
-        Err(why) => return unusable(format!("the file is {why}")),
+        Err(unusable) => return unusable,
     };
     if value.get("_type").and_then(serde_json::Value::as_str) != Some(STATEMENT_TYPE) {
         return unusable(format!(

@@ -92,8 +92,28 @@ fn git(cwd: &Path) -> Command {
     command
 }
 
+/// Why a place for the checks could not be had (the workspace is not a
+/// clean checkout of the landing, git failed, a file could not be written):
+/// the text a note or an error shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlaceError(pub String);
+
+impl std::fmt::Display for PlaceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PlaceError {}
+
+impl From<String> for PlaceError {
+    fn from(why: String) -> Self {
+        PlaceError(why)
+    }
+}
+
 /// Run `command` with `input` on stdin; its stdout, or the failure named.
-fn output(mut command: Command, input: Option<&[u8]>, what: &str) -> Result<Vec<u8>, String> {
+fn output(mut command: Command, input: Option<&[u8]>, what: &str) -> Result<Vec<u8>, PlaceError> {
     command
         .stdin(if input.is_some() {
             Stdio::piped()
@@ -121,17 +141,17 @@ fn output(mut command: Command, input: Option<&[u8]>, what: &str) -> Result<Vec<
     if out.status.success() {
         Ok(out.stdout)
     } else {
-        Err(format!(
+        Err(PlaceError(format!(
             "git for {what} failed ({}): {}",
             out.status,
             super::echo::escape(String::from_utf8_lossy(&out.stderr).trim().as_bytes())
-        ))
+        )))
     }
 }
 
 /// `git status` of a working tree, as changes of its tracked files (and,
 /// with `untracked`, the untracked files that are not ignored).
-fn status(root: &Path, untracked: bool) -> Result<Changes, String> {
+fn status(root: &Path, untracked: bool) -> Result<Changes, PlaceError> {
     let mut command = git(root);
     command.args([
         "--no-optional-locks",
@@ -169,7 +189,7 @@ fn status(root: &Path, untracked: bool) -> Result<Changes, String> {
 impl Place {
     /// The repository's working tree, when it is a clean checkout of exactly
     /// `tree`; else why not (for the note that says where the checks ran).
-    pub fn workspace(repo: &Repo, tree: ObjectId) -> Result<Place, String> {
+    pub fn workspace(repo: &Repo, tree: ObjectId) -> Result<Place, PlaceError> {
         let root = repo
             .workdir()
             .and_then(|w| std::fs::canonicalize(w).ok())
@@ -181,17 +201,17 @@ impl Place {
             .ok_or_else(|| "the working tree has no commit checked out".to_string())?;
         let head_tree = repo.commit_tree(head).map_err(|e| e.message)?;
         if head_tree != tree {
-            return Err(format!(
+            return Err(PlaceError(format!(
                 "the working tree is checked out at {}, whose tree is not the landing's",
                 short(head)
-            ));
+            )));
         }
         let changes = status(&root, true)?;
         if !changes.is_empty() {
-            return Err(format!(
+            return Err(PlaceError(format!(
                 "the working tree is not clean ({}); ignore what the job's setup writes, or let the gate use a worktree",
                 changes.describe()
-            ));
+            )));
         }
         Ok(Place {
             kind: Kind::Workspace,
@@ -315,7 +335,7 @@ fn make_repository(
     root: &Path,
     expected: Option<ObjectId>,
     parent: Option<ObjectId>,
-) -> Result<(ObjectId, ObjectId), String> {
+) -> Result<(ObjectId, ObjectId), PlaceError> {
     let mut init = git(root);
     init.args(["init", "-q", "--template=", "--object-format=sha1"])
         .arg(root);
@@ -323,7 +343,7 @@ fn make_repository(
     let git_dir = root.join(".git");
     let objects = objects_dir(repo);
     let objects = std::fs::canonicalize(&objects).unwrap_or(objects);
-    let write = |path: PathBuf, text: &[u8], append: bool| -> Result<(), String> {
+    let write = |path: PathBuf, text: &[u8], append: bool| -> Result<(), PlaceError> {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
                 .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
@@ -336,7 +356,7 @@ fn make_repository(
             .open(&path)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         file.write_all(text)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+            .map_err(|e| PlaceError(format!("cannot write {}: {e}", path.display())))
     };
     let mut alternates = objects.as_os_str().as_encoded_bytes().to_vec();
     alternates.push(b'\n');
@@ -412,11 +432,11 @@ fn make_repository(
     if let Some(expected) = expected
         && expected != tree
     {
-        return Err(format!(
+        return Err(PlaceError(format!(
             "the worktree's tree {} is not the landing's {}",
             short(tree),
             short(expected)
-        ));
+        )));
     }
     let commit = match parent {
         Some(parent) if repo.commit_tree(parent).ok() == Some(tree) => parent,
@@ -481,13 +501,13 @@ fn make_repository(
     Ok((tree, commit))
 }
 
-fn parse_oid(text: &[u8]) -> Result<ObjectId, String> {
+fn parse_oid(text: &[u8]) -> Result<ObjectId, PlaceError> {
     let trimmed = text.trim_ascii();
     ObjectId::from_hex(trimmed).map_err(|_| {
-        format!(
+        PlaceError(format!(
             "git printed no object id: {}",
             String::from_utf8_lossy(trimmed)
-        )
+        ))
     })
 }
 
