@@ -48,24 +48,31 @@ impl<'a> Finding<'a> {
 /// A diagnostic as an uncoloured text block (`error[code]: message`,
 /// `  --> place`, `  = help: ..`), for formats that embed plain text.
 pub fn plain_block(d: &Diagnostic) -> String {
+    plain_block_with(d, &|text| text.to_string())
+}
+
+/// [`plain_block`] with every piece of data (message, path, pointer, hint)
+/// passed through `data` first: a format escapes it in its own syntax while
+/// the block's own line breaks stay.
+pub fn plain_block_with(d: &Diagnostic, data: &dyn Fn(&str) -> String) -> String {
     let mut out = format!(
         "{}[{}]: {}\n",
         d.severity.as_str(),
         d.code.as_str(),
-        d.message
+        data(&d.message)
     );
-    let mut place = d.path.clone().unwrap_or_default();
+    let mut place = d.path.as_deref().map(|p| data(p)).unwrap_or_default();
     if let Some(line) = d.line {
         place.push_str(&format!(":{line}"));
     }
     if let Some(pointer) = d.json_pointer.as_deref().filter(|p| !p.is_empty()) {
-        place.push_str(&format!(" ({pointer})"));
+        place.push_str(&format!(" ({})", data(pointer)));
     }
     if !place.is_empty() {
         out.push_str(&format!("  --> {}\n", place.trim_start()));
     }
     if let Some(hint) = d.hint.as_deref().filter(|h| !h.is_empty()) {
-        out.push_str(&format!("  = help: {hint}\n"));
+        out.push_str(&format!("  = help: {}\n", data(hint)));
     }
     out
 }
