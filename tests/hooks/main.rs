@@ -9,6 +9,7 @@
 mod common;
 
 mod agent_hooks;
+mod ci_binary;
 mod hooks;
 mod managers;
 mod newcomer;
