@@ -144,7 +144,7 @@ fn nothing_to_check(report: &Report) -> Option<String> {
     let more = report.diagnostics.len() - 1;
     Some(format!(
         "mastermind-hooks: {}{}\n",
-        report.diagnostics[0].message,
+        escape::line(&report.diagnostics[0].message),
         if more > 0 {
             format!(
                 " (and {more} more ref{} alike)",
