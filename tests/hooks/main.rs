@@ -13,5 +13,6 @@ mod ci_binary;
 mod hooks;
 mod managers;
 mod newcomer;
+mod server_hooks;
 mod templates;
 mod walkthroughs;
