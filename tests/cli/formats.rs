@@ -540,7 +540,7 @@ fn max_annotations_caps_the_commands() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "{text}");
     assert!(lines[0].starts_with("::error file=bad/spec.md"));
-    assert!(lines[1].starts_with("::notice title=mastermind-hooks::3 more findings"));
+    assert!(lines[1].starts_with("::notice title=mastermind-hooks::3 more problems"));
 }
 
 #[test]
