@@ -2011,7 +2011,9 @@ fn cargo_binstall_finds_the_tarballs_the_release_workflow_publishes() {
 #[test]
 fn profiles_build_fast_for_users_and_small_for_releases() {
     let cargo: toml_like::Profiles = toml_like::profiles(&read("Cargo.toml"));
-    assert_eq!(cargo.get("release", "lto"), Some("\"thin\""));
+    // `cargo install` builds the release profile: no cross-crate LTO, small code.
+    assert_eq!(cargo.get("release", "lto"), Some("false"));
+    assert_eq!(cargo.get("release", "opt-level"), Some("\"s\""));
     assert_eq!(cargo.get("dist", "opt-level"), Some("3"));
     assert_eq!(cargo.get("release", "strip"), Some("true"));
     assert_eq!(cargo.get("dist", "inherits"), Some("\"release\""));
