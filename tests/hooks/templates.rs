@@ -1382,6 +1382,39 @@ fn a_shallow_checkout_cannot_be_gated_and_the_action_says_how_to_fix_it() {
 }
 
 #[test]
+fn a_shallow_clone_of_an_ordinary_push_is_diagnosed_as_shallow() {
+    // actions/checkout's default: depth 1. The push's old tip is cut off, so
+    // it is not in the clone; that is no forced push and no new branch.
+    let origin = gate_repo(false);
+    let before = origin.git(&["rev-parse", "feature~1"]).trim().to_string();
+    let after = origin.head();
+    let clone = common::TestRepo::clone_of(&origin, &["--depth", "1", "--branch", "feature"]);
+    let events = tempfile::tempdir().unwrap();
+    for (branch, default) in [("feature", "main"), ("main", "main")] {
+        let env = github_event(
+            events.path(),
+            "push",
+            serde_json::json!({"ref": format!("refs/heads/{branch}"), "before": before, "after": after,
+                "created": false, "forced": false,
+                "repository": {"default_branch": default, "full_name": "acme/app"}}),
+            &after,
+        );
+        let output = run_action(clone.path(), &[("binary-path", BIN)], &refs(&env));
+        let stdout = text(&output.stdout);
+        assert_eq!(output.status.code(), Some(2), "{branch}: {stdout}");
+        assert!(
+            stdout.contains("title=git_shallow_history::"),
+            "{branch}: {stdout}"
+        );
+        assert!(
+            stdout.contains("not in this shallow clone"),
+            "{branch}: {stdout}"
+        );
+        assert!(!stdout.contains("forced push"), "{branch}: {stdout}");
+    }
+}
+
+#[test]
 fn gitlab_job_gates_a_merge_request_with_check_ci() {
     let repo = gate_repo(true);
     let base = repo.git(&["rev-parse", "main"]).trim().to_string();
