@@ -843,3 +843,56 @@ fn gitlab_reuses_a_cached_build_only_when_pinned_or_protected() {
     assert_eq!(cargo.calls().len(), 3, "{}", log(&fifth));
     assert!(text(&fifth.stderr).contains("using the cached build"));
 }
+
+#[test]
+fn the_default_branch_code_quality_report_states_mains_open_findings() {
+    // A push to the default branch that lands a stray file (the job may fail
+    // there): the log and the JUnit report show the push's findings, while
+    // the Code Quality report, the base every merge request is compared
+    // with, states main's open findings. Otherwise every later merge request
+    // would show this push's findings as fixed.
+    let repo = gate_repo(true);
+    let base = repo.git(&["rev-parse", "main"]).trim().to_string();
+    let env = |report: &str| -> Vec<(&'static str, String)> {
+        vec![
+            ("GITLAB_CI", "true".into()),
+            ("CI_PROJECT_DIR", repo.path().display().to_string()),
+            ("CI_PIPELINE_SOURCE", "push".into()),
+            ("CI_COMMIT_BRANCH", "main".into()),
+            ("CI_DEFAULT_BRANCH", "main".into()),
+            ("CI_COMMIT_BEFORE_SHA", base.clone()),
+            ("CI_COMMIT_SHA", repo.head()),
+            ("MASTERMIND_HOOKS_BIN", BIN.into()),
+            ("MASTERMIND_HOOKS_DEFAULT_BRANCH_REPORT", report.into()),
+        ]
+    };
+    let read = |name: &str| std::fs::read_to_string(repo.path().join(name)).unwrap();
+    let output = run_gitlab_job(repo.path(), &refs(&env("state")));
+    assert_eq!(output.status.code(), Some(1), "{}", log(&output));
+    assert!(
+        log(&output).contains("unexpected_file"),
+        "the log has the push's findings"
+    );
+    assert_eq!(read("gl-code-quality-report.json"), "[]\n");
+    assert!(read("mastermind-hooks-junit.xml").contains("type=\"unexpected_file\""));
+
+    let output = run_gitlab_job(repo.path(), &refs(&env("push")));
+    assert_eq!(output.status.code(), Some(1));
+    let issues: serde_json::Value =
+        serde_json::from_str(&read("gl-code-quality-report.json")).unwrap();
+    assert!(
+        issues
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["check_name"] == "unexpected_file"),
+        "{issues}"
+    );
+
+    // A merge request pipeline is unaffected.
+    let mut mr = merge_request(&repo);
+    mr.push(("MASTERMIND_HOOKS_BIN", BIN.into()));
+    let output = run_gitlab_job(repo.path(), &refs(&mr));
+    assert_eq!(output.status.code(), Some(1));
+    assert!(read("gl-code-quality-report.json").contains("unexpected_file"));
+}
