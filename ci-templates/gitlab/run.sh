@@ -39,7 +39,9 @@
 #   MASTERMIND_HOOKS_FAIL_ON        error (default) or warning
 #   MASTERMIND_HOOKS_REQUIRE_TASK   true: every change outside .mastermind/ must belong to a
 #                                   checked task (read by check)
-#   MASTERMIND_HOOKS_RERUN          true: `--rerun --rerun-timeout MASTERMIND_HOOKS_RERUN_TIMEOUT`
+#   MASTERMIND_HOOKS_RERUN          true: `--rerun --rerun-timeout MASTERMIND_HOOKS_RERUN_TIMEOUT`;
+#                                   the change's checks then run on the runner: use runners
+#                                   that start every job fresh (ephemeral)
 #   MASTERMIND_HOOKS_DEFAULT_BRANCH_REPORT  state (default): on the default branch the Code
 #                                   Quality report states main's open findings, which is
 #                                   none (what lands passed the gate); the push's findings
