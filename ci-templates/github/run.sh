@@ -22,7 +22,8 @@
 #      GitHub leaves GITHUB_ACTION_REF empty in composite run steps: actions/runner issue
 #      2473) or a download location is given (input download-url, else the variable
 #      MASTERMIND_HOOKS_DOWNLOAD_URL; default
-#      $GITHUB_SERVER_URL/<action repository>/releases/download/<version>). It downloads
+#      $GITHUB_SERVER_URL/<action repository>/releases/download/<version>, the repository from
+#      github.action_repository, else from where the runner checked the action out). It downloads
 #      mastermind-hooks-<target>.tar.gz, checks it against MASTERMIND_HOOKS_RELEASE_SHA256
 #      (input sha256) or else the release's SHA256SUMS (`<sha256>  <file>` lines), keeps the
 #      download in the tool cache (checked again on every use) and unpacks it into a fresh
@@ -190,6 +191,13 @@ release_url() {
     fi
     version=$(release_version)
     repository=${MASTERMIND_HOOKS_ACTION_REPOSITORY:-${GITHUB_ACTION_REPOSITORY:-}}
+    if [ -z "$repository" ]; then
+        # The runner checks an action out at .../_actions/<owner>/<repository>/<ref>/.
+        src=$(source_dir) || src=
+        case "$src" in
+            */_actions/*/*/*) repository=$(basename "$(dirname "$(dirname "$src")")")/$(basename "$(dirname "$src")") ;;
+        esac
+    fi
     [ -n "$version" ] && [ -n "$repository" ] || return 0
     printf '%s/%s/releases/download/%s' "${GITHUB_SERVER_URL:-https://github.com}" "$repository" "$version"
 }

@@ -243,22 +243,29 @@ fn the_release_route_downloads_verifies_and_runs_without_cargo() {
     let mut at_tag = env.clone();
     at_tag.push(("GITHUB_SERVER_URL", server.url.clone()));
     at_tag.push(("GITHUB_ACTION_REF", String::new()));
-    let scratch2 = tempfile::tempdir().unwrap();
-    let run = Runner::checked_out(scratch2.path(), None).run_with(
-        repo.path(),
-        &[],
-        &refs(&at_tag),
+    for github in [
         &[
             ("action_ref", VERSION),
             ("action_repository", "acme/mastermind-hooks"),
-        ],
-    );
-    assert_eq!(run.output.status.code(), Some(0), "{}", all(&run));
-    assert!(
-        all(&run).contains("/acme/mastermind-hooks/releases/download/"),
-        "{}",
-        all(&run)
-    );
+        ][..],
+        // Without github.action_repository, the repository is where the
+        // runner checked the action out (_actions/acme/mastermind-hooks/v0).
+        &[("action_ref", VERSION)][..],
+    ] {
+        let scratch2 = tempfile::tempdir().unwrap();
+        let run = Runner::checked_out(scratch2.path(), None).run_with(
+            repo.path(),
+            &[],
+            &refs(&at_tag),
+            github,
+        );
+        assert_eq!(run.output.status.code(), Some(0), "{}", all(&run));
+        assert!(
+            all(&run).contains("/acme/mastermind-hooks/releases/download/"),
+            "{}",
+            all(&run)
+        );
+    }
 
     // The download location from the variable, and a pinned sha256.
     let mut variable = env.clone();
