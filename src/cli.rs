@@ -4,10 +4,10 @@ use crate::agent::Harness;
 use crate::artifact::Kind;
 use crate::commands;
 use crate::commands::check::Mode;
-use crate::commands::hooks::StatusFormat;
 use crate::commands::output::OutputArgs;
 use crate::diagnostic::ExitStatus;
 use crate::install::Hook;
+use crate::install::flow::StatusFormat;
 use clap::builder::PossibleValue;
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -81,15 +81,31 @@ pub enum Command {
         /// --ci: the change's commit (default HEAD).
         #[arg(long, value_name = "REV", requires = "ci")]
         head: Option<String>,
-        /// --ci: also re-execute every observed check of every checked task in
-        /// an isolated checkout of the tree that lands; fails unless each passes
-        /// there and its receipt records that pass.
+        /// --ci: also re-execute every observed check of every task the gate
+        /// judged, on the tree that lands, where the project runs: the CI
+        /// workspace when it is a clean checkout of exactly that tree (after
+        /// the job installed the dependencies), else a git worktree of it
+        /// prepared by `rerun.setup`; fails unless each passes there.
         #[arg(long, conflicts_with_all = ["staged", "push", "worktree"])]
         rerun: bool,
         /// --rerun: the time all re-runs together may take (each check also
         /// keeps its declared timeout).
         #[arg(long, value_name = "SECONDS", requires = "rerun", value_parser = clap::value_parser!(u64).range(1..))]
         rerun_timeout: Option<u64>,
+        /// --rerun: how many checks may run at once (checks of different
+        /// tasks; default: the available parallelism).
+        #[arg(long, value_name = "N", requires = "rerun", value_parser = clap::value_parser!(u64).range(1..=256))]
+        rerun_jobs: Option<u64>,
+        /// --rerun: where the checks run: auto (the workspace when it holds
+        /// exactly the landing, else a worktree), workspace (only there), or
+        /// worktree (always a fresh worktree prepared by `rerun.setup`).
+        #[arg(long, value_enum, value_name = "WHERE", requires = "rerun", default_value_t = RerunIn::Auto)]
+        rerun_in: RerunIn,
+        /// --rerun: write an in-toto Statement (v1) of the re-run to FILE: the
+        /// head commit and the landing tree as subjects, every re-run check
+        /// and the verdict in the predicate.
+        #[arg(long, value_name = "FILE", requires = "rerun")]
+        attestation: Option<std::path::PathBuf>,
         /// --worktree: compare with this commit instead of HEAD.
         #[arg(long, value_name = "REV", requires = "worktree")]
         since: Option<String>,
@@ -105,6 +121,11 @@ pub enum Command {
     Verification {
         #[command(subcommand)]
         command: VerificationCommand,
+    },
+    /// In-toto statements of `check --ci --rerun`.
+    Attestation {
+        #[command(subcommand)]
+        command: AttestationCommand,
     },
     /// Acceptance criteria mapped to observed checks.
     Acceptance {
@@ -150,17 +171,17 @@ pub enum Command {
         after_help = "Exit status: 0 set up (or already set up), 2 something was refused or failed (the message says what to do)."
     )]
     Init,
-    /// Start a task: write .mastermind/tasks/NAME/spec.md and an executor-report.md skeleton.
+    /// Start a task (`task new`) or widen one (`task widen`): a task's spec and report skeleton.
     Task {
         #[command(subcommand)]
         command: TaskCommand,
     },
-    /// Install the gate's git hooks (pre-commit and pre-push shims) where git runs hooks.
+    /// Install the gate's git hooks (pre-commit, pre-push and pre-merge-commit shims) where git runs hooks.
     #[command(
         after_help = "Exit status: 0 installed (or already current), 2 nothing changed because something was refused or failed."
     )]
     Install {
-        /// A hook to install (repeatable); default: pre-commit and pre-push.
+        /// A hook to install (repeatable); default: pre-commit, pre-push and pre-merge-commit.
         #[arg(long = "hook", value_enum, value_name = "HOOK")]
         hooks: Vec<Hook>,
         /// Write to a core.hooksPath from global or system config, and replace a newer shim.
@@ -177,7 +198,7 @@ pub enum Command {
     /// Remove the shims and put back the hooks they replaced.
     #[command(after_help = "Exit status: 0 done (or nothing installed), 2 refused or failed.")]
     Uninstall {
-        /// A hook to uninstall (repeatable); default: pre-commit and pre-push.
+        /// A hook to uninstall (repeatable); default: pre-commit, pre-push and pre-merge-commit.
         #[arg(long = "hook", value_enum, value_name = "HOOK")]
         hooks: Vec<Hook>,
         /// Also remove shims from a core.hooksPath set in global or system config.
@@ -192,7 +213,8 @@ pub enum Command {
         after_help = "Exit status: 0 git runs the current gate, 1 a problem was found, 2 could not check."
     )]
     Status {
-        /// A hook to report on (repeatable); default: pre-commit and pre-push.
+        /// A hook to report on (repeatable); default: pre-commit, pre-push and pre-merge-commit
+        /// (and then the agent hooks too).
         #[arg(long = "hook", value_enum, value_name = "HOOK")]
         hooks: Vec<Hook>,
         #[arg(long, value_enum, default_value_t = StatusFormat::Human)]
@@ -228,6 +250,14 @@ pub enum AgentHookCommand {
         #[command(flatten)]
         args: AgentHookArgs,
     },
+    /// The agent is about to run a shell command (`PreToolUse` on Bash):
+    /// refuse one that skips or disables the git hooks or the gate
+    /// (`--no-verify`, `core.hooksPath`, `MASTERMIND_HOOKS_SKIP`, deleting a hook).
+    #[command(name = "pre-tool")]
+    PreTool {
+        #[command(flatten)]
+        args: AgentHookArgs,
+    },
 }
 
 #[derive(Debug, clap::Args)]
@@ -243,6 +273,21 @@ pub struct AgentHookArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum TaskCommand {
+    /// Declare more paths in a task's spec (front matter only; every other
+    /// byte kept), and say which checks must run again.
+    #[command(
+        after_help = "Example: mastermind-hooks task widen fix-login --touches src/session.py\nThe route: widen, commit the spec on its own, make the change, re-run the checks it names, commit.\nExit status: 0 widened (or already declared), 2 refused (nothing written)."
+    )]
+    Widen {
+        /// The task folder's name.
+        name: String,
+        /// A file the task may now change (repeatable); relative to the repository's top.
+        #[arg(long = "touches", value_name = "PATH")]
+        touches: Vec<String>,
+        /// A file the task may now add (repeatable); relative to the repository's top.
+        #[arg(long = "creates", value_name = "PATH")]
+        creates: Vec<String>,
+    },
     /// Write a new task's spec (scope and observed checks) and report skeleton.
     #[command(
         after_help = "Example: mastermind-hooks task new fix-login --touches src/login.py --check 'python3 -m pytest tests/test_login.py'\nExit status: 0 written, 2 refused (nothing written)."
@@ -289,6 +334,35 @@ pub enum VerificationCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AttestationCommand {
+    /// Check that a statement written by `check --ci --rerun --attestation`
+    /// (bare, in a DSSE envelope, or in a Sigstore bundle) attests that a
+    /// commit passed: the commit is its head subject or the commit's tree is
+    /// its landing subject, the predicate has the re-run's shape, and the
+    /// verdict is pass. Signatures are checked by the platform's tool
+    /// (`gh attestation verify`, cosign), not here.
+    #[command(
+        after_help = "Exit status: 0 the statement attests that the commit passed, 1 it does not, 2 the statement or the commit cannot be read."
+    )]
+    Verify {
+        /// The statement.
+        file: std::path::PathBuf,
+        /// The commit to verify against (any revision of this repository,
+        /// or a full commit id outside one).
+        #[arg(long, value_name = "REV")]
+        commit: String,
+    },
+}
+
+/// `--rerun-in`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RerunIn {
+    Auto,
+    Workspace,
+    Worktree,
 }
 
 #[derive(Debug, Subcommand)]
@@ -361,6 +435,9 @@ pub fn run(cli: Cli) -> ExitStatus {
             since,
             rerun,
             rerun_timeout,
+            rerun_jobs,
+            rerun_in,
+            attestation,
             output,
             remote,
             url,
@@ -379,6 +456,13 @@ pub fn run(cli: Cli) -> ExitStatus {
                     head,
                     rerun: rerun.then(|| commands::check::Rerun {
                         timeout: rerun_timeout.map(std::time::Duration::from_secs),
+                        jobs: rerun_jobs.and_then(|n| usize::try_from(n).ok()),
+                        place: match rerun_in {
+                            RerunIn::Auto => commands::check::RerunPlace::Auto,
+                            RerunIn::Workspace => commands::check::RerunPlace::Workspace,
+                            RerunIn::Worktree => commands::check::RerunPlace::Worktree,
+                        },
+                        attestation,
                     }),
                 }
             } else {
@@ -413,6 +497,9 @@ pub fn run(cli: Cli) -> ExitStatus {
             quiet,
             json,
         }),
+        Command::Attestation {
+            command: AttestationCommand::Verify { file, commit },
+        } => commands::attestation::verify(&file, &commit),
         Command::Acceptance {
             command: AcceptanceCommand::Status { spec, json },
         } => commands::acceptance::run(&spec, json),
@@ -442,6 +529,14 @@ pub fn run(cli: Cli) -> ExitStatus {
                     checks,
                 },
         } => commands::task::new(&name, &touches, &checks),
+        Command::Task {
+            command:
+                TaskCommand::Widen {
+                    name,
+                    touches,
+                    creates,
+                },
+        } => commands::task::widen(&name, &touches, &creates),
         Command::Install {
             agent: Some(harness),
             ..
@@ -465,5 +560,8 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::AgentHook {
             command: AgentHookCommand::Subagent { args },
         } => commands::agent_hook::subagent(args.harness),
+        Command::AgentHook {
+            command: AgentHookCommand::PreTool { args },
+        } => commands::agent_hook::pre_tool(args.harness),
     }
 }

@@ -362,7 +362,7 @@ codes! {
         "Nothing to do; set this code's severity to refuse archiving.";
     untasked_change: Note, Violation,
         "A change belongs to no task (a step that touched no task folder, a configuration change, or what an archiving step changed besides the task).",
-        "Make the change part of a task if it should be, or leave it: the base's untasked rules allow it.";
+        "Make the change part of a task if it should be; CI and pre-receive refuse it unless the protected branch's untasked rules allow it.";
     spec_bom: Error, Violation,
         "A spec must not start with a byte-order mark: the reference reads it as a legacy spec and drops its front matter.",
         "Remove the three bytes EF BB BF before `---`.";
@@ -393,6 +393,18 @@ codes! {
     mastermind_symlink: Error, Violation,
         "Nothing under .mastermind/ may be a symlink.",
         "Replace the link with the file it points to, or move it out of .mastermind/.";
+    spec_widened: Error, Violation,
+        "A change widens the scope (touches, creates, expected_docs) of a task whose spec is on the protected branch; the planning policy decides who may (a listed planner's change is a note, anyone else's an error in CI and pre-receive).",
+        "Have a planner land the wider spec, or add a `planning.rules` allow rule keyed on what the platform vouches for (`actors`, `pushers`, `signers`) to .mastermind/hooks.yaml on the protected branch; or restore the protected branch's scope.";
+    task_reopened: Error, Violation,
+        "A change does new work for a task whose report on the protected branch says `complete`; the planning policy decides who may reopen a finished task.",
+        "Start a new task for the new work (`mastermind-hooks task new NAME`), or have a planner reopen it (a `planning.rules` allow rule keyed on `actors`, `pushers` or `signers`).";
+    condition_unknown_locally: Note, Violation,
+        "A rule keys on a condition only some modes know (pushers: pre-receive; actors: CI; signers: every mode but pre-commit); where a mode cannot know it, the rule does not apply.",
+        "Nothing to do: CI and pre-receive apply the rule; the local hooks fall back to the default.";
+    allowed_signers_unavailable: Warning, Violation,
+        "identity.allowed_signers names a file the protected branch does not have as a readable regular file, so no SSH signature names a signer.",
+        "Add the allowed-signers file (git's gpg.ssh.allowedSignersFile format) at the configured path on the protected branch, or fix the path.";
     ci_definition_changed: Warning, Violation,
         "The change edits a CI definition (.github/workflows/, .github/actions/, .gitlab-ci.yml, .gitlab/*.yml).",
         "Review the pipeline change; protect CI definitions as the CI chapter describes.";
@@ -401,6 +413,9 @@ codes! {
     push_base_unknown: Error, CannotCheck,
         "pre-push could not ask the remote which commits it already has (git ls-remote failed), so a new branch has no trustworthy base.",
         "Check that the remote is reachable (`git ls-remote <remote>`), then push again.";
+    signature_check_failed: Error, CannotCheck,
+        "git could not verify the commits' signatures that a `signers` rule asks about.",
+        "Make git able to run here (`git log --show-signature` on the commit shows what fails); SSH signatures need `ssh-keygen` on PATH.";
     git_repository_unavailable: Error, CannotCheck,
         "No git repository could be opened.",
         "Run inside a git repository (or set GIT_DIR).";
@@ -783,6 +798,9 @@ codes! {
     hook_shim_newer: Error, CannotCheck,
         "The installed shim comes from a newer mastermind-hooks (a newer shim version).",
         "Use the newer mastermind-hooks, or pass --force to install this version's shim.";
+    hook_manager_config_unreadable: Error, CannotCheck,
+        "git runs another hook manager's script, and that manager's configuration file cannot be read as the manager reads it, so whether it runs the gate cannot be told.",
+        "Fix the configuration file named in the message (the manager itself refuses it too), then run `mastermind-hooks status` again.";
     hook_not_installed: Error, Violation,
         "git runs no mastermind-hooks shim for this hook, so the gate does not run.",
         "Run `mastermind-hooks install`.";
@@ -832,6 +850,9 @@ codes! {
     agent_hook_outdated: Error, Violation,
         "The harness's hook entry runs another command or binary than `install --agent` writes.",
         "Run `mastermind-hooks install --agent <harness>` to rewrite it.";
+    agent_hook_binary_missing: Error, Violation,
+        "The harness's agent hooks run mastermind-hooks from `MASTERMIND_HOOKS_BIN` or PATH, and neither leads to an executable on this machine, so every agent hook blocks the agent.",
+        "Install mastermind-hooks (`cargo install --locked --path .` in a clone of it) so that it is on PATH, or set `MASTERMIND_HOOKS_BIN` to its path (for Claude Code, in `.claude/settings.local.json` under `env`).";
 
     // ---- the runner: safe files, isolated runs, CI re-runs (issues 13, 18)
     verification_path_unsafe: Error, CannotCheck,
@@ -843,18 +864,36 @@ codes! {
     verification_isolation_failed: Error, CannotCheck,
         "The isolated checkout could not be written (an unsafe path in the tree, a temporary directory inside the repository, or a disk error).",
         "Fix the condition in the message (for example point TMPDIR outside the repository), then run again.";
+    verification_kept_aside: Note, Violation,
+        "An isolated run did not pass: its receipt is kept aside under the git directory and the task's earlier receipt is left as it was.",
+        "Fix what the isolated run shows (often a dependency the worktree lacks: add its install command to `rerun.setup`), then run it again; a pass replaces the task's receipt.";
     rerun_passed: Note, Violation,
         "The observed check passed again when CI re-ran it on the tree that lands.",
         "Nothing to do.";
     rerun_failed: Error, Violation,
-        "The observed check did not pass when CI re-ran it in a clean checkout of the tree that lands.",
+        "The observed check did not pass when CI re-ran it on the tree that lands (its receipt, if any, describes other content or no pass).",
         "Reproduce it with `mastermind-hooks verification run <spec> --id <id> --isolated`, fix the failure, commit the new receipt and push.";
     rerun_contradicts_receipt: Error, Violation,
-        "The receipt records a pass, but the check fails when CI re-runs it on the tree that lands: the receipt does not describe this content.",
+        "The receipt records a pass on exactly the tree that lands (its digest is the landing's), but the check fails when CI re-runs it there.",
         "Reproduce it with `mastermind-hooks verification run <spec> --id <id> --isolated`, fix the failure, commit the new receipt and push.";
     rerun_unavailable: Error, CannotCheck,
-        "CI could not re-run the observed check (it cannot start on this machine, the --rerun-timeout budget ran out, or the run was interrupted).",
-        "Install what the check needs in the CI job before the gate, or raise --rerun-timeout, then run the job again.";
+        "CI could not re-run the observed check: it cannot start there, a tool it calls is missing (exit 126 or 127), the --rerun-timeout budget ran out, or the run was interrupted.",
+        "Install the project's dependencies before the checks run (a workflow step before the gate, or `rerun.setup` in .mastermind/hooks.yaml), or raise --rerun-timeout, then run the job again.";
+    rerun_setup_failed: Error, CannotCheck,
+        "A `rerun.setup` command could not prepare the worktree of the landing (it could not start, failed, timed out, or changed files of the landing), so no check could be re-run there.",
+        "Fix the command in `rerun.setup` of .mastermind/hooks.yaml on the protected branch, or what the change did to the files it reads, then run the job again.";
+    rerun_place: Note, Violation,
+        "Where and how the re-run executed the checks: the CI workspace (a clean checkout of exactly the landing) or a git worktree of the landing, and which CI credentials it withheld from them.",
+        "Nothing to do; to re-run in the workspace, check out the landing (the merge ref, the pushed commit) and install dependencies before the gate without leaving untracked files.";
+    attestation_unwritable: Error, CannotCheck,
+        "`check --ci --rerun --attestation FILE` could not write the statement.",
+        "Make the attestation file's directory exist and writable (outside the repository's tracked files), then run the job again.";
+    attestation_mismatch: Error, Violation,
+        "The statement does not attest that the commit passed the re-run: another subject, a predicate of another shape, or a verdict other than pass.",
+        "Verify the statement the job wrote for this commit; if its verdict is not pass, fix the failures it lists and run the job again.";
+    attestation_unusable: Error, CannotCheck,
+        "The statement cannot be read: not a file, not JSON, not an in-toto Statement v1, or the commit to verify against cannot be resolved.",
+        "Pass the statement `check --ci --rerun --attestation FILE` wrote (or the DSSE envelope around it) and a commit of this repository.";
 
     // ---- CI events, outputs and the server side ------------------------
     ci_base_unknown: Error, CannotCheck,

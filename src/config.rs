@@ -1,5 +1,6 @@
-//! `.mastermind/hooks.yaml`: the gate's configuration. Optional; the
-//! defaults are strict. Parsed with the strict YAML layer and validated
+//! `.mastermind/hooks.yaml`: the gate's configuration. Optional; by
+//! default CI and pre-receive refuse what belongs to no task unless a rule
+//! allows it, and the local hooks warn. Parsed with the strict YAML layer and validated
 //! against `schemas/hooks-config-v1.schema.json`; unknown keys, unknown codes
 //! and invalid values are errors that stop the gate (exit 2).
 
@@ -30,7 +31,8 @@ pub enum Freshness {
     Head,
 }
 
-/// What the untasked policy does with a change no task covers.
+/// What a policy does with a change: the untasked policy with a change no
+/// task covers, the planning policy with a planning change.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum UntaskedAction {
@@ -69,22 +71,44 @@ struct UntaskedRuleFile {
     #[serde(default)]
     branches: Vec<String>,
     #[serde(default)]
+    source_branches: Vec<String>,
+    #[serde(default)]
+    pushers: Vec<String>,
+    #[serde(default)]
+    actors: Vec<String>,
+    #[serde(default)]
+    signers: Vec<String>,
+    #[serde(default)]
     paths: Vec<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct UntaskedFile {
+struct PolicyFile {
     #[serde(default)]
     default: Option<UntaskedAction>,
     #[serde(default)]
     rules: Vec<UntaskedRuleFile>,
 }
 
-/// One rule of the untasked policy: every condition given must hold (any
-/// entry of a list may match); `paths` narrows the rule to those paths.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IdentityFile {
+    #[serde(default)]
+    allowed_signers: Option<String>,
+}
+
+/// One rule of a policy (the untasked policy, the planning policy): every
+/// condition given must hold (any entry of a list may match); `paths`
+/// narrows the rule to those paths.
+///
+/// Two kinds of condition: what whoever makes the commit or names the
+/// branch writes (`agents`, `authors`, `committers`, `trailers`,
+/// `branches`, `source_branches`), cooperative marks an agent can forge;
+/// and what the platform or a key vouches for (`pushers`, `actors`,
+/// `signers`), which only hold in the modes that can know them.
 #[derive(Clone, Debug)]
-pub struct UntaskedRule {
+pub struct Rule {
     pub action: UntaskedAction,
     pub agents: Vec<AgentName>,
     /// Globs over `Name <email>`, case-insensitive.
@@ -92,17 +116,95 @@ pub struct UntaskedRule {
     pub committers: Globs,
     /// Globs over trailer lines (`Co-authored-by: Name <email>`).
     pub trailers: Globs,
-    /// Globs over the branch being changed (`main`, `copilot/*`).
+    /// Globs over the target branch: the branch being committed to, pushed
+    /// to or received, the pull request's target in CI (`main`).
     pub branches: Globs,
+    /// Globs over the branch the change comes from, as its pusher named it
+    /// (`copilot/*`): the pull request's source branch in CI.
+    pub source_branches: Globs,
+    /// Globs over the authenticated pusher the git server names
+    /// (pre-receive).
+    pub pushers: Globs,
+    /// Globs over the CI run's actors (the triggering actor, the pull
+    /// request's author).
+    pub actors: Globs,
+    /// Globs over the principal whose signature git verified on the commit.
+    pub signers: Globs,
     pub paths: Globs,
 }
 
-/// The untasked policy: rules in order, first match wins, else `default`.
-#[derive(Clone, Debug, Default)]
-pub struct UntaskedPolicy {
-    pub default: UntaskedAction,
-    pub rules: Vec<UntaskedRule>,
+impl Rule {
+    /// The conditions the rule gives that only a vouched fact can satisfy.
+    pub fn vouched_keys(&self) -> Vec<&'static str> {
+        [
+            ("pushers", &self.pushers),
+            ("actors", &self.actors),
+            ("signers", &self.signers),
+        ]
+        .into_iter()
+        .filter(|(_, globs)| !globs.patterns().is_empty())
+        .map(|(key, _)| key)
+        .collect()
+    }
+
+    /// Same conditions and action (for listing what a configuration change
+    /// alters).
+    pub fn same_as(&self, other: &Rule) -> bool {
+        self.action == other.action
+            && self.agents == other.agents
+            && [
+                (&self.authors, &other.authors),
+                (&self.committers, &other.committers),
+                (&self.trailers, &other.trailers),
+                (&self.branches, &other.branches),
+                (&self.source_branches, &other.source_branches),
+                (&self.pushers, &other.pushers),
+                (&self.actors, &other.actors),
+                (&self.signers, &other.signers),
+                (&self.paths, &other.paths),
+            ]
+            .iter()
+            .all(|(a, b)| a.patterns() == b.patterns())
+    }
 }
+
+/// The rules of the untasked policy.
+pub type UntaskedRule = Rule;
+
+/// A policy: rules in order, first match wins, else the default.
+#[derive(Clone, Debug, Default)]
+pub struct Policy {
+    /// `None`: the mode decides ([`Policy::default_action`]).
+    pub default: Option<UntaskedAction>,
+    pub rules: Vec<Rule>,
+    /// Rules and default no longer decide content paths: every one that
+    /// belongs to no task is denied (`MASTERMIND_HOOKS_REQUIRE_TASK=true`).
+    /// The configuration file itself still follows the rules, so that its
+    /// maintainers can change it.
+    pub forced: bool,
+}
+
+impl Policy {
+    /// The action for what no rule matches. Unset, it is `deny` where the
+    /// gate is a control (CI and pre-receive, `enforcing`) and `warn` in
+    /// the local hooks, which run on the author's machine and can only
+    /// advise.
+    pub fn default_action(&self, enforcing: bool) -> UntaskedAction {
+        self.default.unwrap_or(if enforcing {
+            UntaskedAction::Deny
+        } else {
+            UntaskedAction::Warn
+        })
+    }
+
+    /// True when a rule needs verified commit signatures.
+    pub fn needs_signers(&self) -> bool {
+        self.rules.iter().any(|r| !r.signers.patterns().is_empty())
+    }
+}
+
+/// The untasked policy (changes no task covers).
+pub type UntaskedPolicy = Policy;
 
 /// How a spec that is already on the base may change.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -241,13 +343,19 @@ struct ConfigFile {
     #[serde(default)]
     findings_ledgers: Option<Vec<String>>,
     #[serde(default)]
-    untasked: Option<UntaskedFile>,
+    untasked: Option<PolicyFile>,
+    #[serde(default)]
+    planning: Option<PolicyFile>,
+    #[serde(default)]
+    identity: IdentityFile,
     #[serde(default)]
     specs: SpecsFile,
     #[serde(default)]
     agent_hooks: AgentHooksFile,
     #[serde(default)]
     contracts: Contracts,
+    #[serde(default)]
+    rerun: RerunFile,
 }
 
 /// A set of path globs (`**` crosses directories, `*` does not).
@@ -315,12 +423,20 @@ pub struct Config {
     pub subagent_returns: Globs,
     pub findings_ledgers: Globs,
     pub untasked: UntaskedPolicy,
+    /// Who may widen a landed task's scope or reopen a complete one
+    /// (`spec_widened`, `task_reopened`).
+    pub planning: Policy,
+    /// `identity.allowed_signers`: the repository path of the allowed-signers
+    /// file read from the protected branch (normalized).
+    pub allowed_signers: Option<String>,
     pub spec_changes: SpecChanges,
     pub specs_on_base: bool,
     /// `agent_hooks`: the agent-harness hooks (`agent-hook stop|subagent`).
     pub agent_hooks: AgentHooks,
     /// The contract knobs (`contracts:`).
     pub contracts: Contracts,
+    /// `rerun:`: how a re-run's worktree is prepared.
+    pub rerun: Rerun,
     /// Where the configuration came from, for messages.
     pub source: Option<String>,
 }
@@ -421,6 +537,32 @@ impl Config {
             severity.insert(code, level);
         }
         let untasked = untasked_policy(&file, &node, source, &mut problems);
+        let planning = file
+            .planning
+            .as_ref()
+            .map(|section| Policy {
+                default: section.default,
+                rules: rules_of(&section.rules, "planning", &mut problems),
+                forced: false,
+            })
+            .unwrap_or_default();
+        let allowed_signers = match &file.identity.allowed_signers {
+            None => None,
+            Some(path) => {
+                match crate::contract::mastermind::spec::declared_paths::normalize(path) {
+                    Ok(path) => Some(path),
+                    Err(_) => {
+                        problems.push(config_error(
+                        format!(
+                            "{source}: identity.allowed_signers: `{path}` is not a repository-relative path (no leading `/`, no `..`)"
+                        ),
+                        node.line_of_pointer("/identity/allowed_signers"),
+                    ));
+                        None
+                    }
+                }
+            }
+        };
         let mut globs = |patterns: &[String], key: &str| match Globs::new(patterns, key) {
             Ok(g) => g,
             Err(d) => {
@@ -430,6 +572,8 @@ impl Config {
         };
         let config = Config {
             untasked,
+            planning,
+            allowed_signers,
             spec_changes: file.specs.changes,
             specs_on_base: file.specs.require_on_base,
             require_task: file.require_task,
@@ -449,6 +593,7 @@ impl Config {
             severity,
             agent_hooks: AgentHooks::from_file(file.agent_hooks),
             contracts: file.contracts,
+            rerun: Rerun::from_file(file.rerun),
             source: Some(source.to_string()),
         };
         if problems.is_empty() {
@@ -496,22 +641,19 @@ impl Config {
 }
 
 /// The untasked policy of a configuration file (`require_task: true` is
-/// shorthand for a default of deny).
+/// shorthand for a default of deny in every mode).
 fn untasked_policy(
     file: &ConfigFile,
     node: &yaml::YamlNode,
     source: &str,
     problems: &mut Vec<Diagnostic>,
-) -> UntaskedPolicy {
-    let implied = if file.require_task {
-        UntaskedAction::Deny
-    } else {
-        UntaskedAction::Allow
-    };
+) -> Policy {
+    let implied = file.require_task.then_some(UntaskedAction::Deny);
     let Some(section) = &file.untasked else {
-        return UntaskedPolicy {
+        return Policy {
             default: implied,
             rules: Vec::new(),
+            forced: false,
         };
     };
     if file.require_task && section.default.is_some_and(|d| d != UntaskedAction::Deny) {
@@ -522,6 +664,19 @@ fn untasked_policy(
             node.line_of_pointer("/require_task"),
         ));
     }
+    Policy {
+        default: section.default.or(implied),
+        rules: rules_of(&section.rules, "untasked", problems),
+        forced: false,
+    }
+}
+
+/// The rules of a policy section (`untasked`, `planning`).
+fn rules_of(
+    rules: &[UntaskedRuleFile],
+    section: &str,
+    problems: &mut Vec<Diagnostic>,
+) -> Vec<Rule> {
     let mut globs = |patterns: &[String], key: String, text: bool| {
         let built = if text {
             Globs::text(patterns, &key)
@@ -533,27 +688,26 @@ fn untasked_policy(
             Globs::default()
         })
     };
-    let rules = section
-        .rules
+    rules
         .iter()
         .enumerate()
         .map(|(index, rule)| {
-            let key = |name: &str| format!("untasked.rules[{index}].{name}");
-            UntaskedRule {
+            let key = |name: &str| format!("{section}.rules[{index}].{name}");
+            Rule {
                 action: rule.action,
                 agents: rule.agents.clone(),
                 authors: globs(&rule.authors, key("authors"), true),
                 committers: globs(&rule.committers, key("committers"), true),
                 trailers: globs(&rule.trailers, key("trailers"), true),
                 branches: globs(&rule.branches, key("branches"), true),
+                source_branches: globs(&rule.source_branches, key("source_branches"), true),
+                pushers: globs(&rule.pushers, key("pushers"), true),
+                actors: globs(&rule.actors, key("actors"), true),
+                signers: globs(&rule.signers, key("signers"), true),
                 paths: globs(&rule.paths, key("paths"), false),
             }
         })
-        .collect();
-    UntaskedPolicy {
-        default: section.default.unwrap_or(implied),
-        rules,
-    }
+        .collect()
 }
 
 /// What an agent hook does with a subagent return that breaks its contract
@@ -641,6 +795,52 @@ impl AgentHooks {
     }
 }
 
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RerunFile {
+    #[serde(default)]
+    setup: Vec<Vec<String>>,
+    #[serde(default)]
+    setup_timeout_secs: Option<u64>,
+}
+
+/// The `rerun` section: what prepares a re-run's worktree of the landing
+/// (`check --ci --rerun` outside a workspace that already holds it, and
+/// `verification run --isolated`). Read from the protected configuration
+/// like every other key, so a change never chooses what runs before its own
+/// checks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rerun {
+    /// Commands run in order in the worktree before any check, each an
+    /// argv list (`[[npm, ci]]`): no shell unless argv names one.
+    pub setup: Vec<Vec<String>>,
+    /// How long each setup command may take.
+    pub setup_timeout_secs: u64,
+}
+
+/// How long a setup command may take unless configured.
+pub const DEFAULT_SETUP_TIMEOUT_SECS: u64 = 900;
+
+impl Default for Rerun {
+    fn default() -> Self {
+        Rerun {
+            setup: Vec::new(),
+            setup_timeout_secs: DEFAULT_SETUP_TIMEOUT_SECS,
+        }
+    }
+}
+
+impl Rerun {
+    fn from_file(file: RerunFile) -> Rerun {
+        Rerun {
+            setup: file.setup,
+            setup_timeout_secs: file
+                .setup_timeout_secs
+                .unwrap_or(DEFAULT_SETUP_TIMEOUT_SECS),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -674,6 +874,38 @@ mod tests {
             !config.exclude.is_match("sub/Cargo.lock"),
             "* does not cross /"
         );
+    }
+
+    #[test]
+    fn rerun_section() {
+        let config = Config::parse(b"", "t").unwrap();
+        assert_eq!(config.rerun, Rerun::default());
+        assert_eq!(config.rerun.setup_timeout_secs, 900);
+        let text = "rerun:\n  setup:\n    - [npm, ci]\n    - [python3, -m, venv, .venv]\n  setup_timeout_secs: 120\n";
+        let rerun = Config::parse(text.as_bytes(), "t").unwrap().rerun;
+        assert_eq!(
+            rerun.setup,
+            vec![
+                vec!["npm".to_string(), "ci".to_string()],
+                vec![
+                    "python3".to_string(),
+                    "-m".to_string(),
+                    "venv".to_string(),
+                    ".venv".to_string()
+                ]
+            ]
+        );
+        assert_eq!(rerun.setup_timeout_secs, 120);
+        for bad in [
+            "rerun:\n  setup: npm ci\n",
+            "rerun:\n  setup:\n    - npm ci\n",
+            "rerun:\n  setup:\n    - []\n",
+            "rerun:\n  setup:\n    - ['', x]\n",
+            "rerun:\n  setup_timeout_secs: 0\n",
+            "rerun:\n  jobs: 2\n",
+        ] {
+            assert_eq!(codes(bad), vec![Code::config_invalid], "{bad}");
+        }
     }
 
     #[test]
@@ -750,6 +982,59 @@ mod tests {
         ] {
             assert_eq!(codes(bad), [Code::config_invalid], "{bad:?}");
         }
+    }
+
+    #[test]
+    fn identity_conditions_planning_and_the_allowed_signers_path() {
+        let text = "identity:\n  allowed_signers: ./.mastermind/allowed_signers\nuntasked:\n  rules:\n    - action: allow\n      pushers: [alice]\n      actors: ['bot-*']\n      signers: [alice@example.com]\n      source_branches: ['hotfix/*']\nplanning:\n  default: warn\n  rules:\n    - action: allow\n      actors: [alice]\n";
+        let config = Config::parse(text.as_bytes(), "t").unwrap();
+        assert_eq!(
+            config.allowed_signers.as_deref(),
+            Some(".mastermind/allowed_signers")
+        );
+        let rule = &config.untasked.rules[0];
+        assert_eq!(rule.vouched_keys(), ["pushers", "actors", "signers"]);
+        assert!(
+            rule.actors.is_match("BOT-7"),
+            "logins match case-insensitively"
+        );
+        assert!(rule.source_branches.is_match("hotfix/a/b"));
+        assert!(config.untasked.needs_signers());
+        assert!(!config.planning.needs_signers());
+        assert_eq!(config.planning.default, Some(UntaskedAction::Warn));
+        assert_eq!(config.planning.rules[0].vouched_keys(), ["actors"]);
+        // Unset defaults: the mode decides.
+        let defaults = Config::parse(b"require_task: false\n", "t").unwrap();
+        assert_eq!(defaults.untasked.default, None);
+        assert_eq!(defaults.untasked.default_action(true), UntaskedAction::Deny);
+        assert_eq!(
+            defaults.untasked.default_action(false),
+            UntaskedAction::Warn
+        );
+        let required = Config::parse(b"require_task: true\n", "t").unwrap();
+        assert_eq!(
+            required.untasked.default_action(false),
+            UntaskedAction::Deny
+        );
+        for bad in [
+            "identity:\n  allowed_signers: ../outside\n",
+            "identity:\n  allowed_signers: /etc/ssh/allowed\n",
+            "identity:\n  keys: x\n",
+            "planning:\n  rules:\n    - action: allow\n      actor: [alice]\n",
+            "untasked:\n  rules:\n    - action: allow\n      signers: ['a[']\n",
+        ] {
+            assert_eq!(codes(bad), [Code::config_invalid], "{bad:?}");
+        }
+        let errors = Config::parse(
+            b"untasked:\n  rules:\n    - action: allow\n      pusher: [alice]\n",
+            "t",
+        )
+        .unwrap_err();
+        assert!(
+            errors[0].message.contains("(did you mean `pushers`?)"),
+            "{}",
+            errors[0].message
+        );
     }
 
     #[test]

@@ -95,6 +95,23 @@ pub struct TaskResult {
     pub checks: Vec<CheckOutcome>,
     /// The task's contract next to what it changed, for reviewers.
     pub contract: Option<TaskContract>,
+    /// What the gate judged the task by, kept for `check --ci --rerun`
+    /// (never rendered).
+    #[serde(skip)]
+    pub judged: Option<Judged>,
+}
+
+/// What the gate judged a task by: the spec's bytes and each observed
+/// check's tree receipt as the gate read them (a re-run executes exactly
+/// these declarations, archived tasks included).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Judged {
+    /// Repository-relative path of the spec.
+    pub spec_path: String,
+    pub spec: Vec<u8>,
+    /// Per observed check id, its `<id>.tree.json` bytes (`None`: absent or
+    /// unreadable).
+    pub receipts: Vec<(String, Option<Vec<u8>>)>,
 }
 
 /// What a task declared and what it really changed.
@@ -122,6 +139,7 @@ impl TaskResult {
             ok,
             checks,
             contract: None,
+            judged: None,
         }
     }
 }

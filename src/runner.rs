@@ -8,14 +8,19 @@
 //!    the checks (`--id`, or `--all` in declaration order); refusals write
 //!    nothing, and a wrong id lists the declared ones;
 //! 2. refuse a submodule checkout the digest would not see (see
-//!    [`submodules`]); for `--isolated`, write the view's files into a
-//!    temporary checkout outside the repository ([`checkout`]);
+//!    [`submodules`]); for `--isolated`, make a git worktree of the view in
+//!    a temporary directory outside the repository ([`place`]: its files
+//!    written from their blobs by [`checkout`], `git ls-files` and `git diff`
+//!    working there) and run `rerun.setup` from HEAD's configuration in it
+//!    ([`setup`]), as `check --ci --rerun` does;
 //! 3. open `<task>/verification/` and take its `run.lock` without following
 //!    links or blocking ([`records`]; a second runner is refused with
 //!    `verification_busy`);
 //! 4. per check: write a `pending` receipt (previous attempt + 1) *before*
 //!    anything else, so an interrupted or killed run never leaves an older
-//!    success; resolve the cwd and the executable, take the tree-v2 digest
+//!    success (an isolated run keeps its attempt aside, under the git
+//!    directory, and puts it in place of the task's receipt only when it
+//!    passed: it never destroys the record of an earlier run, [`records`]); resolve the cwd and the executable, take the tree-v2 digest
 //!    (the working tree, or the checkout's content), write `pending` again
 //!    with them;
 //! 5. run argv directly (no shell unless argv names one), stdin null, its
@@ -28,14 +33,18 @@
 //! 7. check for SIGINT/SIGTERM one last time ([`signals`]), then write the
 //!    final receipt atomically (temporary file, fsync, rename; mode 0600).
 
+pub mod attestation;
 pub mod checkout;
 pub mod echo;
 mod error;
 pub mod executable;
 pub mod execute;
 pub mod hint;
+pub mod place;
 pub mod records;
 pub mod rerun;
+pub mod secrets;
+pub mod setup;
 pub mod signals;
 pub mod snapshot;
 pub mod submodules;
@@ -53,9 +62,8 @@ use crate::digest::TreeDigester;
 use crate::repo::Repo;
 use crate::repo::tree::{Content, View};
 use crate::safe_fs::Dir;
-use checkout::Checkout;
 pub use error::RunError;
-use records::Records;
+use records::{Aside, Records};
 use sha2::{Digest, Sha256};
 use snapshot::{Changes, Snapshot};
 use std::path::{Path, PathBuf};
@@ -288,9 +296,11 @@ enum Place {
         last: Option<Box<Snapshot>>,
     },
     Isolated {
-        checkout: Checkout,
-        /// The tree-v1 digest of the view written there.
+        place: place::Place,
+        /// The tree digest of the view written there.
         digest: String,
+        /// Where this run's attempts are kept until one passes.
+        aside: Aside,
     },
 }
 
@@ -441,22 +451,37 @@ pub fn run(
     snapshot::check_submodules(&repo, &gitlinks)?;
     let config = digest_config(&root);
     let mut digester = TreeDigester::new(&repo, &config, true);
-    let place =
-        match view {
-            None => Place::Worktree { last: None },
-            Some(view) => {
-                let digest = digester.of_view(&view).map_err(|e| e.to_diagnostic())?;
-                let checkout = Checkout::materialize(&repo, &view, Some(&root), interrupt)
-                    .map_err(|failure| match failure {
-                        checkout::Failure::Interrupted => refuse(
-                            Code::verification_io_failed,
-                            "interrupted while writing the isolated checkout; nothing ran",
-                        ),
-                        checkout::Failure::Refused(d) => d,
-                    })?;
-                Place::Isolated { checkout, digest }
+    let place = match view {
+        None => Place::Worktree { last: None },
+        Some(view) => {
+            let digest = digester.of_view(&view).map_err(|e| e.to_diagnostic())?;
+            let parent = match &request.source {
+                Source::Isolated { rev: Some(rev) } => repo.resolve_commit(rev).ok(),
+                _ => repo.head_commit().ok().flatten(),
+            };
+            let place = place::Place::worktree(&repo, &view, None, parent, Some(&root), interrupt)?;
+            let rerun = committed_config(&repo).rerun;
+            let echo = request.stream.then(|| echo::Echo::start(echo::Style::Raw));
+            let setup = setup::run(
+                &place,
+                &rerun,
+                None,
+                execute::Environment::Local,
+                interrupt,
+                echo.as_ref(),
+            );
+            if let Some(echo) = echo {
+                echo.finish(Duration::from_secs(3));
             }
-        };
+            setup?;
+            let aside = Aside::open(repo.git_dir(), &task_rel)?;
+            Place::Isolated {
+                place,
+                digest,
+                aside,
+            }
+        }
+    };
     let records = Records::open(&task, &task_rel, &again)?;
     let mut context = Context {
         repo: &repo,
@@ -479,10 +504,26 @@ pub fn run(
         report(&done);
         finished.push(done);
     }
-    if let Place::Isolated { checkout, .. } = context.place {
-        checkout.remove();
+    if let Place::Isolated { place, .. } = context.place {
+        place.remove();
     }
     Ok(finished)
+}
+
+/// The configuration as committed at HEAD (what `rerun.setup` an isolated
+/// run uses): the defaults when there is none or it is unusable.
+fn committed_config(repo: &Repo) -> Config {
+    repo.head_commit()
+        .ok()
+        .flatten()
+        .and_then(|head| View::from_commit(repo, head).ok())
+        .and_then(
+            |view| match view.read(repo, CONFIG_PATH, MAX_CONFIG_BYTES) {
+                Ok(Some(Content::Bytes(bytes))) => Config::parse(&bytes, CONFIG_PATH).ok(),
+                _ => None,
+            },
+        )
+        .unwrap_or_else(Config::strict_defaults)
 }
 
 impl Context<'_> {
@@ -542,8 +583,8 @@ impl Context<'_> {
     /// checkout's files changed), and what changed.
     fn after(&mut self) -> Result<(Option<String>, Changes), RunError> {
         match &mut self.place {
-            Place::Isolated { checkout, digest } => {
-                let changes = checkout.verify();
+            Place::Isolated { place, digest, .. } => {
+                let changes = place.verify();
                 let after = changes.is_empty().then(|| digest.clone());
                 Ok((after, changes))
             }
@@ -565,7 +606,7 @@ impl Context<'_> {
 
     fn base(&self) -> PathBuf {
         match &self.place {
-            Place::Isolated { checkout, .. } => checkout.root().to_path_buf(),
+            Place::Isolated { place, .. } => place.root().to_path_buf(),
             Place::Worktree { .. } => self
                 .repo
                 .workdir()
@@ -587,30 +628,81 @@ impl Context<'_> {
         }
     }
 
+    /// Record `receipt` where this run keeps its attempts: the task's
+    /// receipt for a working-tree run, the aside record for an isolated one.
+    fn write(&self, receipt: &TreeReceipt) -> Result<(), Diagnostic> {
+        match &self.place {
+            Place::Isolated { aside, .. } => aside.write(receipt),
+            Place::Worktree { .. } => self.records.write(receipt),
+        }
+    }
+
+    /// Write the finished receipt. An isolated run's pass replaces the
+    /// task's receipt; any other outcome of it stays aside, and the task's
+    /// earlier receipt is left as it was.
+    fn publish(
+        &self,
+        receipt: TreeReceipt,
+        mut notes: Vec<Diagnostic>,
+    ) -> Result<Finished, Diagnostic> {
+        let path = self.records.receipt_path(&receipt.check_id);
+        let Place::Isolated { aside, .. } = &self.place else {
+            self.records.write(&receipt)?;
+            return Ok(Finished {
+                receipt,
+                path,
+                notes,
+            });
+        };
+        if receipt.status == Status::Passed && receipt.passed() {
+            self.records.write(&receipt)?;
+            aside.remove(&receipt.check_id);
+            return Ok(Finished {
+                receipt,
+                path,
+                notes,
+            });
+        }
+        aside.write(&receipt)?;
+        let kept = aside.path(&receipt.check_id);
+        notes.push(
+            Diagnostic::new(
+                Code::verification_kept_aside,
+                format!(
+                    "the isolated run of `{}` did not pass; its receipt is kept aside at {}, and {} is left as it was",
+                    receipt.check_id,
+                    kept.display(),
+                    shown(&path)
+                ),
+            )
+            .with_path(path.clone()),
+        );
+        Ok(Finished {
+            receipt,
+            path: kept.display().to_string(),
+            notes,
+        })
+    }
+
     fn run_one(&mut self, command: String, run: RunDeclaration) -> Result<Finished, Diagnostic> {
         let mut receipt = self.new_receipt(command, &run)?;
-        let path = self.records.receipt_path(&run.id);
         let mut notes = Vec::new();
-        // Revoke any older result before preparing anything.
-        self.records.write(&receipt)?;
-        let finish = |records: &Records,
+        // Revoke any older result before preparing anything (an isolated
+        // run's attempt is kept aside until it passes).
+        self.write(&receipt)?;
+        let finish = |context: &Context<'_>,
                       mut receipt: TreeReceipt,
                       status: Status,
                       reason: Option<String>,
                       notes: Vec<Diagnostic>| {
             receipt.status = status;
             receipt.reason = reason;
-            records.write(&receipt)?;
-            Ok(Finished {
-                receipt,
-                path: path.clone(),
-                notes,
-            })
+            context.publish(receipt, notes)
         };
 
         if self.interrupt.load(Ordering::SeqCst) {
             return finish(
-                &self.records,
+                self,
                 receipt,
                 Status::Interrupted,
                 Some("runner_interrupted".into()),
@@ -624,7 +716,7 @@ impl Context<'_> {
             Ok(p) => p,
             Err(reason) => {
                 return finish(
-                    &self.records,
+                    self,
                     receipt,
                     Status::SpawnFailed,
                     Some(reason.to_string()),
@@ -637,7 +729,7 @@ impl Context<'_> {
             Ok(d) => d,
             Err(reason) => {
                 return finish(
-                    &self.records,
+                    self,
                     receipt,
                     Status::IoFailed,
                     Some(reason.to_string()),
@@ -646,10 +738,10 @@ impl Context<'_> {
             }
         };
         receipt.tree_before = Some(before.clone());
-        self.records.write(&receipt)?;
+        self.write(&receipt)?;
         if self.interrupt.load(Ordering::SeqCst) {
             return finish(
-                &self.records,
+                self,
                 receipt,
                 Status::Interrupted,
                 Some("runner_interrupted".into()),
@@ -659,9 +751,9 @@ impl Context<'_> {
 
         // Run.
         let (environment, ceiling) = match &self.place {
-            Place::Isolated { checkout, .. } => (
+            Place::Isolated { place, .. } => (
                 execute::Environment::Local,
-                checkout.root().parent().map(Path::to_path_buf),
+                place.ceiling().map(Path::to_path_buf),
             ),
             Place::Worktree { .. } => (execute::Environment::Local, None),
         };
@@ -689,7 +781,7 @@ impl Context<'_> {
             Ok(s) => s,
             Err(e) => {
                 return finish(
-                    &self.records,
+                    self,
                     receipt,
                     Status::SpawnFailed,
                     Some(format!("spawn_failed: {e}")),
@@ -759,7 +851,7 @@ impl Context<'_> {
         if status == Status::InputChanged {
             notes.push(self.input_changed_note(&run, &changes, executable_changed, spec_changed));
         }
-        finish(&self.records, receipt, status, reason, notes)
+        finish(self, receipt, status, reason, notes)
     }
 
     /// Say what changed during a run, and how to get a clean one.

@@ -45,6 +45,10 @@
 #   MASTERMIND_HOOKS_SARIF_FILE    also write a SARIF log to this file (not when exit 2)
 #   MASTERMIND_HOOKS_MAX_ANNOTATIONS  annotations of each kind (default 10, GitHub's per-step cap)
 #   MASTERMIND_HOOKS_RERUN         true: `--rerun --rerun-timeout MASTERMIND_HOOKS_RERUN_TIMEOUT`
+#   MASTERMIND_HOOKS_RERUN_JOBS    with rerun: checks of different tasks at once (--rerun-jobs)
+#   MASTERMIND_HOOKS_RERUN_IN      with rerun: auto (default), workspace or worktree (--rerun-in)
+#   MASTERMIND_HOOKS_ATTESTATION   with rerun: write the in-toto statement of the re-run to this
+#                                  file (--attestation)
 #   MASTERMIND_HOOKS_CMD           the gate subcommand and its arguments, split on blanks, for
 #                                  tests and debugging outside CI only (refused when
 #                                  GITHUB_ACTIONS or GITLAB_CI is set)
@@ -415,6 +419,16 @@ rerun_timeout=${MASTERMIND_HOOKS_RERUN_TIMEOUT:-}
 case "$rerun_timeout" in
     *[!0-9]*) fail "rerun-timeout must be a number of seconds, not '$rerun_timeout'" ;;
 esac
+rerun_jobs=${MASTERMIND_HOOKS_RERUN_JOBS:-}
+case "$rerun_jobs" in
+    *[!0-9]* | 0) fail "rerun-jobs must be a positive number, not '$rerun_jobs'" ;;
+esac
+rerun_in=${MASTERMIND_HOOKS_RERUN_IN:-}
+case "$rerun_in" in
+    '' | auto | workspace | worktree) ;;
+    *) fail "rerun-in must be auto, workspace or worktree, not '$rerun_in'" ;;
+esac
+attestation=${MASTERMIND_HOOKS_ATTESTATION:-}
 
 [ -z "${MASTERMIND_HOOKS_INSTALL_ERROR:-}" ] || fail "$MASTERMIND_HOOKS_INSTALL_ERROR"
 bin=${MASTERMIND_HOOKS_BIN:-}
@@ -452,6 +466,9 @@ else
     if [ "$rerun" = true ]; then
         set -- "$@" --rerun
         [ -z "$rerun_timeout" ] || set -- "$@" --rerun-timeout "$rerun_timeout"
+        [ -z "$rerun_jobs" ] || set -- "$@" --rerun-jobs "$rerun_jobs"
+        [ -z "$rerun_in" ] || set -- "$@" --rerun-in "$rerun_in"
+        [ -z "$attestation" ] || set -- "$@" --attestation "$attestation"
     fi
 fi
 

@@ -42,6 +42,10 @@
 #   MASTERMIND_HOOKS_RERUN          true: `--rerun --rerun-timeout MASTERMIND_HOOKS_RERUN_TIMEOUT`;
 #                                   the change's checks then run on the runner: use runners
 #                                   that start every job fresh (ephemeral)
+#   MASTERMIND_HOOKS_RERUN_JOBS     with rerun: checks of different tasks at once (--rerun-jobs)
+#   MASTERMIND_HOOKS_RERUN_IN       with rerun: auto (default), workspace or worktree (--rerun-in)
+#   MASTERMIND_HOOKS_ATTESTATION    with rerun: write the in-toto statement of the re-run to this
+#                                   file (--attestation)
 #   MASTERMIND_HOOKS_DEFAULT_BRANCH_REPORT  state (default): on the default branch the Code
 #                                   Quality report states main's open findings, which is
 #                                   none (what lands passed the gate); the push's findings
@@ -333,6 +337,16 @@ rerun_timeout=${MASTERMIND_HOOKS_RERUN_TIMEOUT:-}
 case "$rerun_timeout" in
     *[!0-9]*) fail "MASTERMIND_HOOKS_RERUN_TIMEOUT must be a number of seconds, not '$rerun_timeout'" ;;
 esac
+rerun_jobs=${MASTERMIND_HOOKS_RERUN_JOBS:-}
+case "$rerun_jobs" in
+    *[!0-9]* | 0) fail "MASTERMIND_HOOKS_RERUN_JOBS must be a positive number, not '$rerun_jobs'" ;;
+esac
+rerun_in=${MASTERMIND_HOOKS_RERUN_IN:-}
+case "$rerun_in" in
+    '' | auto | workspace | worktree) ;;
+    *) fail "MASTERMIND_HOOKS_RERUN_IN must be auto, workspace or worktree, not '$rerun_in'" ;;
+esac
+attestation=${MASTERMIND_HOOKS_ATTESTATION:-}
 base_report=${MASTERMIND_HOOKS_DEFAULT_BRANCH_REPORT:-state}
 case "$base_report" in
     state | push) ;;
@@ -370,6 +384,9 @@ else
     if [ "$rerun" = true ]; then
         set -- "$@" --rerun
         [ -z "$rerun_timeout" ] || set -- "$@" --rerun-timeout "$rerun_timeout"
+        [ -z "$rerun_jobs" ] || set -- "$@" --rerun-jobs "$rerun_jobs"
+        [ -z "$rerun_in" ] || set -- "$@" --rerun-in "$rerun_in"
+        [ -z "$attestation" ] || set -- "$@" --attestation "$attestation"
     fi
     # A branch pipeline is judged against the default branch, which GitLab's clone of
     # another branch does not fetch.

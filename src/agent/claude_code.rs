@@ -7,13 +7,21 @@
 //!   because a stop hook blocked) and `last_assistant_message`.
 //! * `SubagentStop`: also `stop_hook_active`, `agent_id`, `agent_type`,
 //!   `agent_transcript_path` and `last_assistant_message` (the subagent's
-//!   final text). It carries no dispatch description: that is recovered
+//!   final text; optional in the harness's schema, so its absence is no
+//!   error: the return is then judged at `PostToolUse`).
+//! * `PreToolUse` of `Bash`: `tool_name`, `tool_input.command` and
+//!   `tool_use_id` ([`super::decode_pre_tool`]); the answer that refuses is
+//!   `hookSpecificOutput.permissionDecision: "deny"` with
+//!   `permissionDecisionReason`, shown to Claude. It carries no dispatch description: that is recovered
 //!   from the transcripts ([`super::transcript`]).
 //! * `PostToolUse` of the subagent tool (`Agent`, formerly `Task`):
 //!   `tool_input.description` is the dispatch description, and
 //!   `tool_response.content` holds the subagent's final text blocks
-//!   (`[{"type": "text", "text": ...}]`); a `run_in_background` call
-//!   returns `status: "async_launched"` with no text yet.
+//!   (`[{"type": "text", "text": ...}]`) when `status` is `completed`; a
+//!   `run_in_background` call returns `status: "async_launched"` and a
+//!   teammate `teammate_spawned`, with no text yet (judged at
+//!   `SubagentStop`), and a remote session `remote_launched`, whose return
+//!   never reaches a local hook.
 //!
 //! Output, on exit status 0: nothing to allow; `{"decision": "block",
 //! "reason": ...}` to send Claude back to work (Stop, SubagentStop) or to
@@ -53,7 +61,9 @@ pub fn decode_subagent(bytes: &[u8]) -> Result<SubagentPayload, Diagnostic> {
             session_id: payload.string("session_id")?,
             agent_id: payload.string("agent_id")?,
             stop_hook_active: payload.boolean("stop_hook_active")?,
-            message: payload.nullable_string("last_assistant_message", true)?,
+            // Optional in the harness's own schema: absent when the
+            // subagent ended without a final text message.
+            message: payload.nullable_string("last_assistant_message", false)?,
             dispatch: Dispatch::Transcripts {
                 session: payload
                     .nullable_string("transcript_path", false)?
@@ -88,8 +98,15 @@ fn tool_return(payload: &Payload, description: String) -> Result<SubagentPayload
     let Value::Object(response) = payload.value("tool_response")? else {
         return Err(payload.reject("/tool_response", "`tool_response` is not an object"));
     };
-    if response.get("status").and_then(Value::as_str) == Some("async_launched") {
-        return Ok(SubagentPayload::BackgroundLaunch { description });
+    // The `Agent` tool's documented results: `completed` (with the final
+    // text blocks), `async_launched` (run_in_background), `teammate_spawned`
+    // (a teammate session) and `remote_launched` (a remote session).
+    match response.get("status").and_then(Value::as_str) {
+        Some("async_launched" | "teammate_spawned") => {
+            return Ok(SubagentPayload::BackgroundLaunch { description });
+        }
+        Some("remote_launched") => return Ok(SubagentPayload::RemoteLaunch { description }),
+        _ => {}
     }
     let Some(Value::Array(blocks)) = response.get("content") else {
         return Err(payload.reject(

@@ -15,7 +15,10 @@
 //! Codex documents no dispatch description for a subagent, and its
 //! `PostToolUse` covers only Bash, `apply_patch` and MCP tools, not the
 //! subagent tool; so subagent returns are judged at `SubagentStop`, routed
-//! by `agent_type`. The transcript format is documented as unstable and is
+//! by `agent_type`: a routed prefix, or exactly a return schema's name (a
+//! custom agent named `composer`), else the return's own `handover.role`
+//! (Codex's built-in types `default`, `worker` and `explorer` name no
+//! contract). The transcript format is documented as unstable and is
 //! not read.
 //!
 //! Output, on exit status 0: nothing to allow; `{"decision": "block",

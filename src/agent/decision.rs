@@ -7,7 +7,8 @@
 //! bullet. Notes are written for the user watching the session.
 
 use crate::config::{AgentHooks, SubagentAction};
-use crate::contract::subagent::dispatch::{DispatchOutcome, DispatchRoute};
+use crate::contract::subagent::dispatch::{self, DispatchOutcome, DispatchRoute};
+use crate::contract::subagent::{returns, routing};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::report::Report;
 use std::fmt::Write;
@@ -230,6 +231,44 @@ pub fn release_note(verdict: &GateVerdict, blocks: u32) -> String {
         if blocks == 1 { "" } else { "s" },
         summary(verdict)
     )
+}
+
+/// Judge a subagent's final message by what dispatched it, in this order:
+///
+/// 1. the dispatch description's prefix (seed 004 section 4.4);
+/// 2. a dispatch that is exactly a return schema's name (`composer`,
+///    `reviewer-inloop`, `probe`, ...): Codex names a custom agent's type
+///    after it, and an orchestrator may dispatch by the bare role;
+/// 3. the return's own `handover.role` (which names its schema), for
+///    dispatches that say nothing about the contract (Codex's built-in
+///    agent types `default`, `worker`, `explorer`; a free-text description).
+///
+/// When none of them names a contract the outcome is the dispatch table's
+/// "unknown", which `agent_hooks.subagent.unknown` turns into nothing, a
+/// warning or a block.
+pub fn route_return(bytes: &[u8], description: &str) -> DispatchOutcome {
+    let by_prefix = dispatch::check_dispatched(bytes, description);
+    if by_prefix.route != DispatchRoute::Unknown {
+        return by_prefix;
+    }
+    if let routing::Route::Schema(role) = routing::route(description) {
+        return DispatchOutcome {
+            route: DispatchRoute::Schema(role),
+            diagnostics: returns::check_routed(bytes, Some(routing::Route::Schema(role))).1,
+        };
+    }
+    let (parsed, diagnostics) = returns::check(bytes, None);
+    match parsed.map(|r| r.route) {
+        Some(routing::Route::Schema(role)) => DispatchOutcome {
+            route: DispatchRoute::Schema(role),
+            diagnostics,
+        },
+        Some(routing::Route::EnvelopeOnly) => DispatchOutcome {
+            route: DispatchRoute::EnvelopeOnly,
+            diagnostics,
+        },
+        _ => by_prefix,
+    }
 }
 
 /// Who reads a subagent verdict: the orchestrator (after the tool returned)

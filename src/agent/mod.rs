@@ -9,10 +9,13 @@
 //! * [`decision`]: the decisions, and the text an agent or user reads;
 //! * [`loop_guard`]: consecutive blocked stops per session (state under the
 //!   git directory, never in the working tree);
+//! * [`guard`] (with [`shell`]): the pre-tool guard that refuses shell
+//!   commands skipping or disabling the git hooks;
 //! * [`transcript`]: recovering a Claude Code subagent's dispatch
 //!   description from the session transcripts;
-//! * [`json`] and [`settings`]: the harness's hook settings, edited without
-//!   reordering or touching anyone else's entries (`install --agent`);
+//! * [`json`], [`splice`] and [`settings`]: the harness's hook settings,
+//!   edited as text without touching a byte of anyone else's entries
+//!   (`install --agent`, and `uninstall --agent` restores them exactly);
 //! * [`AgentError`]: what went wrong in any of them, as a value.
 //!
 //! The protocols are taken from the harnesses' published documentation:
@@ -26,10 +29,13 @@ pub mod claude_code;
 pub mod codex;
 pub mod decision;
 mod error;
+pub mod guard;
 pub mod json;
 pub mod loop_guard;
 pub mod payload;
 pub mod settings;
+pub mod shell;
+pub mod splice;
 pub mod transcript;
 
 pub use decision::Decision;
@@ -88,15 +94,24 @@ pub enum Event {
     Stop,
     SubagentStop,
     PostToolUse,
+    PreToolUse,
 }
 
 impl Event {
+    pub const ALL: [Event; 4] = [
+        Event::Stop,
+        Event::SubagentStop,
+        Event::PostToolUse,
+        Event::PreToolUse,
+    ];
+
     /// The event's name in both harnesses' payloads and settings.
     pub fn name(self) -> &'static str {
         match self {
             Event::Stop => "Stop",
             Event::SubagentStop => "SubagentStop",
             Event::PostToolUse => "PostToolUse",
+            Event::PreToolUse => "PreToolUse",
         }
     }
 }
@@ -131,9 +146,13 @@ pub enum SubagentPayload {
     /// `PostToolUse` of the subagent tool: the orchestrator is about to read
     /// the subagent's final text.
     ToolReturn { description: String, text: String },
-    /// A background dispatch was launched; nothing has returned yet (its
+    /// A background dispatch (`async_launched`) or a teammate
+    /// (`teammate_spawned`) was launched; nothing has returned yet (its
     /// return is judged at `SubagentStop`).
     BackgroundLaunch { description: String },
+    /// The subagent runs remotely (`remote_launched`): its return never
+    /// reaches a hook on this machine.
+    RemoteLaunch { description: String },
     /// `PostToolUse` of some other tool (a matcher wider than the subagent
     /// tool): nothing to judge.
     OtherTool { tool_name: String },
@@ -154,6 +173,70 @@ impl SubagentPayload {
             _ => Event::PostToolUse,
         }
     }
+}
+
+/// A shell command the agent is about to run (`PreToolUse`; Claude Code's
+/// `Bash` tool, Codex's shell tool, which its hooks also name `Bash`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PreToolPayload {
+    pub tool_name: String,
+    /// `tool_input.command`; `None` for a tool that is not the shell.
+    pub command: Option<String>,
+    /// The session's working directory, where git aliases are read.
+    pub cwd: Option<PathBuf>,
+}
+
+/// Decode a `PreToolUse` payload. Both harnesses document the same fields
+/// for it: Claude Code's `tool_name`, `tool_input` (for `Bash`:
+/// `command`, `description`, `timeout`, `run_in_background`) and
+/// `tool_use_id`; Codex's `pre-tool-use.command.input` schema: `tool_name`
+/// `Bash` and `tool_input.command`.
+pub fn decode_pre_tool(
+    harness: Harness,
+    bytes: &[u8],
+) -> Result<PreToolPayload, crate::diagnostic::Diagnostic> {
+    let payload = payload::parse(harness, bytes, &["PreToolUse"])?;
+    let tool_name = payload.string("tool_name")?;
+    let cwd = payload.nullable_string("cwd", false)?.map(PathBuf::from);
+    if tool_name != settings::SHELL_MATCHER {
+        return Ok(PreToolPayload {
+            tool_name,
+            command: None,
+            cwd,
+        });
+    }
+    let command = match payload.value("tool_input")? {
+        serde_json::Value::Object(input) => match input.get("command") {
+            Some(serde_json::Value::String(c)) => c.clone(),
+            _ => {
+                return Err(payload.reject(
+                    "/tool_input/command",
+                    "`tool_input.command` (the shell command) is missing or not a string",
+                ));
+            }
+        },
+        _ => return Err(payload.reject("/tool_input", "`tool_input` is not an object")),
+    };
+    Ok(PreToolPayload {
+        tool_name,
+        command: Some(command),
+        cwd,
+    })
+}
+
+/// The `PreToolUse` answer refusing the command with `reason` (both
+/// harnesses read `hookSpecificOutput.permissionDecision: "deny"` with
+/// `permissionDecisionReason` on exit status 0 and show the reason to the
+/// agent).
+pub fn encode_deny(reason: &str) -> String {
+    serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    })
+    .to_string()
 }
 
 /// Bytes of hook payload read from stdin; a transcript-sized final message

@@ -30,7 +30,6 @@ use crate::agent::{
 use crate::codes::Code;
 use crate::commands::emit;
 use crate::config::{AgentHooks, CONFIG_PATH, Config, MAX_CONFIG_BYTES};
-use crate::contract::subagent::dispatch::check_dispatched;
 use crate::diagnostic::{Diagnostic, ExitStatus};
 use crate::gate::landing::mode::{self, Mode};
 use crate::repo::Repo;
@@ -308,7 +307,15 @@ fn finished_decision(message: Option<&str>, dispatch: &Dispatch, policy: &AgentH
             }
         }
     };
-    let outcome = check_dispatched(message.unwrap_or_default().as_bytes(), &description);
+    let Some(message) = message else {
+        // Both harnesses may leave the final message out ("when
+        // available"): nothing to judge here, so no block.
+        return Decision::Note(format!(
+            "[subagent_dispatch_unrouted] mastermind-hooks could not judge the return of the subagent dispatched as `{}` at SubagentStop: the harness sent no final message (last_assistant_message). Where the orchestrator receives it (Claude Code's PostToolUse on the Agent tool) it is judged there.",
+            description.trim()
+        ));
+    };
+    let outcome = decision::route_return(message.as_bytes(), &description);
     decision::subagent(&outcome, &description, policy, Audience::Subagent)
 }
 
@@ -356,8 +363,16 @@ pub fn subagent(harness: Harness) -> ExitStatus {
         SubagentPayload::OtherTool { .. } | SubagentPayload::BackgroundLaunch { .. } => {
             answer(harness, event, &Decision::Allow)
         }
+        SubagentPayload::RemoteLaunch { description } => answer(
+            harness,
+            event,
+            &Decision::Note(format!(
+                "[subagent_dispatch_unrouted] the subagent dispatched as `{}` runs remotely (status remote_launched); its return never reaches this machine's hooks, so mastermind-hooks does not judge it. Validate the return with `mastermind-hooks validate --dispatch` when it arrives.",
+                description.trim()
+            )),
+        ),
         SubagentPayload::ToolReturn { description, text } => {
-            let outcome = check_dispatched(text.as_bytes(), &description);
+            let outcome = decision::route_return(text.as_bytes(), &description);
             let decision =
                 decision::subagent(&outcome, &description, &config, Audience::Orchestrator);
             answer(harness, event, &decision)
@@ -388,5 +403,64 @@ pub fn subagent(harness: Harness) -> ExitStatus {
             };
             answer(harness, event, &decision)
         }
+    }
+}
+
+/// The repository's git aliases (`alias.NAME` values) as git reads them in
+/// `cwd`; none when git cannot say.
+fn git_aliases(cwd: &std::path::Path) -> Vec<(String, String)> {
+    let output = std::process::Command::new("git")
+        .args(["config", "-z", "--get-regexp", r"^alias\."])
+        .current_dir(cwd)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output();
+    let Ok(output) = output else {
+        return Vec::new();
+    };
+    output
+        .stdout
+        .split(|&b| b == 0)
+        .filter_map(|entry| {
+            let entry = String::from_utf8_lossy(entry);
+            let (key, value) = entry.split_once('\n')?;
+            let name = key.get("alias.".len()..)?;
+            Some((name.to_string(), value.to_string()))
+        })
+        .collect()
+}
+
+/// `agent-hook pre-tool`: refuse a shell command that would skip or
+/// disable the git hooks or the gate, before it runs.
+pub fn pre_tool(harness: Harness) -> ExitStatus {
+    let deny = |reason: String| match emit(&format!("{}\n", agent::encode_deny(&reason))) {
+        Ok(()) => ExitStatus::Pass,
+        Err(e) => {
+            eprintln!(
+                "error[internal_error]: mastermind-hooks could not write its hook answer: {e}"
+            );
+            ExitStatus::CannotCheck
+        }
+    };
+    let payload = match read_stdin().and_then(|bytes| agent::decode_pre_tool(harness, &bytes)) {
+        Ok(payload) => payload,
+        Err(d) => {
+            return deny(decision::cannot_check(
+                "read the harness's PreToolUse payload, so it cannot tell whether this command skips the git hooks",
+                &[d],
+            ));
+        }
+    };
+    let Some(command) = payload.command else {
+        return ExitStatus::Pass; // not the shell tool
+    };
+    let cwd = payload
+        .cwd
+        .filter(|p| p.is_dir())
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_else(|| std::path::PathBuf::from("."));
+    match crate::agent::guard::judge(&command, &git_aliases(&cwd)) {
+        Some(refusal) => deny(refusal.reason()),
+        None => ExitStatus::Pass,
     }
 }

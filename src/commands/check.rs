@@ -6,15 +6,19 @@ use crate::commands::output::{self, HumanTo, OutputArgs};
 use crate::diagnostic::ExitStatus;
 pub use crate::gate::landing::ci::Rerun;
 pub use crate::gate::landing::mode::Mode;
+pub use crate::runner::rerun::Preference as RerunPlace;
 
 pub fn run(mode: &Mode, out: &OutputArgs) -> ExitStatus {
+    // A re-run removes the job-summary variable from the environment before
+    // the change's code runs; the summary still goes where it named.
+    let step_summary = std::env::var_os(output::STEP_SUMMARY_VAR);
     let report = crate::gate::landing::mode::report(mode);
     let human = if mode.human_to_stderr() {
         HumanTo::Stderr
     } else {
         HumanTo::Stdout
     };
-    let status = output::finish_to(&report, out, human);
+    let status = output::finish_with_summary_target(&report, out, human, step_summary);
     // A GitLab server hook (Gitaly sets GL_REPOSITORY and GL_ID): the lines
     // its web interface shows when it refuses a merge or an edit there.
     if matches!(mode, Mode::Receive) && under_gitlab(&|name| std::env::var_os(name)) {

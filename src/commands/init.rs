@@ -3,7 +3,8 @@
 //! one), installs the hooks exactly as `install` does, and prints the CI
 //! step for the platform the repository is hosted on.
 
-use crate::commands::{emit, hooks};
+use crate::commands::emit;
+use crate::commands::output::show;
 use crate::config::CONFIG_PATH;
 use crate::diagnostic::ExitStatus;
 use crate::scaffold::config::{CONFIG_TEMPLATE, Platform, ci_snippet};
@@ -51,7 +52,7 @@ pub fn run() -> ExitStatus {
     if emit(&wrote).is_err() {
         return ExitStatus::CannotCheck;
     }
-    let installed = hooks::install(&[], false);
+    let installed = show(&crate::install::flow::install(&top, &[], false));
     let platform = Platform::detect(
         origin_url(&top).as_deref(),
         top.join(".github").is_dir(),

@@ -2,6 +2,7 @@
 
 pub mod acceptance;
 pub mod agent_hook;
+pub mod attestation;
 pub mod check;
 pub mod codes;
 pub mod digest;

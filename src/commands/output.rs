@@ -159,6 +159,22 @@ pub fn finish_with_summary_target(
     report.exit_status()
 }
 
+/// Print a flow's outcome (stderr first: warnings and refusals, then the
+/// result on stdout) and return its exit status; a failure to write stdout
+/// is "could not check".
+pub fn show(outcome: &crate::install::flow::Outcome) -> ExitStatus {
+    if !outcome.stderr.is_empty() {
+        eprint!("{}", outcome.stderr);
+    }
+    if outcome.stdout.is_empty() {
+        return outcome.status;
+    }
+    match emit(&outcome.stdout) {
+        Ok(()) => outcome.status,
+        Err(_) => ExitStatus::CannotCheck,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::local_base;

@@ -98,9 +98,14 @@ fn check_return(path: &str, bytes: &[u8]) -> Vec<Diagnostic> {
     let routed_by_role = parsed
         .as_ref()
         .is_some_and(|r| r.route != routing::Route::Unknown);
-    let unrouted = diagnostics
-        .iter()
-        .any(|d| d.code == Code::subagent_return_role_unknown);
+    // No role to route by: an unknown role, or no `handover` at all. Either
+    // way the dispatch is unknown, and `contracts.unknown_dispatch` decides.
+    let unrouted = diagnostics.iter().any(|d| {
+        matches!(
+            d.code,
+            Code::subagent_return_role_unknown | Code::subagent_return_handover_missing
+        )
+    });
     if routed_by_role || !unrouted {
         return diagnostics;
     }
@@ -243,6 +248,11 @@ mod tests {
         let found = check_return("r/return-1.json", unrouted);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].code, Code::subagent_dispatch_unknown);
+        // No handover at all: unknown too, so `contracts.unknown_dispatch:
+        // allow` can let it through (issue 27).
+        let bare = check_return("r/return-2.json", br#"{"result": "ok"}"#);
+        assert_eq!(bare.len(), 1);
+        assert_eq!(bare[0].code, Code::subagent_dispatch_unknown);
     }
 
     #[test]

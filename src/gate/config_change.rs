@@ -8,7 +8,7 @@
 use super::Gate;
 use crate::codes::Code;
 use crate::config::{
-    CONFIG_PATH, Config, Freshness, MAX_CONFIG_BYTES, SpecChanges, UntaskedAction,
+    CONFIG_PATH, Config, Freshness, MAX_CONFIG_BYTES, Policy, SpecChanges, UntaskedAction,
 };
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::repo::Result;
@@ -60,32 +60,52 @@ fn severity_rank(severity: Severity) -> u8 {
     }
 }
 
+/// How a policy's default reads in a message.
+fn default_text(policy: &Policy) -> String {
+    match policy.default {
+        Some(action) => format!("{action:?}").to_lowercase(),
+        None => "unset (deny in CI and pre-receive, warn locally)".to_string(),
+    }
+}
+
+/// What a policy (`untasked`, `planning`) judges more leniently.
+fn policy_loosenings(name: &str, old: &Policy, new: &Policy) -> Vec<String> {
+    let mut out = Vec::new();
+    let looser = [true, false].into_iter().any(|enforcing| {
+        action_rank(new.default_action(enforcing)) < action_rank(old.default_action(enforcing))
+    });
+    if looser {
+        out.push(format!(
+            "{name}: default {} -> {}",
+            default_text(old),
+            default_text(new)
+        ));
+    }
+    if new.rules.len() != old.rules.len()
+        || new.rules.iter().zip(&old.rules).any(|(a, b)| !a.same_as(b))
+    {
+        out.push(format!(
+            "{name} rules changed (review which changes they now allow)"
+        ));
+    }
+    out
+}
+
 /// What `new` judges more leniently than `old`, one line each.
 pub fn loosenings(old: &Config, new: &Config) -> Vec<String> {
     let mut out = Vec::new();
-    if action_rank(new.untasked.default) < action_rank(old.untasked.default) {
-        out.push(format!(
-            "untasked changes: default {:?} -> {:?}",
-            old.untasked.default, new.untasked.default
-        ));
+    for (name, before, after) in [
+        ("untasked", &old.untasked, &new.untasked),
+        ("planning", &old.planning, &new.planning),
+    ] {
+        out.extend(policy_loosenings(name, before, after));
     }
-    if new.untasked.rules.len() != old.untasked.rules.len()
-        || new
-            .untasked
-            .rules
-            .iter()
-            .zip(&old.untasked.rules)
-            .any(|(a, b)| {
-                a.action != b.action
-                    || a.agents != b.agents
-                    || a.authors.patterns() != b.authors.patterns()
-                    || a.committers.patterns() != b.committers.patterns()
-                    || a.trailers.patterns() != b.trailers.patterns()
-                    || a.branches.patterns() != b.branches.patterns()
-                    || a.paths.patterns() != b.paths.patterns()
-            })
-    {
-        out.push("untasked rules changed (review which commits they now allow)".to_string());
+    if new.allowed_signers != old.allowed_signers {
+        out.push(format!(
+            "identity.allowed_signers: {} -> {} (review whose signatures `signers` rules now trust)",
+            old.allowed_signers.as_deref().unwrap_or("(none)"),
+            new.allowed_signers.as_deref().unwrap_or("(none)")
+        ));
     }
     for code in Code::ALL {
         let before = old
@@ -172,6 +192,14 @@ pub fn loosenings(old: &Config, new: &Config) -> Vec<String> {
     if old.specs_on_base && !new.specs_on_base {
         out.push("specs.require_on_base: true -> false".to_string());
     }
+    // What prepares a re-run can make its checks pass (a stub in
+    // node_modules/.bin): any change of it is for a reviewer to read.
+    if new.rerun.setup != old.rerun.setup {
+        out.push(
+            "rerun.setup changed (it runs before every re-run's checks; review what it installs)"
+                .to_string(),
+        );
+    }
     out
 }
 
@@ -216,4 +244,48 @@ pub fn check(gate: &Gate<'_>) -> Result<Vec<Diagnostic>> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(text: &str) -> Config {
+        Config::parse(text.as_bytes(), "t").unwrap()
+    }
+
+    #[test]
+    fn vouched_rules_planning_and_the_allowed_signers_are_loosenings() {
+        let unset = config("");
+        let lines = loosenings(&unset, &config("untasked:\n  default: allow\n"));
+        assert!(
+            lines[0].starts_with("untasked: default unset (deny in CI and pre-receive"),
+            "{lines:?}"
+        );
+        assert!(loosenings(&unset, &config("untasked:\n  default: deny\n")).is_empty());
+        let lines = loosenings(
+            &config("untasked:\n  rules:\n    - action: allow\n      actors: [alice]\n"),
+            &config("untasked:\n  rules:\n    - action: allow\n      actors: ['*']\n"),
+        );
+        assert_eq!(
+            lines,
+            ["untasked rules changed (review which changes they now allow)"]
+        );
+        let lines = loosenings(
+            &unset,
+            &config("planning:\n  rules:\n    - action: allow\n      pushers: [bob]\n"),
+        );
+        assert_eq!(
+            lines,
+            ["planning rules changed (review which changes they now allow)"]
+        );
+        let lines = loosenings(
+            &config("identity:\n  allowed_signers: a\n"),
+            &config("identity:\n  allowed_signers: b\n"),
+        );
+        assert!(
+            lines[0].starts_with("identity.allowed_signers: a -> b"),
+            "{lines:?}"
+        );
+    }
 }

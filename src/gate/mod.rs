@@ -19,7 +19,9 @@ pub mod agent_files;
 pub mod attribution;
 pub mod change;
 pub mod config_change;
+pub mod identity;
 pub mod landing;
+pub mod planning;
 pub mod range_checks;
 pub mod receipts;
 pub mod scope;
@@ -398,6 +400,7 @@ pub fn run<'a>(gate: &'a Gate<'a>) -> Result<GateOutcome> {
         gate,
         by_step: HashMap::new(),
     };
+    let known = identity::gather(gate)?;
     let mut memo = receipts::Memo::default();
     let mut untasked_extra: Vec<untasked::ArchiveLeftover> = Vec::new();
     let mut judged = 0usize;
@@ -456,10 +459,11 @@ pub fn run<'a>(gate: &'a Gate<'a>) -> Result<GateOutcome> {
         judged += 1;
         let prepared = prepare(gate, dir, change_steps, &in_change, &mut scopes)?;
         let mut result = task::check(&prepared.context, &mut memo, prepared.baseline_problem)?;
-        result.checks.push(crate::report::CheckOutcome::new(
-            "contract",
-            spec_policy::check(&prepared.context)?,
-        ));
+        let mut contract = spec_policy::check(&prepared.context)?;
+        contract.extend(planning::check(&prepared.context, &known)?);
+        result
+            .checks
+            .push(crate::report::CheckOutcome::new("contract", contract));
         result.view = gate.landing.label.clone();
         for check in &mut result.checks {
             for d in &mut check.diagnostics {
@@ -476,8 +480,10 @@ pub fn run<'a>(gate: &'a Gate<'a>) -> Result<GateOutcome> {
         result.ok = result.checks.iter().all(|c| c.ok);
         outcome.tasks.push(result);
     }
+    outcome.diagnostics.extend(known.notes.iter().cloned());
     outcome.diagnostics.extend(untasked::check(
         gate,
+        &known,
         &attribution,
         &untasked_extra,
         judged > 0,

@@ -6,11 +6,12 @@ use super::{TaskContext, receipts, scope, verifications};
 use crate::codes::Code;
 use crate::contract::mastermind::executor_report::{self, ExecutorReport, ReportStatus};
 use crate::contract::mastermind::spec::declared_paths;
+use crate::contract::mastermind::tree_receipt::MAX_TREE_RECEIPT_BYTES;
 use crate::contract::mastermind::{audit_tail, spec};
 use crate::diagnostic::Diagnostic;
 use crate::repo::Result;
 use crate::repo::tree::{Content, EntryMode};
-use crate::report::{CheckOutcome, TaskContract, TaskResult};
+use crate::report::{CheckOutcome, Judged, TaskContract, TaskResult};
 
 pub const MAX_STATE_BYTES: usize = 1024 * 1024;
 
@@ -159,6 +160,7 @@ pub fn check<'r>(
     // 1. The spec.
     let mut spec_diagnostics = Vec::new();
     let spec_bytes = ctx.read_spec(spec::MAX_SPEC_BYTES)?;
+    let mut judged_spec = None;
     let parsed = match artifact(ctx, &spec_path, spec::MAX_SPEC_BYTES, spec_bytes)? {
         Artifact::Absent => {
             spec_diagnostics.push(
@@ -180,6 +182,7 @@ pub fn check<'r>(
         Artifact::Bytes(bytes) => {
             let (parsed, diagnostics) = spec::check(&bytes);
             spec_diagnostics.extend(diagnostics);
+            judged_spec = Some(bytes);
             Some(parsed)
         }
     };
@@ -304,7 +307,31 @@ pub fn check<'r>(
 
     let mut result = TaskResult::new(dir, checks);
     result.contract = Some(contract(ctx, parsed.as_ref()));
+    if gate.landing.kind == super::ViewKind::Ci
+        && let Some(spec) = judged_spec
+    {
+        result.judged = Some(judged(ctx, spec_path, spec)?);
+    }
     Ok(result)
+}
+
+/// What `check --ci --rerun` re-executes for the task: the spec as judged
+/// and each observed check's tree receipt as read at the task's last step.
+fn judged(ctx: &TaskContext<'_>, spec_path: String, spec: Vec<u8>) -> Result<Judged> {
+    let mut receipts = Vec::new();
+    for (_, run) in crate::runner::declarations(&spec, &spec_path).unwrap_or_default() {
+        let path = format!("{}/verification/{}.tree.json", ctx.dir, run.id);
+        let bytes = match ctx.read(&path, MAX_TREE_RECEIPT_BYTES)? {
+            Some(Content::Bytes(bytes)) => Some(bytes),
+            _ => None,
+        };
+        receipts.push((run.id, bytes));
+    }
+    Ok(Judged {
+        spec_path,
+        spec,
+        receipts,
+    })
 }
 
 /// The task's contract next to what it changed.

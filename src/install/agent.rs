@@ -4,19 +4,25 @@
 //! working tree root).
 //!
 //! The settings file is read without following a symlink and never blocks
-//! on a FIFO; it is edited as an ordered document ([`crate::agent::json`])
-//! so every key, hook and matcher group of others stays where it was
-//! ([`crate::agent::settings`] decides the edit purely), and written back
-//! through a temporary file in the same directory renamed over it. A file
-//! that cannot be parsed or has an unexpected shape is refused and left
-//! untouched. Installing twice changes nothing; uninstall removes exactly
-//! our entries (and the file, when nothing else is left in it).
+//! on a FIFO; it is edited as text ([`crate::agent::settings`] decides the
+//! edit purely, [`crate::agent::splice`] makes it) so every other byte stays
+//! as it was, and written back through a temporary file in the same
+//! directory renamed over it. A file that cannot be parsed or has an
+//! unexpected shape is refused and left untouched. The entries name no path
+//! on this machine, so installing on any clone, twice or by a teammate,
+//! changes nothing; uninstall removes exactly our entries and gives back the
+//! bytes the file had before (and removes the file when nothing else is
+//! left in it).
+//!
+//! `status --agent codex` also reads the inline `[hooks]` tables of
+//! `.codex/config.toml`, the other form Codex accepts ([`codex_toml`]).
 
 use crate::agent::Harness;
 use crate::agent::json::Json;
 use crate::agent::settings::{self, Change, Entry, EntryState};
 use crate::codes::Code;
 use crate::diagnostic::{Diagnostic, ExitStatus};
+use crate::install::codex_toml;
 use crate::safe_fs::{self, Dir};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -41,6 +47,12 @@ pub fn settings_path(harness: Harness, root: &Path) -> PathBuf {
 
 /// Read the settings: `None` when the file does not exist.
 fn read(path: &Path) -> Result<Option<Json>, Diagnostic> {
+    Ok(read_text(path)?.map(|(_, doc)| doc))
+}
+
+/// Read the settings as text and document: `None` when the file does not
+/// exist.
+fn read_text(path: &Path) -> Result<Option<(String, Json)>, Diagnostic> {
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(unusable(path, e)),
@@ -62,7 +74,8 @@ fn read(path: &Path) -> Result<Option<Json>, Diagnostic> {
     }
     let doc = Json::parse(&bytes).map_err(|e| unusable(path, format!("is not valid JSON: {e}")))?;
     settings::validate(&doc).map_err(|e| unusable(path, e))?;
-    Ok(Some(doc))
+    let text = String::from_utf8(bytes).map_err(|_| unusable(path, "is not UTF-8"))?;
+    Ok(Some((text, doc)))
 }
 
 /// The settings' directory (`.claude/`, `.codex/`), made when missing and
@@ -80,8 +93,8 @@ fn settings_dir(dir: &Path) -> Result<Dir, safe_fs::Error> {
     parent.child_dir(name, false)
 }
 
-/// Write `doc` to `path` atomically, keeping the file's mode.
-fn write(path: &Path, doc: &Json) -> Result<(), Diagnostic> {
+/// Write `text` to `path` atomically, keeping the file's mode.
+fn write(path: &Path, text: &str) -> Result<(), Diagnostic> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let made = settings_dir(dir);
     match made {
@@ -100,7 +113,7 @@ fn write(path: &Path, doc: &Json) -> Result<(), Diagnostic> {
         .prefix(".mastermind-hooks-")
         .tempfile_in(dir)
         .map_err(fail)?;
-    temp.write_all(doc.to_pretty().as_bytes()).map_err(fail)?;
+    temp.write_all(text.as_bytes()).map_err(fail)?;
     temp.as_file().sync_all().map_err(fail)?;
     let permissions = match mode {
         Some(p) => p,
@@ -163,27 +176,21 @@ fn harness_notes(harness: Harness, root: &Path, out: &mut String) {
 pub type Outcome = Result<String, Vec<Diagnostic>>;
 
 /// Merge our entries into the settings of `harness` under `root`.
-pub fn install(harness: Harness, root: &Path, binary: &Path) -> Outcome {
+pub fn install(harness: Harness, root: &Path) -> Outcome {
     let path = settings_path(harness, root);
-    let binary = binary.to_str().ok_or_else(|| {
-        vec![Diagnostic::new(
-            Code::hook_binary_unavailable,
-            format!(
-                "the binary's path {} is not UTF-8; a settings file cannot name it",
-                binary.display()
-            ),
-        )]
-    })?;
-    let existed = read(&path).map_err(|d| vec![d])?;
-    let mut doc = existed.clone().unwrap_or_else(Json::object);
-    let entries = settings::entries(harness, binary);
-    let changes = settings::install(&mut doc, &entries).map_err(|e| vec![unusable(&path, e)])?;
+    let existed = read_text(&path).map_err(|d| vec![d])?;
+    let entries = settings::entries(harness);
+    let (text, changes) = settings::install(existed.as_ref().map(|(t, _)| t.as_str()), &entries)
+        .map_err(|e| vec![unusable(&path, e)])?;
     let mut out = format!("agent hooks: {} ({})\n", path.display(), harness.title());
     for (entry, change) in entries.iter().zip(&changes) {
         let what = match change {
             Change::Unchanged => "installed and current".to_string(),
-            Change::Added => format!("added `{}`", entry.command),
-            Change::Updated(old) => format!("updated `{old}` to `{}`", entry.command),
+            Change::Added => format!("added `agent-hook {}`", entry.subcommand.name()),
+            Change::Updated(old) => format!(
+                "replaced `{old}` by the portable `agent-hook {}` entry",
+                entry.subcommand.name()
+            ),
         };
         let _ = writeln!(out, "{}: {what}", describe_entry(entry));
     }
@@ -194,12 +201,14 @@ pub fn install(harness: Harness, root: &Path, binary: &Path) -> Outcome {
         );
         return Ok(out);
     }
-    write(&path, &doc).map_err(|d| vec![d])?;
+    write(&path, &text).map_err(|d| vec![d])?;
     harness_notes(harness, root, &mut out);
     let _ = writeln!(
         out,
-        "done: {} runs `agent-hook stop` before the agent ends its turn and `agent-hook subagent` on subagent returns; `mastermind-hooks uninstall --agent {}` undoes this",
+        "done: {} runs `agent-hook stop` before the agent ends its turn, `agent-hook subagent` on subagent returns and `agent-hook pre-tool` before each shell command, each with mastermind-hooks from PATH (or ${}); commit {}; `mastermind-hooks uninstall --agent {}` undoes this",
         harness.title(),
+        settings::BIN_VAR,
+        harness.settings_path(),
         harness.name()
     );
     Ok(out)
@@ -209,11 +218,11 @@ pub fn install(harness: Harness, root: &Path, binary: &Path) -> Outcome {
 pub fn uninstall(harness: Harness, root: &Path) -> Outcome {
     let path = settings_path(harness, root);
     let mut out = format!("agent hooks: {} ({})\n", path.display(), harness.title());
-    let Some(mut doc) = read(&path).map_err(|d| vec![d])? else {
+    let Some((text, _)) = read_text(&path).map_err(|d| vec![d])? else {
         let _ = writeln!(out, "nothing to do: the file does not exist");
         return Ok(out);
     };
-    let removed = settings::uninstall(&mut doc).map_err(|e| vec![unusable(&path, e)])?;
+    let (text, removed) = settings::uninstall(&text).map_err(|e| vec![unusable(&path, e)])?;
     if removed == 0 {
         let _ = writeln!(
             out,
@@ -221,7 +230,8 @@ pub fn uninstall(harness: Harness, root: &Path) -> Outcome {
         );
         return Ok(out);
     }
-    if doc == Json::object() {
+    let plural = if removed == 1 { "y" } else { "ies" };
+    if Json::parse(text.as_bytes()).ok() == Some(Json::object()) {
         std::fs::remove_file(&path)
             .map_err(|e| vec![unusable(&path, format!("cannot remove: {e}"))])?;
         if let Some(dir) = path.parent() {
@@ -229,15 +239,13 @@ pub fn uninstall(harness: Harness, root: &Path) -> Outcome {
         }
         let _ = writeln!(
             out,
-            "removed {removed} entr{} and the file, which held nothing else",
-            if removed == 1 { "y" } else { "ies" }
+            "removed {removed} entr{plural} and the file, which held nothing else"
         );
     } else {
-        write(&path, &doc).map_err(|d| vec![d])?;
+        write(&path, &text).map_err(|d| vec![d])?;
         let _ = writeln!(
             out,
-            "removed {removed} entr{}; the rest of the file is unchanged",
-            if removed == 1 { "y" } else { "ies" }
+            "removed {removed} entr{plural}; the rest of the file is as it was, byte for byte"
         );
     }
     let _ = writeln!(
@@ -266,7 +274,12 @@ pub struct AgentStatus {
     pub ok: bool,
     pub harness: &'static str,
     pub settings: String,
+    /// Other files the entries were read from (`.codex/config.toml`).
+    pub also_read: Vec<String>,
     pub entries: Vec<EntryStatus>,
+    /// The binary the entries would run here (`$MASTERMIND_HOOKS_BIN` or
+    /// `mastermind-hooks` on PATH), when one can run.
+    pub binary: Option<String>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -274,29 +287,106 @@ impl AgentStatus {
     pub fn exit_status(&self) -> ExitStatus {
         ExitStatus::of(&self.diagnostics)
     }
+
+    /// Whether anything of ours is configured at all.
+    pub fn any_installed(&self) -> bool {
+        self.entries.iter().any(|e| e.state != "missing")
+    }
 }
 
-/// Inspect the settings of `harness` under `root`; `binary` is the running
-/// binary (entries that run another one are outdated).
-pub fn status(harness: Harness, root: &Path, binary: Option<&Path>) -> AgentStatus {
+/// The binary the portable entries run on this machine: what
+/// `MASTERMIND_HOOKS_BIN` names (a path, or a name looked up in PATH), else
+/// `mastermind-hooks` from PATH.
+pub fn entry_binary(
+    bin_var: Option<&std::ffi::OsStr>,
+    path_var: Option<&std::ffi::OsStr>,
+) -> Option<PathBuf> {
+    let wanted = bin_var
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("mastermind-hooks"));
+    if wanted.components().count() > 1 {
+        return crate::install::binary::is_executable_file(&wanted).then_some(wanted);
+    }
+    std::env::split_paths(path_var?)
+        .map(|dir| dir.join(&wanted))
+        .find(|candidate| crate::install::binary::is_executable_file(candidate))
+}
+
+/// The hooks of `.codex/config.toml` under `root`, as a settings document
+/// (`None` when the file does not exist or holds no `[hooks]` tables).
+fn codex_toml_hooks(root: &Path) -> Result<Option<(PathBuf, Json)>, Diagnostic> {
+    let path = root.join(".codex/config.toml");
+    let bytes = match crate::input::read_bounded_no_follow(&path, MAX_SETTINGS_BYTES) {
+        Ok(bytes) => bytes,
+        Err(_) if std::fs::symlink_metadata(&path).is_err() => return Ok(None),
+        Err(d) => return Err(unusable(&path, d.message)),
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    match codex_toml::hooks(&text) {
+        Ok(None) => Ok(None),
+        Ok(Some(doc)) => Ok(Some((path, doc))),
+        Err(e) => Err(unusable(&path, e)),
+    }
+}
+
+/// `doc`'s hooks followed by `more`'s, per event.
+fn merged(doc: Json, more: &Json) -> Json {
+    let mut doc = doc;
+    let Some(Json::Object(events)) = more.get("hooks") else {
+        return doc;
+    };
+    if doc.get("hooks").is_none() {
+        doc.insert("hooks", Json::object());
+    }
+    if let Some(hooks) = doc.get_mut("hooks") {
+        for (event, groups) in events {
+            let Json::Array(groups) = groups else {
+                continue;
+            };
+            match hooks.get_mut(event) {
+                Some(Json::Array(list)) => list.extend(groups.iter().cloned()),
+                _ => hooks.insert(event, Json::Array(groups.clone())),
+            }
+        }
+    }
+    doc
+}
+
+/// Inspect the settings of `harness` under `root`.
+pub fn status(harness: Harness, root: &Path) -> AgentStatus {
     let path = settings_path(harness, root);
     let mut report = AgentStatus {
         version: 1,
         ok: false,
         harness: harness.name(),
         settings: path.display().to_string(),
+        also_read: Vec::new(),
         entries: Vec::new(),
+        binary: None,
         diagnostics: Vec::new(),
     };
-    let doc = match read(&path) {
+    let mut doc = match read(&path) {
         Ok(doc) => doc.unwrap_or_else(Json::object),
         Err(d) => {
             report.diagnostics.push(d);
             return report;
         }
     };
-    let binary = binary.and_then(Path::to_str).unwrap_or("mastermind-hooks");
-    for entry in settings::entries(harness, binary) {
+    if harness == Harness::Codex {
+        match codex_toml_hooks(root) {
+            Ok(Some((toml, more))) => {
+                report.also_read.push(toml.display().to_string());
+                doc = merged(doc, &more);
+            }
+            Ok(None) => {}
+            Err(d) => {
+                report.diagnostics.push(d);
+                return report;
+            }
+        }
+    }
+    for entry in settings::entries(harness) {
         let state = match settings::inspect(&doc, &entry) {
             Ok(state) => state,
             Err(e) => {
@@ -319,8 +409,9 @@ pub fn status(harness: Harness, root: &Path, binary: Option<&Path>) -> AgentStat
                     )
                     .with_path(path.display().to_string())
                     .with_hint(format!(
-                        "Run `mastermind-hooks install --agent {}`.",
-                        harness.name()
+                        "Run `mastermind-hooks install --agent {}` and commit {}.",
+                        harness.name(),
+                        harness.settings_path()
                     )),
                 );
                 ("missing", None)
@@ -330,16 +421,16 @@ pub fn status(harness: Harness, root: &Path, binary: Option<&Path>) -> AgentStat
                     Diagnostic::new(
                         Code::agent_hook_outdated,
                         format!(
-                            "{} on {} runs `{old}`, not `{}`",
+                            "{} on {} runs `{old}`, not the portable entry this version writes",
                             harness.title(),
                             describe_entry(&entry),
-                            entry.command
                         ),
                     )
                     .with_path(path.display().to_string())
                     .with_hint(format!(
-                        "Run `mastermind-hooks install --agent {}` to rewrite it.",
-                        harness.name()
+                        "Run `mastermind-hooks install --agent {}` to rewrite it, and commit {}.",
+                        harness.name(),
+                        harness.settings_path()
                     )),
                 );
                 ("outdated", Some(old.clone()))
@@ -351,6 +442,24 @@ pub fn status(harness: Harness, root: &Path, binary: Option<&Path>) -> AgentStat
             state: name,
             command,
         });
+    }
+    let found = entry_binary(
+        std::env::var_os(settings::BIN_VAR).as_deref(),
+        std::env::var_os("PATH").as_deref(),
+    );
+    report.binary = found.as_ref().map(|p| p.display().to_string());
+    if found.is_none() && report.any_installed() {
+        report.diagnostics.push(
+            Diagnostic::new(
+                Code::agent_hook_binary_missing,
+                format!(
+                    "{} runs mastermind-hooks from ${} or PATH, and neither leads to an executable here: every agent hook blocks the agent until it is installed",
+                    harness.title(),
+                    settings::BIN_VAR
+                ),
+            )
+            .with_path(path.display().to_string()),
+        );
     }
     report.ok = report.exit_status() == ExitStatus::Pass;
     report
@@ -365,7 +474,14 @@ pub fn render_status(report: &AgentStatus) -> String {
             None => e.event.to_string(),
         };
         let line = match (e.state, &e.command) {
-            ("current", Some(c)) => format!("runs `{c}`"),
+            ("current", Some(c)) => match settings::ours(c) {
+                Some(sub) => format!(
+                    "runs `mastermind-hooks agent-hook {}` (from ${} or PATH; a missing binary blocks)",
+                    sub.name(),
+                    settings::BIN_VAR
+                ),
+                None => format!("runs `{c}`"),
+            },
             ("outdated", Some(c)) => format!(
                 "runs `{c}` (outdated: `install --agent {}` rewrites it)",
                 report.harness
@@ -373,6 +489,21 @@ pub fn render_status(report: &AgentStatus) -> String {
             _ => "runs no mastermind-hooks agent hook".to_string(),
         };
         let _ = writeln!(out, "{event}: {line}");
+    }
+    for also in &report.also_read {
+        let _ = writeln!(out, "also read: {also}");
+    }
+    match &report.binary {
+        Some(found) => {
+            let _ = writeln!(out, "binary: {found}");
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "binary: none on PATH (and ${} unset)",
+                settings::BIN_VAR
+            );
+        }
     }
     for d in &report.diagnostics {
         crate::render::human::diagnostic(&mut out, d);

@@ -96,7 +96,7 @@ pub const RECIPE_PRE_COMMIT: &str = "\
 # .pre-commit-config.yaml (mastermind-hooks must be on PATH)
 repos:
   - repo: https://github.com/<owner>/mastermind-hooks # where you host mastermind-hooks
-    rev: v0.1.0
+    rev: <commit id> # the full commit id you installed from (no release is tagged)
     hooks: [{ id: mastermind-hooks }, { id: mastermind-hooks-push }]
 # then: pre-commit install -t pre-commit -t pre-push -t pre-merge-commit
 #   (or prek install -t pre-commit -t pre-push -t pre-merge-commit)
@@ -129,15 +129,17 @@ mastermind-hooks check --staged
 mastermind-hooks check --push \"$@\"
 ";
 
-/// `hk.pkl` (hk hands git's pre-push ref lines to no step, so the push
-/// step checks the branch against the remote's main branch).
+/// `hk.pkl`: hk runs the pre-commit gate; the pre-push and
+/// pre-merge-commit hooks are mastermind-hooks' own shims, because hk hands
+/// no step git's pre-push ref lines, and without them a push step can only
+/// guess what is pushed (`git push origin other-branch` is not HEAD).
 pub const RECIPE_HK: &str = "\
 // hk.pkl (after its `amends \"package://.../hk@<version>#/Config.pkl\"` line)
 hooks {
   [\"pre-commit\"] { steps { [\"mastermind-hooks\"] { check = \"mastermind-hooks check --staged\" } } }
-  [\"pre-push\"] { steps { [\"mastermind-hooks\"] { check = \"mastermind-hooks check --ci --base origin/main --head HEAD\" } } }
 }
-// then: hk install
+// then: hk install && mastermind-hooks install --hook pre-push --hook pre-merge-commit
+//   (no pre-push hook in hk.pkl: the shim reads git's ref lines, so every pushed ref is judged)
 ";
 
 #[cfg(test)]

@@ -4,12 +4,15 @@
 //! * [`hooks_dir`]: the directory git runs hooks from, and why (asks git);
 //! * [`shim`]: the POSIX `sh` shim templates (`hooks/`), rendering and parsing;
 //! * [`managers`]: the scripts other hook managers write, and their recipes;
+//!   [`manager_config`]: whether a manager's configuration runs the gate;
 //! * [`binary`]: the stable absolute path of the running binary;
 //! * [`files`]: what is on disk at a hook's path and its `.legacy` path;
 //! * [`plan`]: pure decisions (install, uninstall) from those observations;
 //! * [`apply`]: the filesystem effects of a plan (atomic, no-clobber);
 //! * [`status`]: pure evaluation of what git will run;
-//! * [`agent`]: the agent-harness hook entries (`install --agent`).
+//! * [`agent`]: the agent-harness hook entries (`install --agent`), and
+//!   [`codex_toml`]: the inline hooks of Codex's `config.toml`, for status;
+//! * [`flow`]: each command's flow from a working directory to an outcome.
 //!
 //! **Why ask git, not gix, where the hooks directory is.** Hooks are run by
 //! git, so git's own answer (`git rev-parse --path-format=absolute --git-path
@@ -29,8 +32,11 @@
 pub mod agent;
 pub mod apply;
 pub mod binary;
+pub mod codex_toml;
 pub mod files;
+pub mod flow;
 pub mod hooks_dir;
+pub mod manager_config;
 pub mod managers;
 pub mod plan;
 pub mod server;

@@ -5,6 +5,8 @@
 use super::Hook;
 use super::files::{Entry, HookFiles};
 use super::hooks_dir::{HooksDir, HooksPathSetting, Reason};
+use super::manager_config::Verdict;
+use super::managers::Manager;
 use super::shim::{self, SHIM_VERSION};
 use crate::codes::Code;
 use crate::diagnostic::{Diagnostic, ExitStatus};
@@ -29,6 +31,10 @@ pub struct StatusReport {
     pub hooks: Vec<HookStatus>,
     /// Findings about the repository rather than one hook.
     pub diagnostics: Vec<Diagnostic>,
+    /// The agent-harness hooks, per harness (plain `status` only). A
+    /// harness none of whose entries is installed is listed with its
+    /// findings left out: the agent hooks are optional.
+    pub agents: Vec<super::agent::AgentStatus>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -80,7 +86,21 @@ pub struct HookStatus {
     pub binary: Option<BinaryStatus>,
     /// The kept hook, when `<hook>.legacy` exists.
     pub legacy: Option<LegacyStatus>,
+    /// The hook manager whose script git runs, and whether its
+    /// configuration runs the gate.
+    pub manager: Option<ManagerStatus>,
     pub diagnostics: Vec<Diagnostic>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ManagerStatus {
+    pub name: &'static str,
+    /// `runs_gate`, `does_not_run`, `no_config` or `unreadable`.
+    pub state: &'static str,
+    /// The configuration file that decided.
+    pub config: Option<String>,
+    /// The command there that runs the gate.
+    pub command: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -104,8 +124,19 @@ impl StatusReport {
             self.hooks
                 .iter()
                 .flat_map(|h| &h.diagnostics)
-                .chain(&self.diagnostics),
+                .chain(&self.diagnostics)
+                .chain(
+                    self.agents
+                        .iter()
+                        .filter(|a| a.any_installed())
+                        .flat_map(|a| &a.diagnostics),
+                ),
         )
+    }
+
+    /// Recompute `ok` after a change.
+    pub fn settle(&mut self) {
+        self.ok = self.exit_status() == ExitStatus::Pass;
     }
 }
 
@@ -113,18 +144,24 @@ fn text(path: &Path) -> String {
     path.display().to_string()
 }
 
+/// What a hook manager's configuration says about a hook.
+pub type ManagerProbe<'a> = &'a dyn Fn(Manager, Hook) -> Verdict;
+
 /// Judge what git will run. `hooks` are the observed files in the hooks
 /// directory; `elsewhere` those in the default directory when core.hooksPath
-/// points away from it; `probe` looks at a binary path.
+/// points away from it; `probe` looks at a binary path (the empty path:
+/// `mastermind-hooks` on PATH); `managers` reads a hook manager's
+/// configuration.
 pub fn evaluate(
     dir: &HooksDir,
     hooks: &[HookFiles],
     elsewhere: &[HookFiles],
     probe: &dyn Fn(&Path) -> Probe,
+    managers: ManagerProbe<'_>,
 ) -> StatusReport {
     let hooks: Vec<HookStatus> = hooks
         .iter()
-        .map(|files| hook_status(files, probe))
+        .map(|files| hook_status(files, probe, managers))
         .collect();
     let diagnostics = elsewhere
         .iter()
@@ -159,6 +196,7 @@ pub fn evaluate(
         }),
         hooks,
         diagnostics,
+        agents: Vec::new(),
     };
     report.ok = report.exit_status() == ExitStatus::Pass;
     report
@@ -172,10 +210,15 @@ pub fn unavailable(diagnostic: Diagnostic) -> StatusReport {
         hooks_dir: None,
         hooks: Vec::new(),
         diagnostics: vec![diagnostic],
+        agents: Vec::new(),
     }
 }
 
-fn hook_status(files: &HookFiles, probe: &dyn Fn(&Path) -> Probe) -> HookStatus {
+fn hook_status(
+    files: &HookFiles,
+    probe: &dyn Fn(&Path) -> Probe,
+    managers: ManagerProbe<'_>,
+) -> HookStatus {
     let hook = files.hook;
     let path = text(&files.path);
     let problem =
@@ -189,6 +232,7 @@ fn hook_status(files: &HookFiles, probe: &dyn Fn(&Path) -> Probe) -> HookStatus 
         shim_state: None,
         binary: None,
         legacy: None,
+        manager: None,
         diagnostics: Vec::new(),
     };
     let shim = files.current.shim();
@@ -224,6 +268,75 @@ fn hook_status(files: &HookFiles, probe: &dyn Fn(&Path) -> Probe) -> HookStatus 
                 Code::hook_not_installed,
                 format!("the {hook} hook path is {kind}; git runs nothing there"),
             ));
+        }
+        (Entry::File(file), None) if file.executable && Manager::detect(&file.bytes).is_some() => {
+            status.found = Found::Foreign;
+            status.git_runs_it = true;
+            let manager = Manager::detect(&file.bytes).unwrap_or(Manager::PreCommit);
+            let verdict = managers(manager, hook);
+            let gate = format!("mastermind-hooks {}", hook.gate_command());
+            let (state, config, command) = match &verdict {
+                Verdict::RunsGate { config, command } => {
+                    ("runs_gate", Some(config.clone()), Some(command.clone()))
+                }
+                Verdict::DoesNotRun { config } => ("does_not_run", Some(config.clone()), None),
+                Verdict::NoConfig => ("no_config", None, None),
+                Verdict::Unreadable { config, .. } => ("unreadable", Some(config.clone()), None),
+            };
+            match verdict {
+                Verdict::RunsGate { .. } => {
+                    // The manager runs `mastermind-hooks` from PATH.
+                    let found = probe(Path::new(""));
+                    status.binary = Some(BinaryStatus {
+                        path: "mastermind-hooks on PATH".into(),
+                        exists: found.exists,
+                        executable: found.executable,
+                    });
+                    if !(found.exists && found.executable) {
+                        status.diagnostics.push(problem(
+                            Code::hook_binary_missing,
+                            format!(
+                                "{} runs `{gate}` before {}, but no mastermind-hooks is on PATH here, so the hook fails",
+                                manager.name(),
+                                moment(hook)
+                            ),
+                        ));
+                    }
+                }
+                Verdict::DoesNotRun { config } => status.diagnostics.push(problem(
+                    Code::hook_not_installed,
+                    format!(
+                        "git runs {}'s {hook} hook, and {config} runs no `{gate}` for it, so the gate does not run before {}",
+                        manager.name(),
+                        moment(hook)
+                    ),
+                )),
+                Verdict::NoConfig => status.diagnostics.push(problem(
+                    Code::hook_not_installed,
+                    format!(
+                        "git runs {}'s {hook} hook, and none of its configuration files exists, so the gate does not run before {}",
+                        manager.name(),
+                        moment(hook)
+                    ),
+                )),
+                Verdict::Unreadable { config, why } => status.diagnostics.push(
+                    Diagnostic::new(
+                        Code::hook_manager_config_unreadable,
+                        format!(
+                            "git runs {}'s {hook} hook, and {config} cannot be read as {} reads it ({why}), so whether the gate runs cannot be told",
+                            manager.name(),
+                            manager.name()
+                        ),
+                    )
+                    .with_path(config),
+                ),
+            }
+            status.manager = Some(ManagerStatus {
+                name: manager.name(),
+                state,
+                config,
+                command,
+            });
         }
         (Entry::File(file), None) => {
             status.found = Found::Foreign;
@@ -337,6 +450,18 @@ pub fn render_human(report: &StatusReport) -> String {
                     )
                 }
             }
+            (Found::Foreign, _) if hook.manager.is_some() => {
+                let m = hook
+                    .manager
+                    .as_ref()
+                    .map_or(("", "", None), |m| (m.name, m.state, m.command.as_deref()));
+                match (m.1, m.2) {
+                    ("runs_gate", Some(command)) => {
+                        format!("git runs {}, which runs `{command}`", m.0)
+                    }
+                    _ => format!("git runs {}, which does not run the gate", m.0),
+                }
+            }
             (Found::Foreign, _) if hook.git_runs_it => "git runs a foreign hook".into(),
             (Found::Foreign, _) => "a foreign hook without the execute bit: git ignores it".into(),
             (Found::Unusable, _) => "not a file: git runs nothing".into(),
@@ -363,7 +488,7 @@ pub fn render_human(report: &StatusReport) -> String {
             let _ = writeln!(out, "  legacy: {line}");
         }
     }
-    let problems: Vec<&Diagnostic> = report
+    let mut problems: Vec<&Diagnostic> = report
         .hooks
         .iter()
         .flat_map(|h| &h.diagnostics)
@@ -372,11 +497,31 @@ pub fn render_human(report: &StatusReport) -> String {
     for d in &problems {
         crate::render::human::diagnostic(&mut out, d);
     }
+    for agent in &report.agents {
+        if agent.any_installed() {
+            out.push_str(&super::agent::render_status(agent));
+            problems.extend(&agent.diagnostics);
+        } else {
+            let _ = writeln!(
+                out,
+                "agent hooks ({}): not installed; `mastermind-hooks install --agent {}` adds them",
+                agent.harness, agent.harness
+            );
+        }
+    }
     let errors = problems.iter().filter(|d| d.is_error()).count();
     if report.hooks_dir.is_none() {
         let _ = writeln!(out, "status: could not check");
     } else if errors == 0 {
-        let _ = writeln!(out, "status: ok, git runs the gate");
+        let _ = writeln!(
+            out,
+            "status: ok, git runs the gate{}",
+            if report.agents.iter().any(|a| a.any_installed()) {
+                " and the agent hooks are current"
+            } else {
+                ""
+            }
+        );
     } else {
         let _ = writeln!(
             out,
@@ -424,6 +569,10 @@ mod tests {
         }
     }
 
+    fn no_manager(_: Manager, _: Hook) -> Verdict {
+        Verdict::NoConfig
+    }
+
     fn present(_: &Path) -> Probe {
         Probe {
             exists: true,
@@ -455,7 +604,7 @@ mod tests {
                 Entry::Absent,
             ),
         ];
-        let report = evaluate(&dir(), &hooks, &[], &present);
+        let report = evaluate(&dir(), &hooks, &[], &present, &no_manager);
         assert!(report.ok, "{:?}", codes(&report));
         assert_eq!(report.exit_status(), ExitStatus::Pass);
         assert_eq!(
@@ -481,7 +630,7 @@ mod tests {
     fn every_kind_of_problem_is_named() {
         let pre_push = |current| hook(Hook::PrePush, current, Entry::Absent);
         let judge = |current, probe: &dyn Fn(&Path) -> Probe| {
-            let report = evaluate(&dir(), &[pre_push(current)], &[], probe);
+            let report = evaluate(&dir(), &[pre_push(current)], &[], probe, &no_manager);
             (codes(&report), report.exit_status())
         };
         let current = render(Hook::PrePush, b"/bin/mh");
@@ -542,7 +691,7 @@ mod tests {
             file(&render(Hook::PreCommit, b"/bin/mh"), true),
             Entry::Absent,
         );
-        let report = evaluate(&dir(), &[orphan], &[stray], &present);
+        let report = evaluate(&dir(), &[orphan], &[stray], &present, &no_manager);
         assert_eq!(
             codes(&report),
             vec![

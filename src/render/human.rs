@@ -128,23 +128,35 @@ fn task(out: &mut String, task: &TaskResult) {
     }
 }
 
-/// A gate run that touched no task and found nothing says so in one line
-/// (a hook on every commit that belongs to no task must not be noisy).
+/// A gate run that touched no task and found nothing else says so in one
+/// line (a hook on every commit that belongs to no task must not be
+/// noisy): that no task changed, or the local hooks' warning that the
+/// change belongs to no task.
 fn nothing_to_check(report: &Report) -> Option<String> {
+    use crate::codes::Code;
+    let untasked_warning =
+        |d: &Diagnostic| d.code == Code::untasked_change && d.severity == Severity::Warning;
     let quiet = report.files.is_empty()
         && report.tasks.is_empty()
         && !report.diagnostics.is_empty()
-        && report
+        && (report
             .diagnostics
             .iter()
-            .all(|d| d.code == crate::codes::Code::no_task_changed);
+            .all(|d| d.code == Code::no_task_changed)
+            || report.diagnostics.iter().all(untasked_warning));
     if !quiet {
         return None;
     }
     let more = report.diagnostics.len() - 1;
+    let first = &report.diagnostics[0];
+    let level = if untasked_warning(first) {
+        "warning: "
+    } else {
+        ""
+    };
     Some(format!(
-        "mastermind-hooks: {}{}\n",
-        escape::line(&report.diagnostics[0].message),
+        "mastermind-hooks: {level}{}{}\n",
+        escape::line(&first.message),
         if more > 0 {
             format!(
                 " (and {more} more ref{} alike)",

@@ -8,6 +8,7 @@ pub mod history;
 pub mod merge_join;
 pub(crate) mod parallel;
 pub mod remote;
+pub mod signatures;
 pub mod snapshot;
 pub mod tree;
 

@@ -9,12 +9,16 @@
 //! * [`Style::Raw`]: the bytes as the check wrote them (a developer's own
 //!   check on their own terminal, colours and all);
 //! * [`Style::Quoted`]: for output of code the change brings (`check --ci
-//!   --rerun`): every line is prefixed, control characters are escaped, and
-//!   on GitHub Actions the block is wrapped in `::stop-commands::` with a
-//!   random token, so the output cannot issue workflow commands (GitHub
-//!   documents this pair in "Workflow commands for GitHub Actions",
-//!   "Stopping and starting workflow commands"), GitLab section markers or
-//!   terminal escapes.
+//!   --rerun`): every line is prefixed with its source's label
+//!   (`[task/check]`, so checks running in parallel stay apart), control
+//!   characters are escaped, and on GitHub Actions everything the echo shows
+//!   is wrapped in one `::stop-commands::` pair with a random token, so the
+//!   output cannot issue workflow commands (GitHub documents this pair in
+//!   "Workflow commands for GitHub Actions", "Stopping and starting workflow
+//!   commands"), GitLab section markers or terminal escapes.
+//!
+//! One quoted echo serves any number of sources ([`Echo::source`]): a line
+//! is written whole, never interleaved with another source's.
 
 use std::io::Write;
 use std::sync::mpsc;
@@ -32,26 +36,59 @@ pub enum Source {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Style {
     Raw,
-    /// Prefix every line with this label.
-    Quoted {
+    /// Prefix every line with its source's label.
+    Quoted,
+}
+
+enum Message {
+    Open {
+        key: usize,
         label: String,
+    },
+    Data {
+        key: usize,
+        source: Source,
+        bytes: Vec<u8>,
+    },
+    Close {
+        key: usize,
     },
 }
 
-/// Where the readers send copies of what they read.
+/// Where the readers send copies of what they read (one source of an
+/// echo); never blocks.
 #[derive(Clone, Debug)]
-pub struct Sender(mpsc::Sender<(Source, Vec<u8>)>);
+pub struct Sender {
+    tx: mpsc::Sender<Message>,
+    key: usize,
+}
+
+impl std::fmt::Debug for Message {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Message")
+    }
+}
 
 impl Sender {
     /// Hand a chunk to the writer; never blocks.
     pub fn send(&self, source: Source, bytes: &[u8]) {
-        let _ = self.0.send((source, bytes.to_vec()));
+        let _ = self.tx.send(Message::Data {
+            key: self.key,
+            source,
+            bytes: bytes.to_vec(),
+        });
+    }
+
+    /// The source is done: its last partial lines are shown.
+    pub fn close(&self) {
+        let _ = self.tx.send(Message::Close { key: self.key });
     }
 }
 
 /// A running echo: its sender and the writer thread.
 pub struct Echo {
-    sender: Option<Sender>,
+    tx: Option<mpsc::Sender<Message>>,
+    next: std::sync::atomic::AtomicUsize,
     writer: JoinHandle<()>,
     done: mpsc::Receiver<()>,
 }
@@ -97,47 +134,86 @@ fn stop_commands() -> Option<String> {
     })
 }
 
-struct Quoter {
+/// One labelled source of a quoted echo: its partial lines.
+struct Quoted {
     label: String,
     pending: [Vec<u8>; 2],
+}
+
+/// Every source of a quoted echo, and the stop/resume pair around them.
+struct Quoter {
+    sources: std::collections::HashMap<usize, Quoted>,
     token: Option<String>,
     started: bool,
 }
 
 impl Quoter {
-    fn line(&self, out: &mut impl Write, source: Source, line: &[u8]) {
+    fn new(token: Option<String>) -> Quoter {
+        Quoter {
+            sources: std::collections::HashMap::new(),
+            token,
+            started: false,
+        }
+    }
+
+    fn line(out: &mut impl Write, label: &str, source: Source, line: &[u8]) {
         let marker = match source {
             Source::Stdout => "|",
             Source::Stderr => "!",
         };
-        let _ = writeln!(out, "  {} {marker} {}", self.label, escape(line));
+        let _ = writeln!(out, "  {label} {marker} {}", escape(line));
     }
 
-    fn feed(&mut self, out: &mut impl Write, source: Source, bytes: &[u8]) {
+    fn open(&mut self, key: usize, label: String) {
+        self.sources.insert(
+            key,
+            Quoted {
+                label,
+                pending: [Vec::new(), Vec::new()],
+            },
+        );
+    }
+
+    fn feed(&mut self, out: &mut impl Write, key: usize, source: Source, bytes: &[u8]) {
         if !self.started {
             self.started = true;
             if let Some(token) = &self.token {
                 let _ = writeln!(out, "::stop-commands::{token}");
             }
         }
+        let quoted = self.sources.entry(key).or_insert_with(|| Quoted {
+            label: "[?]".to_string(),
+            pending: [Vec::new(), Vec::new()],
+        });
         let index = source as usize;
-        let mut pending = std::mem::take(&mut self.pending[index]);
+        let mut pending = std::mem::take(&mut quoted.pending[index]);
         pending.extend_from_slice(bytes);
         let mut start = 0;
         while let Some(offset) = pending[start..].iter().position(|&b| b == b'\n') {
-            self.line(out, source, &pending[start..start + offset]);
+            Quoter::line(out, &quoted.label, source, &pending[start..start + offset]);
             start += offset + 1;
         }
         pending.drain(..start);
-        self.pending[index] = pending;
+        quoted.pending[index] = pending;
+    }
+
+    fn close(&mut self, out: &mut impl Write, key: usize) {
+        let Some(mut quoted) = self.sources.remove(&key) else {
+            return;
+        };
+        for source in [Source::Stdout, Source::Stderr] {
+            let rest = std::mem::take(&mut quoted.pending[source as usize]);
+            if !rest.is_empty() {
+                Quoter::line(out, &quoted.label, source, &rest);
+            }
+        }
     }
 
     fn finish(&mut self, out: &mut impl Write) {
-        for source in [Source::Stdout, Source::Stderr] {
-            let rest = std::mem::take(&mut self.pending[source as usize]);
-            if !rest.is_empty() {
-                self.line(out, source, &rest);
-            }
+        let mut keys: Vec<usize> = self.sources.keys().copied().collect();
+        keys.sort_unstable();
+        for key in keys {
+            self.close(out, key);
         }
         if self.started
             && let Some(token) = &self.token
@@ -150,28 +226,32 @@ impl Quoter {
 impl Echo {
     /// Start the writer thread.
     pub fn start(style: Style) -> Echo {
-        let (tx, rx) = mpsc::channel::<(Source, Vec<u8>)>();
+        let (tx, rx) = mpsc::channel::<Message>();
         let (done_tx, done) = mpsc::channel();
         let writer = std::thread::spawn(move || {
             let stderr = std::io::stderr();
             match style {
                 Style::Raw => {
-                    for (_, bytes) in rx {
+                    for message in rx {
+                        let Message::Data { bytes, .. } = message else {
+                            continue;
+                        };
                         let mut out = stderr.lock();
                         if out.write_all(&bytes).and_then(|()| out.flush()).is_err() {
                             break;
                         }
                     }
                 }
-                Style::Quoted { label } => {
-                    let mut quoter = Quoter {
-                        label,
-                        pending: [Vec::new(), Vec::new()],
-                        token: stop_commands(),
-                        started: false,
-                    };
-                    for (source, bytes) in rx {
-                        quoter.feed(&mut stderr.lock(), source, &bytes);
+                Style::Quoted => {
+                    let mut quoter = Quoter::new(stop_commands());
+                    for message in rx {
+                        match message {
+                            Message::Open { key, label } => quoter.open(key, label),
+                            Message::Data { key, source, bytes } => {
+                                quoter.feed(&mut stderr.lock(), key, source, &bytes);
+                            }
+                            Message::Close { key } => quoter.close(&mut stderr.lock(), key),
+                        }
                     }
                     quoter.finish(&mut stderr.lock());
                 }
@@ -179,21 +259,35 @@ impl Echo {
             let _ = done_tx.send(());
         });
         Echo {
-            sender: Some(Sender(tx)),
+            tx: Some(tx),
+            next: std::sync::atomic::AtomicUsize::new(0),
             writer,
             done,
         }
     }
 
-    /// A sender for the supervisor's readers.
+    /// A sender for the supervisor's readers of one source, whose lines a
+    /// quoted echo prefixes with `label`.
+    pub fn source(&self, label: impl Into<String>) -> Option<Sender> {
+        let tx = self.tx.clone()?;
+        let key = self.next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let _ = tx.send(Message::Open {
+            key,
+            label: label.into(),
+        });
+        Some(Sender { tx, key })
+    }
+
+    /// A sender for a single unlabelled source (the raw style).
     pub fn sender(&self) -> Option<Sender> {
-        self.sender.clone()
+        self.source(String::new())
     }
 
     /// Stop accepting output and wait up to `grace` for what was sent to be
     /// written (a reader that never drains our stderr cannot hold the run).
+    /// Senders still held elsewhere keep the writer open until dropped.
     pub fn finish(mut self, grace: Duration) {
-        self.sender = None;
+        self.tx = None;
         let deadline = Instant::now() + grace;
         let left = deadline.saturating_duration_since(Instant::now());
         if self.done.recv_timeout(left).is_ok() {
@@ -218,24 +312,23 @@ mod tests {
 
     #[test]
     fn quoted_lines_cannot_start_a_workflow_command() {
-        let mut quoter = Quoter {
-            label: "[unit]".into(),
-            pending: [Vec::new(), Vec::new()],
-            token: Some("t0k".into()),
-            started: false,
-        };
+        let mut quoter = Quoter::new(Some("t0k".into()));
+        quoter.open(0, "[t/unit]".into());
+        quoter.open(1, "[t/lint]".into());
         let mut out = Vec::new();
-        quoter.feed(&mut out, Source::Stdout, b"::error::forged\nhalf");
-        quoter.feed(&mut out, Source::Stderr, b"\x1b]8;;x\x07 err\n");
-        quoter.feed(&mut out, Source::Stdout, b" line\n::t0k::\n");
+        quoter.feed(&mut out, 0, Source::Stdout, b"::error::forged\nhalf");
+        quoter.feed(&mut out, 1, Source::Stdout, b"lint says\nlint half");
+        quoter.feed(&mut out, 0, Source::Stderr, b"\x1b]8;;x\x07 err\n");
+        quoter.feed(&mut out, 0, Source::Stdout, b" line\n::t0k::\n");
+        quoter.close(&mut out, 0);
         quoter.finish(&mut out);
         let text = String::from_utf8(out).unwrap();
         assert_eq!(
             text,
-            "::stop-commands::t0k\n  [unit] | ::error::forged\n  [unit] ! \\x1b]8;;x\\x07 err\n  [unit] | half line\n  [unit] | ::t0k::\n::t0k::\n"
+            "::stop-commands::t0k\n  [t/unit] | ::error::forged\n  [t/lint] | lint says\n  [t/unit] ! \\x1b]8;;x\\x07 err\n  [t/unit] | half line\n  [t/unit] | ::t0k::\n  [t/lint] | lint half\n::t0k::\n"
         );
-        for line in text.lines().skip(1).take(4) {
-            assert!(line.trim_start().starts_with("[unit]"), "{line}");
+        for line in text.lines().skip(1).take(6) {
+            assert!(line.trim_start().starts_with("[t/"), "{line}");
         }
     }
 }

@@ -13,32 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-/// Variables a re-run in CI never passes to the change's code: tokens, and
-/// the files through which a step sets the environment or outputs of later
-/// steps (GitHub's `GITHUB_ENV`, `GITHUB_OUTPUT`, `GITHUB_PATH`,
-/// `GITHUB_STATE`, `GITHUB_STEP_SUMMARY`; GitLab's job token and registry
-/// credentials).
-pub const CI_SECRETS: &[&str] = &[
-    "GITHUB_TOKEN",
-    "GH_TOKEN",
-    "ACTIONS_RUNTIME_TOKEN",
-    "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
-    "ACTIONS_ID_TOKEN_REQUEST_URL",
-    "ACTIONS_CACHE_URL",
-    "ACTIONS_RESULTS_URL",
-    "GITHUB_ENV",
-    "GITHUB_OUTPUT",
-    "GITHUB_PATH",
-    "GITHUB_STATE",
-    "GITHUB_STEP_SUMMARY",
-    "CI_JOB_TOKEN",
-    "CI_JOB_JWT",
-    "CI_JOB_JWT_V1",
-    "CI_JOB_JWT_V2",
-    "CI_REGISTRY_PASSWORD",
-    "CI_DEPLOY_PASSWORD",
-    "CI_DEPENDENCY_PROXY_PASSWORD",
-];
+pub use super::secrets::CI_SECRETS;
 
 /// A check ready to start.
 #[derive(Clone, Debug)]

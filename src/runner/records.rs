@@ -4,6 +4,11 @@
 //! repository), the lock taken without blocking (a FIFO planted as
 //! `run.lock` is refused, never waited on), and receipts replaced
 //! atomically relative to the open directory.
+//!
+//! An isolated run keeps its attempts [`Aside`], under the git directory
+//! (`<git-dir>/mastermind-hooks/isolated/<task>/<id>.tree.json`), so a run
+//! in a clean worktree that fails never destroys the record of an earlier
+//! run; only a pass replaces the task's receipt.
 
 use crate::codes::Code;
 use crate::contract::mastermind::tree_receipt::{MAX_TREE_RECEIPT_BYTES, TreeReceipt};
@@ -161,5 +166,60 @@ impl Records {
     /// The directory, for messages.
     pub fn path(&self) -> &Path {
         self.dir.path()
+    }
+}
+
+/// Where an isolated run keeps its attempts: a private directory under the
+/// git directory, never part of a tree.
+#[derive(Debug)]
+pub struct Aside {
+    dir: Dir,
+}
+
+impl Aside {
+    /// Open (creating, mode 0700) the aside directory of the task
+    /// `task_rel` under `git_dir`.
+    pub fn open(git_dir: &Path, task_rel: &str) -> Result<Aside, Diagnostic> {
+        let mut path = git_dir.join("mastermind-hooks").join("isolated");
+        for part in task_rel.split('/').filter(|p| !p.is_empty()) {
+            path.push(part);
+        }
+        let dir = safe_fs::create_dirs(&path, 0o700).map_err(|e| {
+            Diagnostic::new(
+                Code::verification_io_failed,
+                format!("cannot open {}: {e}", path.display()),
+            )
+        })?;
+        Ok(Aside { dir })
+    }
+
+    /// Where the check's attempt is kept.
+    pub fn path(&self, id: &str) -> std::path::PathBuf {
+        self.dir.join(format!("{id}.tree.json"))
+    }
+
+    /// Replace the check's kept attempt atomically (mode 0600).
+    pub fn write(&self, receipt: &TreeReceipt) -> Result<(), Diagnostic> {
+        let _finish_first = super::signals::defer();
+        let failed = |e: String| {
+            Diagnostic::new(
+                Code::verification_io_failed,
+                format!(
+                    "cannot write {}: {e}",
+                    self.path(&receipt.check_id).display()
+                ),
+            )
+        };
+        let mut bytes = serde_json::to_vec_pretty(receipt).map_err(|e| failed(e.to_string()))?;
+        bytes.push(b'\n');
+        self.dir
+            .write_atomic(format!("{}.tree.json", receipt.check_id), &bytes)
+            .map_err(|e| failed(e.to_string()))
+    }
+
+    /// Forget the check's kept attempt (it passed and took the receipt's
+    /// place).
+    pub fn remove(&self, id: &str) {
+        let _ = self.dir.remove_file(format!("{id}.tree.json"));
     }
 }

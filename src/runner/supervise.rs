@@ -5,7 +5,9 @@
 //! group outlives the run. The group is killed while the leader is still a
 //! zombie (waited for with `WNOWAIT`), so its id cannot have been reused.
 //! Readers can hand a copy of what they read to an [`echo`](super::echo)
-//! (never more than the cap; the copy never blocks them).
+//! (never more than the cap; the copy never blocks them), and keep the last
+//! [`TAIL_BYTES`] of each stream, so a failure can be shown where it is
+//! reported.
 
 use super::echo;
 use sha2::{Digest, Sha256};
@@ -18,6 +20,8 @@ use std::time::{Duration, Instant};
 
 /// Largest stream a run may produce.
 pub const STREAM_CAP: u64 = 1024 * 1024;
+/// How much of the end of each stream is kept.
+pub const TAIL_BYTES: usize = 4096;
 /// How long readers may take to see end-of-file after the group is gone
 /// (longer means a detached process escaped the group and holds a pipe).
 const DRAIN_GRACE: Duration = Duration::from_secs(3);
@@ -30,6 +34,31 @@ pub struct Stream {
     pub sha256: String,
     /// End-of-file was reached without error.
     pub complete: bool,
+    /// The last [`TAIL_BYTES`] the stream carried within the cap.
+    pub tail: Vec<u8>,
+}
+
+impl Stream {
+    fn lost() -> Stream {
+        Stream {
+            bytes: 0,
+            sha256: String::new(),
+            complete: false,
+            tail: Vec::new(),
+        }
+    }
+}
+
+/// Keep the last [`TAIL_BYTES`] of what `tail` and `more` hold together.
+fn keep_tail(tail: &mut Vec<u8>, more: &[u8]) {
+    if more.len() >= TAIL_BYTES {
+        tail.clear();
+        tail.extend_from_slice(&more[more.len() - TAIL_BYTES..]);
+        return;
+    }
+    let overflow = (tail.len() + more.len()).saturating_sub(TAIL_BYTES);
+    tail.drain(..overflow);
+    tail.extend_from_slice(more);
 }
 
 /// How a supervised run ended.
@@ -54,6 +83,7 @@ fn reader(
     std::thread::spawn(move || {
         let mut hasher = Sha256::new();
         let mut bytes = 0u64;
+        let mut tail = Vec::with_capacity(TAIL_BYTES);
         let mut buffer = vec![0u8; 64 * 1024];
         let complete = loop {
             match pipe.read(&mut buffer) {
@@ -66,6 +96,7 @@ fn reader(
                         over.store(true, Ordering::SeqCst);
                     } else {
                         hasher.update(&buffer[..n]);
+                        keep_tail(&mut tail, &buffer[..n]);
                         if let Some((echo, source)) = &echo {
                             echo.send(*source, &buffer[..n]);
                         }
@@ -80,6 +111,7 @@ fn reader(
             bytes,
             sha256: hex::encode(hasher.finalize()),
             complete,
+            tail,
         }
     })
 }
@@ -197,18 +229,10 @@ pub fn run(
     }
     let collect = |handle: std::thread::JoinHandle<Stream>, finished_all: bool| {
         if finished_all || handle.is_finished() {
-            handle.join().unwrap_or(Stream {
-                bytes: 0,
-                sha256: String::new(),
-                complete: false,
-            })
+            handle.join().unwrap_or_else(|_| Stream::lost())
         } else {
             // A process that left the group holds the pipe; give up on it.
-            Stream {
-                bytes: 0,
-                sha256: String::new(),
-                complete: false,
-            }
+            Stream::lost()
         }
     };
     let all = finished == 2;
@@ -225,4 +249,23 @@ pub fn run(
         stderr,
         duration,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tail_keeps_the_last_bytes_of_a_stream() {
+        let mut tail = Vec::new();
+        keep_tail(&mut tail, b"abc");
+        keep_tail(&mut tail, b"def");
+        assert_eq!(tail, b"abcdef");
+        let long = vec![b'x'; TAIL_BYTES + 10];
+        keep_tail(&mut tail, &long);
+        assert_eq!(tail.len(), TAIL_BYTES);
+        keep_tail(&mut tail, b"end");
+        assert_eq!(tail.len(), TAIL_BYTES);
+        assert!(tail.ends_with(b"xxend"));
+    }
 }

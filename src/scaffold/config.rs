@@ -10,8 +10,9 @@ pub const CONFIG_TEMPLATE: &str = r#"# mastermind-hooks configuration. Every key
 # takes effect once it has landed: a branch cannot relax its own gate.
 version: 1
 
-# true: shorthand for `untasked: {default: deny}`: every change must belong to
-# a task folder (.mastermind/tasks/<name>/, made by `mastermind-hooks task new NAME`).
+# true: every change must belong to a task folder (.mastermind/tasks/<name>/,
+# made by `mastermind-hooks task new NAME`) in every mode, the local hooks
+# too: shorthand for `untasked: {default: deny}`. false: the defaults below.
 require_task: false
 
 # Per-code severity (error | warning | note) for rule findings; codes that mean
@@ -41,12 +42,43 @@ plastic_savepoints: []
 subagent_returns: []
 
 # Changes no task covers (commits that touch no task folder, changes of this
-# file): rules in order, first match wins, else default (allow | warn | deny).
+# file): rules in order, first match wins, else the default. By default CI
+# and pre-receive refuse them (deny) and the local hooks warn: what lands on
+# a protected branch comes through a task or an explicit allow.
+#
+# Authors, committers, trailers, branch names and the `agents` recognisers
+# are written by whoever makes the commit: an agent can forge them. Allow
+# rules that must hold against an agent key on what the platform or a key
+# vouches for: `actors` (CI: who ran the job, the pull request's author),
+# `pushers` (pre-receive: who the git server authenticated) or `signers`
+# (commits signed with a key listed in identity.allowed_signers).
 untasked:
-  default: allow
-  rules: []
-#    - action: deny                # agents' commits need a task
-#      agents: [claude-code, codex, copilot, cursor, devin]
+#  default: deny                   # unset: deny in CI and pre-receive, warn locally
+  rules: []                        # to use a rule below, uncomment it and drop the []
+#    - action: allow               # maintainers may change this file
+#      paths: [".mastermind/hooks.yaml", ".mastermind/allowed_signers"]
+#      actors: ["your-login"]      # CI
+#    - action: allow
+#      paths: [".mastermind/hooks.yaml", ".mastermind/allowed_signers"]
+#      pushers: ["your-login"]     # pre-receive
+#    - action: allow               # signed commits of listed signers
+#      signers: ["you@example.com"]
+#    - action: allow               # paths anyone may change without a task
+#      paths: ["docs/**"]
+
+# Who may widen the scope of a task whose spec is on the protected branch
+# (spec_widened) or do new work on a task reported complete there
+# (task_reopened): allow makes it a note, warn a warning, deny an error.
+planning:
+#  default: deny                   # unset: deny in CI and pre-receive, warn locally
+  rules: []                        # to use a rule below, uncomment it and drop the []
+#    - action: allow               # your planners
+#      actors: ["your-login"]
+
+# Where the vouched conditions come from.
+identity: {}                       # to set the path below, uncomment it and drop the {}
+#  allowed_signers: .mastermind/allowed_signers   # read from the protected branch;
+#                                   # git's gpg.ssh.allowedSignersFile format
 
 specs:
   # planning: a spec already on the base changes only in a change that touches
@@ -151,6 +183,48 @@ mod tests {
         assert_eq!(
             config.findings_ledgers.patterns(),
             defaults.findings_ledgers.patterns()
+        );
+        assert_eq!(config.untasked.default, None, "the mode decides");
+        assert!(config.untasked.rules.is_empty() && config.planning.rules.is_empty());
+        assert_eq!(config.allowed_signers, None);
+    }
+
+    #[test]
+    fn the_allow_rule_skeleton_is_a_valid_policy_once_uncommented() {
+        let uncommented: String = CONFIG_TEMPLATE
+            .lines()
+            .map(|line| {
+                let line = line
+                    .split("  # to ")
+                    .next()
+                    .unwrap_or(line)
+                    .replace("rules: []", "rules:")
+                    .replace("identity: {}", "identity:");
+                match line.strip_prefix('#') {
+                    Some(rest) if rest.starts_with("    - ") || rest.starts_with("      ") => {
+                        rest.to_string()
+                    }
+                    Some(rest) if rest.starts_with("  allowed_signers") => rest.to_string(),
+                    _ => line,
+                }
+            })
+            .map(|line| line + "\n")
+            .collect();
+        let config = Config::parse(uncommented.as_bytes(), "skeleton").unwrap();
+        let keys: Vec<Vec<&str>> = config
+            .untasked
+            .rules
+            .iter()
+            .map(|rule| rule.vouched_keys())
+            .collect();
+        assert_eq!(
+            keys,
+            [vec!["actors"], vec!["pushers"], vec!["signers"], vec![]]
+        );
+        assert_eq!(config.planning.rules[0].vouched_keys(), ["actors"]);
+        assert_eq!(
+            config.allowed_signers.as_deref(),
+            Some(".mastermind/allowed_signers")
         );
     }
 

@@ -4,6 +4,8 @@
 //!   for the platform a repository is hosted on;
 //! * [`task`]: a task's `spec.md` (whose `cmd` and `run.argv` agree by
 //!   construction) and an `executor-report.md` skeleton;
+//! * [`widen`]: `task widen`, more declared paths in a spec's front matter,
+//!   every other byte kept;
 //! * [`files`]: the disk edge, writing them under the working tree through
 //!   [`crate::safe_fs::Dir`] (no link followed, nothing replaced);
 //! * [`ScaffoldError`]: why nothing was written, as a value.
@@ -16,5 +18,6 @@ pub mod config;
 mod error;
 pub mod files;
 pub mod task;
+pub mod widen;
 
 pub use error::ScaffoldError;

@@ -35,6 +35,18 @@ fn isolate(cmd: &mut Command, home: &Path) {
         "GITHUB_EVENT_PATH",
         "GITHUB_BASE_REF",
         "MASTERMIND_HOOKS_SKIP",
+        // Who the platform says acts or pushes: only a test's own values.
+        "GITHUB_ACTOR",
+        "GITHUB_TRIGGERING_ACTOR",
+        "GITHUB_HEAD_REF",
+        "GITHUB_USER_LOGIN",
+        "GITHUB_PULL_REQUEST_AUTHOR_LOGIN",
+        "GITLAB_USER_LOGIN",
+        "GL_USERNAME",
+        "GL_ID",
+        "GITEA_PUSHER_NAME",
+        "REMOTE_USER",
+        "MASTERMIND_HOOKS_REQUIRE_TASK",
     ] {
         cmd.env_remove(var);
     }

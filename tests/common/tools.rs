@@ -1,5 +1,6 @@
 //! External programs some tests need beyond `git` and a POSIX shell: the
-//! other hook managers, `python3`, `curl` and `sha256sum`, an XSD validator.
+//! other hook managers, `python3`, `curl`, `npm` and `sha256sum`, `ssh-keygen`, an
+//! XSD validator.
 //! A test asks for one with [`require_tool`] (or reports one it could not use
 //! with [`tool_missing`]). Under CI (the environment variable `CI` set to any
 //! non-empty value) a missing tool fails the test, naming the tool and how to
@@ -31,7 +32,12 @@ pub const INSTALL: &[(&str, &str)] = &[
         "`apt-get install python3` (or your system's package)",
     ),
     ("curl", "`apt-get install curl`"),
+    ("npm", "`apt-get install npm`"),
     ("sha256sum", "`apt-get install coreutils`"),
+    (
+        "ssh-keygen",
+        "`apt-get install openssh-client` (it signs and verifies the SSH-signed commits)",
+    ),
     (
         "xmlschema",
         "`pip install xmlschema==4.3.2` for `python3`, or `apt-get install libxml2-utils` for xmllint",
@@ -89,4 +95,50 @@ fn is_executable(path: &std::path::Path) -> bool {
     use std::os::unix::fs::PermissionsExt as _;
     std::fs::metadata(path)
         .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+}
+
+/// A PATH of the test's own: the host's PATH with every program named in
+/// `hide` taken out. A directory that holds one of them is replaced by a
+/// directory of links to everything else in it, so `sh`, `git` and the
+/// other tools stay reachable while an installed `mastermind-hooks` (or a
+/// real `cargo`, where a test brings a fake one) does not. No test may
+/// depend on what the machine it runs on has installed.
+pub fn path_without(hide: &[&str]) -> std::ffi::OsString {
+    use std::sync::{Mutex, OnceLock};
+    type Shadow = (Vec<String>, std::ffi::OsString);
+    static SHADOWS: OnceLock<Mutex<Vec<Shadow>>> = OnceLock::new();
+    let key: Vec<String> = hide.iter().map(|s| s.to_string()).collect();
+    let shadows = SHADOWS.get_or_init(|| Mutex::new(Vec::new()));
+    let mut known = shadows.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, path)) = known.iter().find(|(k, _)| *k == key) {
+        return path.clone();
+    }
+    // Kept for the whole test process, under cargo's directory for test
+    // scratch files.
+    let root = tempfile::Builder::new()
+        .prefix("clean-path-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .expect("scratch directory for a clean PATH")
+        .keep();
+    let host = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs = Vec::new();
+    for (i, dir) in std::env::split_paths(&host).enumerate() {
+        if !hide.iter().any(|name| dir.join(name).exists()) {
+            dirs.push(dir);
+            continue;
+        }
+        let shadow = root.join(i.to_string());
+        std::fs::create_dir_all(&shadow).expect("shadow directory");
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let name = entry.file_name();
+            if hide.iter().any(|h| std::ffi::OsStr::new(h) == name) {
+                continue;
+            }
+            let _ = std::os::unix::fs::symlink(entry.path(), shadow.join(&name));
+        }
+        dirs.push(shadow);
+    }
+    let path = std::env::join_paths(dirs).expect("PATH entries without ':'");
+    known.push((key, path.clone()));
+    path
 }

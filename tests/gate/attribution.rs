@@ -80,6 +80,14 @@ fn two_tasks_in_one_push_are_each_judged_by_their_own_commit() {
 #[test]
 fn a_human_follow_up_after_a_task_can_be_pushed_and_is_listed() {
     let (repo, _remote) = repo_with_remote();
+    // CI refuses untasked work unless a rule on the base allows it: this
+    // repository lets anyone touch README.md without a task.
+    repo.write(
+        ".mastermind/hooks.yaml",
+        "untasked:\n  rules:\n    - action: allow\n      paths: [README.md]\n",
+    );
+    repo.commit_all("README.md needs no task");
+    pushed_ok(&repo, &["origin", "main"]);
     repo.git(&["checkout", "-q", "-b", "feature"]);
     do_task(&repo, "001-a", "src/a.py", "alpha");
     commit_gated(&repo, "task a");

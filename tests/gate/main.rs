@@ -1,25 +1,33 @@
 //! The gate and what it stands on, on real repositories made with the `git`
 //! binary: every mode end to end, attribution of commits to tasks, one
 //! verdict everywhere, attacks by a hostile agent, faults, verification
-//! receipts and their runner, `--rerun`, the server-side gate, and the
-//! digests and tree views underneath.
+//! receipts and their runner, `--rerun`, the server-side gate, the
+//! identity conditions the platform or a key vouches for (pushers, actors,
+//! signers), planning as findings, the defaults, and the digests and tree
+//! views underneath.
 //!
 //! One test binary: `cargo test --test gate [filter]`.
 
 #[path = "../common/mod.rs"]
 mod common;
 
+mod actors;
 mod adversarial;
 mod agent_returns;
 mod attribution;
+mod defaults;
 mod derived_base;
 mod digest_v2;
 mod faults;
 mod gate;
 mod one_verdict;
+mod planning;
+mod pushers;
 mod receipts;
 mod receive;
 mod rerun;
+mod rerun_projects;
 mod runner;
+mod signers;
 mod snapshot_v1;
 mod trust;

@@ -23,6 +23,12 @@ fn bare_path(repo: &TestRepo) -> PathBuf {
 }
 
 fn server() -> Server {
+    server_with(None)
+}
+
+/// [`server`], with `config` as main's `.mastermind/hooks.yaml` from the
+/// first push on.
+fn server_with(config: Option<&str>) -> Server {
     let bare = TestRepo::new();
     let path = bare_path(&bare);
     bare.git(&["init", "-q", "--bare", "-b", "main", path.to_str().unwrap()]);
@@ -39,6 +45,9 @@ fn server() -> Server {
     let work = TestRepo::new();
     work.write("src/lib.py", "def value():\n    return 1\n");
     work.write("src/other.py", "x = 1\n");
+    if let Some(config) = config {
+        work.write(".mastermind/hooks.yaml", config);
+    }
     work.commit_all("base");
     work.git(&["remote", "add", "origin", path.to_str().unwrap()]);
     let first = push(&work, &["origin", "main"]);
@@ -236,12 +245,8 @@ fn the_hook_reads_the_quarantine_git_sets_up() {
 
 #[test]
 fn commits_parked_under_an_unjudged_ref_are_judged_when_they_reach_a_branch() {
+    // By default pre-receive refuses a change that belongs to no task.
     let s = server();
-    s.work
-        .write(".mastermind/hooks.yaml", "require_task: true\n");
-    s.work.commit_all("strict");
-    // A configuration change is untasked, and allowed by main's policy then.
-    assert_eq!(status(&push(&s.work, &["origin", "main"])), 0);
     s.work.write("src/other.py", "x = 2\n");
     s.work.commit_all("no task");
     // A ref outside refs/heads/ and refs/tags/ is not judged...
@@ -263,7 +268,10 @@ fn commits_parked_under_an_unjudged_ref_are_judged_when_they_reach_a_branch() {
 
 #[test]
 fn a_forced_update_of_the_default_branch_is_refused() {
-    let s = server();
+    // Untasked fixes are allowed here: what is refused is the rewrite.
+    let s = server_with(Some(
+        "untasked:\n  rules:\n    - action: allow\n      paths: [src/other.py, README.md]\n",
+    ));
     s.work.write("src/other.py", "x = 2 # a landed fix\n");
     s.work.commit_all("fix");
     assert_eq!(status(&push(&s.work, &["origin", "main"])), 0);

@@ -1,8 +1,10 @@
 //! The runner as a user meets it, on real repositories: output streamed
 //! while it is hashed, `--all`, a wrong id, named input changes, the
 //! commands every hint prints, isolated runs that only see the content
-//! that lands, submodule checkouts the digest cannot see, and
-//! `acceptance status`'s fixes.
+//! that lands (in a git worktree of it, prepared by `rerun.setup`, keeping
+//! a failed attempt aside instead of destroying the earlier receipt),
+//! submodule checkouts the digest cannot see, and `acceptance status`'s
+//! fixes.
 
 use crate::common::*;
 use mastermind_hooks::contract::mastermind::argv_display::display_command;
@@ -82,6 +84,16 @@ fn receipt(repo: &TestRepo, id: &str) -> Value {
         .path()
         .join(format!("{TASK}/verification/{id}.tree.json"));
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// An isolated run's attempt kept aside under the git directory.
+fn aside(repo: &TestRepo, id: &str) -> Option<Value> {
+    let path = repo.path().join(format!(
+        ".git/mastermind-hooks/isolated/{TASK}/{id}.tree.json"
+    ));
+    std::fs::read(path)
+        .ok()
+        .map(|bytes| serde_json::from_slice(&bytes).unwrap())
 }
 
 fn run_line(id: Option<&str>) -> String {
@@ -242,7 +254,14 @@ fn isolated_runs_see_exactly_the_index_or_a_commit() {
     let before = fingerprint(&repo);
     let out = verify(&repo, &["--id", "unit", "--isolated", "--quiet"]);
     assert_eq!(status(&out), 1, "{}", text(&out));
-    assert_eq!(receipt(&repo, "unit")["status"], "failed");
+    // The failed attempt is kept aside; the earlier receipt stays.
+    assert_eq!(receipt(&repo, "unit")["status"], "passed");
+    assert_eq!(aside(&repo, "unit").unwrap()["status"], "failed");
+    assert!(
+        stderr(&out).contains("verification_kept_aside"),
+        "{}",
+        stderr(&out)
+    );
     let after = fingerprint(&repo);
     assert_eq!(
         (&before.0, &before.1, &before.3),
@@ -259,9 +278,14 @@ fn isolated_runs_see_exactly_the_index_or_a_commit() {
     // Staged, it is part of what lands: the isolated run passes, and its
     // receipt is current for the index.
     repo.git(&["add", "-f", "helper.txt"]);
+    let attempt = receipt(&repo, "unit")["attempt"].as_u64().unwrap();
     let out = verify(&repo, &["--id", "unit", "--isolated", "--quiet", "--json"]);
     assert_eq!(status(&out), 0, "{}", text(&out));
     let written = json(&out);
+    // A pass takes the receipt's place; nothing is left aside.
+    assert_eq!(receipt(&repo, "unit"), written);
+    assert_eq!(written["attempt"].as_u64(), Some(attempt + 1));
+    assert!(aside(&repo, "unit").is_none());
     let staged_digest = repo.run(&["digest", "--staged"], None);
     assert!(
         stdout(&staged_digest).contains(written["tree_before"].as_str().unwrap()),
@@ -315,7 +339,7 @@ fn an_isolated_checkout_keeps_modes_and_links_and_ignores_new_files() {
     let check: &[&str] = &[
         "sh",
         "-c",
-        "./bin/tool && test -L lib-link && grep -q 'return 2' lib-link && mkdir -p gen && echo x > gen/out && test ! -e .git",
+        "./bin/tool && test -L lib-link && grep -q 'return 2' lib-link && mkdir -p gen && echo x > gen/out && git ls-files --error-unmatch lib-link bin/tool >/dev/null && git diff --exit-code && test \"$(git rev-parse HEAD^{tree})\" = \"$(git write-tree)\"",
     ];
     write_task(
         &repo,
@@ -336,7 +360,7 @@ fn an_isolated_checkout_keeps_modes_and_links_and_ignores_new_files() {
     repo.git(&["add", "-A"]);
     let out = verify(&repo, &["--id", "unit", "--isolated", "--quiet"]);
     assert_eq!(status(&out), 1, "{}", text(&out));
-    assert_eq!(receipt(&repo, "unit")["status"], "input_changed");
+    assert_eq!(aside(&repo, "unit").unwrap()["status"], "input_changed");
     assert!(
         stderr(&out).contains("changed: README.md"),
         "{}",
@@ -522,4 +546,35 @@ fn the_runner_s_lock_is_transient_and_never_left_to_be_committed() {
     let out = verify(&repo, &["--id", "unit"]);
     assert_eq!(status(&out), 0, "{}", text(&out));
     assert!(lock.exists());
+}
+
+#[test]
+fn an_isolated_run_is_prepared_by_the_committed_rerun_setup() {
+    let repo = base_repo();
+    repo.write(".gitignore", "tools/\n");
+    repo.write(
+        ".mastermind/hooks.yaml",
+        "rerun:\n  setup:\n    - [sh, -c, 'mkdir -p tools && printf \"#!/bin/sh\\necho generated-tool\\n\" > tools/gen && chmod +x tools/gen']\n",
+    );
+    repo.commit_all("setup");
+    // The developer's own copy of the ignored tool.
+    repo.write("tools/gen", "#!/bin/sh\necho local-tool\n");
+    make_executable(&repo.path().join("tools/gen"));
+    let check: &[&str] = &["tools/gen"];
+    write_task(&repo, &[("unit", check)], &["src/lib.py"]);
+    repo.git(&["add", "-A"]);
+    let out = verify(&repo, &["--id", "unit", "--isolated"]);
+    assert_eq!(status(&out), 0, "{}", text(&out));
+    assert!(stderr(&out).contains("generated-tool"), "{}", stderr(&out));
+    // An uncommitted change of the configuration does not choose the setup.
+    repo.write(".mastermind/hooks.yaml", "rerun:\n  setup: []\n");
+    let out = verify(&repo, &["--id", "unit", "--isolated", "--quiet"]);
+    assert_eq!(status(&out), 0, "{}", text(&out));
+    // Without a setup that installs it, the tool is missing there.
+    repo.write(".mastermind/hooks.yaml", "rerun:\n  setup: []\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "no setup"]);
+    let out = verify(&repo, &["--id", "unit", "--isolated", "--quiet"]);
+    assert_eq!(status(&out), 2, "{}", text(&out));
+    assert_eq!(aside(&repo, "unit").unwrap()["status"], "spawn_failed");
 }

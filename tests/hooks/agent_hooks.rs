@@ -505,6 +505,33 @@ fn codex_subagent_stop_routes_by_agent_type() {
     let mut default = with_return("codex/subagent-stop.json", "anything");
     default["agent_type"] = json!("default");
     assert_eq!(subagent(&repo, "codex", &default), None);
+    // An exact schema name routes (a custom agent named after its role).
+    let mut composer = with_return("codex/subagent-stop.json", "Done! All good.");
+    composer["agent_type"] = json!("composer");
+    let blocked = subagent(&repo, "codex", &composer).expect("a block");
+    assert_eq!(blocked["decision"], "block");
+    assert!(
+        blocked["reason"]
+            .as_str()
+            .unwrap()
+            .contains("composer return schema"),
+        "{blocked}"
+    );
+    // A built-in type names no contract: the return's own handover.role does.
+    for builtin in ["default", "worker", "explorer"] {
+        let mut payload = with_return("codex/subagent-stop.json", BROKEN_PROBE);
+        payload["agent_type"] = json!(builtin);
+        let answer = subagent(&repo, "codex", &payload).expect("a block");
+        assert_eq!(answer["decision"], "block", "{builtin}");
+        let mut payload = with_return("codex/subagent-stop.json", VALID_PROBE);
+        payload["agent_type"] = json!(builtin);
+        assert_eq!(subagent(&repo, "codex", &payload), None, "{builtin}");
+    }
+    // Codex documents the final message as null when not available.
+    let mut none = with_return("codex/subagent-stop.json", "x");
+    none["last_assistant_message"] = Value::Null;
+    let note = subagent(&repo, "codex", &none).expect("a note");
+    assert!(note.get("decision").is_none(), "{note}");
     // Codex has no subagent PostToolUse: a Claude Code tool payload is refused.
     let refused = subagent(
         &repo,
@@ -541,16 +568,21 @@ fn install_merges_is_idempotent_and_uninstall_restores() {
     );
     let ours = stop[1]["hooks"][0]["command"].as_str().unwrap();
     assert!(
-        ours.ends_with("mastermind-hooks agent-hook stop --harness claude-code"),
+        ours.contains("\"$mh\" agent-hook stop --harness claude-code"),
         "{ours}"
     );
+    assert!(
+        !installed.contains(common::BIN) && !ours.contains("/target/"),
+        "no path of this machine in a committed file: {ours}"
+    );
+    assert_eq!(doc["hooks"]["PreToolUse"][0]["matcher"], "Bash");
     assert_eq!(stop[1]["hooks"][0]["timeout"], 60);
     assert_eq!(doc["hooks"]["PostToolUse"][0]["matcher"], "Agent|Task");
     assert!(
         doc["hooks"]["SubagentStop"][0]["hooks"][0]["command"]
             .as_str()
             .unwrap()
-            .ends_with("agent-hook subagent --harness claude-code")
+            .contains("agent-hook subagent --harness claude-code")
     );
     let again = repo.run(&["install", "--agent", "claude-code"], None);
     assert!(text(&again).contains("nothing to do"), "{}", text(&again));
@@ -559,7 +591,10 @@ fn install_merges_is_idempotent_and_uninstall_restores() {
         installed,
         "idempotent"
     );
-    let shown = repo.run(&["status", "--agent", "claude-code"], None);
+    let shown = repo.run_env(
+        &["status", "--agent", "claude-code"],
+        &[("MASTERMIND_HOOKS_BIN", common::BIN)],
+    );
     assert_eq!(status(&shown), 0, "{}", text(&shown));
     assert!(text(&shown).contains("ok: the agent hooks are installed and current"));
     let out = repo.run(&["uninstall", "--agent", "claude-code"], None);
@@ -599,7 +634,7 @@ fn codex_install_creates_and_uninstall_removes_the_file() {
         doc["hooks"]["SubagentStop"][0]["hooks"][0]["command"]
             .as_str()
             .unwrap()
-            .ends_with("agent-hook subagent --harness codex")
+            .contains("agent-hook subagent --harness codex")
     );
     let out = repo.run(&["uninstall", "--agent", "codex"], None);
     assert_eq!(status(&out), 0, "{}", text(&out));
@@ -668,6 +703,22 @@ fn session(harness: &str, mode: &str) -> String {
         _ => ".claude/settings.json",
     };
     let mut cmd = repo.command(python());
+    // A teammate's machine: the binary from the per-user override (Claude
+    // Code) or from PATH (Codex).
+    match harness {
+        "codex" => {
+            let bin_dir = Path::new(common::BIN).parent().unwrap();
+            let path = format!(
+                "{}:{}",
+                bin_dir.display(),
+                common::tools::path_without(&["mastermind-hooks"]).to_string_lossy()
+            );
+            cmd.env("PATH", path);
+        }
+        _ => {
+            cmd.env("MASTERMIND_HOOKS_BIN", common::BIN);
+        }
+    }
     cmd.args([
         &format!("{DATA}/fake_harness.py"),
         settings,
@@ -709,4 +760,264 @@ fn end_to_end_a_stubborn_agent_is_let_go_after_three_blocks() {
         "{log}"
     );
     assert_eq!(lines[4], "stop 4: allowed");
+}
+
+/// Run a harness's hook command the way the harness does (through a shell,
+/// the payload on stdin) with `env` on top of a PATH that has no
+/// mastermind-hooks.
+fn run_entry(repo: &TestRepo, command: &str, payload: &str, env: &[(&str, &str)]) -> Output {
+    let mut cmd = repo.command("sh");
+    cmd.args(["-c", command])
+        .env("PATH", common::tools::path_without(&["mastermind-hooks"]));
+    cmd.env_remove("MASTERMIND_HOOKS_BIN");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    common::run_with_stdin(cmd, Some(payload))
+}
+
+fn entry_command(settings: &str, event: &str) -> String {
+    let doc: Value = serde_json::from_str(settings).unwrap();
+    doc["hooks"][event][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn a_teammates_install_changes_nothing_and_a_missing_binary_blocks() {
+    for harness in ["claude-code", "codex"] {
+        let settings = match harness {
+            "codex" => ".codex/hooks.json",
+            _ => ".claude/settings.json",
+        };
+        let origin = TestRepo::new();
+        origin.write("README", "x\n");
+        let out = origin.run(&["install", "--agent", harness], None);
+        assert_eq!(status(&out), 0, "{}", text(&out));
+        origin.commit_all("the agent hooks");
+        let committed = read(&origin, settings);
+        // A teammate clones and installs on another machine.
+        let clone = TestRepo::clone_of(&origin, &[]);
+        let out = clone.run(&["install", "--agent", harness], None);
+        assert_eq!(status(&out), 0, "{}", text(&out));
+        assert!(text(&out).contains("nothing to do"), "{}", text(&out));
+        assert_eq!(read(&clone, settings), committed, "{harness}");
+        assert_eq!(clone.git(&["status", "--porcelain"]), "");
+        // On a machine without the binary every hook blocks (exit 2, the
+        // status both harnesses treat as blocking) and says how to install.
+        for (event, payload) in [
+            ("Stop", stop_payload(harness, false)),
+            (
+                "PreToolUse",
+                pre_tool_payload(harness, "git status").to_string(),
+            ),
+        ] {
+            let command = entry_command(&committed, event);
+            let output = run_entry(&clone, &command, &payload, &[]);
+            assert_eq!(status(&output), 2, "{harness} {event}: {}", text(&output));
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(
+                stderr.contains("not installed") && stderr.contains("cargo install --locked"),
+                "{stderr}"
+            );
+            assert!(stderr.contains("MASTERMIND_HOOKS_BIN"), "{stderr}");
+        }
+        // The per-user override reaches the binary without PATH.
+        let command = entry_command(&committed, "Stop");
+        let output = run_entry(
+            &clone,
+            &command,
+            &stop_payload(harness, false),
+            &[("MASTERMIND_HOOKS_BIN", common::BIN)],
+        );
+        assert_eq!(status(&output), 0, "{}", text(&output));
+        // status says the binary is missing, not that the hooks are.
+        let shown = clone.run_env(
+            &["status", "--agent", harness, "--format", "json"],
+            &[(
+                "PATH",
+                &common::tools::path_without(&["mastermind-hooks"]).to_string_lossy(),
+            )],
+        );
+        let report = common::json(&shown);
+        assert_eq!(
+            common::codes(&report),
+            ["agent_hook_binary_missing"],
+            "{report}"
+        );
+    }
+}
+
+#[test]
+fn uninstall_gives_back_a_hand_formatted_file_byte_for_byte() {
+    let repo = TestRepo::new();
+    for original in [
+        "{\n    \"model\": \"opus\",\n    \"hooks\": {\n        \"PreToolUse\": [\n            {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"./guard.sh\"}]}\n        ]\n    },\n    \"env\": {\"A\": \"1\"}\n}",
+        "{\"hooks\": {\"Notification\": []}}\n",
+        "{}",
+        "{\n\t\"permissions\": {\n\t\t\"deny\": []\n\t}\n}\n",
+    ] {
+        repo.write(".claude/settings.json", original);
+        let out = repo.run(&["install", "--agent", "claude-code"], None);
+        assert_eq!(status(&out), 0, "{}", text(&out));
+        let installed = read(&repo, ".claude/settings.json");
+        assert_ne!(installed, original);
+        serde_json::from_str::<Value>(&installed).expect("still JSON");
+        let out = repo.run(&["uninstall", "--agent", "claude-code"], None);
+        assert_eq!(status(&out), 0, "{}", text(&out));
+        let after = read(&repo, ".claude/settings.json");
+        if original == "{}" {
+            assert!(
+                !repo.path().join(".claude/settings.json").exists() || after == original,
+                "{after:?}"
+            );
+            continue;
+        }
+        assert_eq!(after, original, "installed was:\n{installed}");
+    }
+}
+
+fn pre_tool_payload(harness: &str, command: &str) -> Value {
+    let file = match harness {
+        "codex" => "codex/pre-tool-use.json",
+        _ => "claude-code/pre-tool-use-bash.json",
+    };
+    let mut payload = fixture(file);
+    payload["tool_input"]["command"] = json!(command);
+    payload
+}
+
+fn pre_tool(repo: &TestRepo, harness: &str, command: &str) -> Option<Value> {
+    let mut payload = pre_tool_payload(harness, command);
+    payload["cwd"] = json!(repo.path().display().to_string());
+    decision(&repo.run(
+        &["agent-hook", "pre-tool", "--harness", harness],
+        Some(&payload.to_string()),
+    ))
+}
+
+#[test]
+fn the_pre_tool_guard_denies_skipping_the_hooks_on_both_harnesses() {
+    let repo = TestRepo::new();
+    repo.git(&["config", "alias.ci", "commit"]);
+    repo.git(&[
+        "config",
+        "alias.save",
+        "!git add -A && git commit --no-verify -m",
+    ]);
+    for harness in ["claude-code", "codex"] {
+        for command in [
+            "git add -A && git commit --no-verify -m 'wip'",
+            "git commit -nm wip",
+            "git -c core.hooksPath=/dev/null commit -m x",
+            "MASTERMIND_HOOKS_SKIP=hurry git commit -m x",
+            "env MASTERMIND_HOOKS_SKIP=1 git push origin HEAD",
+            "rm -f .git/hooks/pre-commit",
+            "git config core.hooksPath .none",
+            "git ci -n -m wip",
+            "git save wip",
+            "HUSKY=0 git commit -m x",
+            "mastermind-hooks uninstall",
+            "bash -c \"cd sub && git commit -n\"",
+        ] {
+            let answer = pre_tool(&repo, harness, command)
+                .unwrap_or_else(|| panic!("{harness}: `{command}` was let through"));
+            let out = &answer["hookSpecificOutput"];
+            assert_eq!(out["hookEventName"], "PreToolUse");
+            assert_eq!(out["permissionDecision"], "deny", "{command}");
+            let reason = out["permissionDecisionReason"].as_str().unwrap();
+            assert!(
+                reason.starts_with("mastermind-hooks refused this command"),
+                "{reason}"
+            );
+            assert!(
+                reason.contains("mastermind-hooks check"),
+                "says what to do: {reason}"
+            );
+        }
+        for command in [
+            "git commit -m 'fix -n handling'",
+            "git push -n origin main",
+            "cargo test --locked",
+            "git config --get core.hooksPath",
+        ] {
+            assert_eq!(
+                pre_tool(&repo, harness, command),
+                None,
+                "{harness}: {command}"
+            );
+        }
+    }
+    // Another tool (a wider matcher) passes; a payload it cannot read is
+    // denied, never let through.
+    let mut other = pre_tool_payload("claude-code", "x");
+    other["tool_name"] = json!("Edit");
+    other["tool_input"] = json!({"file_path": "/p/a.rs"});
+    let out = repo.run(
+        &["agent-hook", "pre-tool", "--harness", "claude-code"],
+        Some(&other.to_string()),
+    );
+    assert_eq!(decision(&out), None);
+    let mut broken = pre_tool_payload("codex", "x");
+    broken["tool_input"] = json!({});
+    let out = repo.run(
+        &["agent-hook", "pre-tool", "--harness", "codex"],
+        Some(&broken.to_string()),
+    );
+    let answer = decision(&out).expect("denied");
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert!(
+        answer["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("agent_hook_payload_unrecognised")
+    );
+}
+
+#[test]
+fn optional_payload_fields_and_every_agent_result_are_understood() {
+    let repo = task_repo();
+    // Claude Code's SubagentStop without last_assistant_message (optional
+    // in its schema): a note for the user, never a block or "unrecognised".
+    let mut payload = fixture("claude-code/subagent-stop.json");
+    payload
+        .as_object_mut()
+        .unwrap()
+        .remove("last_assistant_message");
+    payload["transcript_path"] = json!(format!("{DATA}/claude-code/session-transcript.jsonl"));
+    payload["agent_transcript_path"] =
+        json!(format!("{DATA}/claude-code/agent-transcript-probe.jsonl"));
+    let answer = subagent(&repo, "claude-code", &payload).expect("a note");
+    assert!(answer.get("decision").is_none(), "{answer}");
+    let note = answer["systemMessage"].as_str().unwrap();
+    assert!(!note.contains("agent_hook_payload_unrecognised"), "{note}");
+    assert!(note.contains("no final message"), "{note}");
+    // The Agent tool's results: a background or teammate launch has
+    // returned nothing yet; a remote one is said to go unjudged here.
+    for (status, expected_note) in [
+        ("async_launched", false),
+        ("teammate_spawned", false),
+        ("remote_launched", true),
+    ] {
+        let mut payload = fixture("claude-code/post-tool-use-agent-background.json");
+        payload["tool_response"]["status"] = json!(status);
+        let answer = subagent(&repo, "claude-code", &payload);
+        match expected_note {
+            false => assert_eq!(answer, None, "{status}"),
+            true => {
+                let answer = answer.expect("a note");
+                assert!(answer.get("decision").is_none());
+                assert!(
+                    answer["systemMessage"].as_str().unwrap().contains("remote"),
+                    "{answer}"
+                );
+            }
+        }
+    }
+    // A dispatch described by the bare schema name routes to that schema.
+    let mut exact = with_return("claude-code/post-tool-use-agent.json", "prose");
+    exact["tool_input"]["description"] = json!("probe");
+    let answer = subagent(&repo, "claude-code", &exact).expect("a block");
+    assert_eq!(answer["decision"], "block");
 }

@@ -539,14 +539,9 @@ fn bare_repositories_and_non_repositories_are_refused() {
     assert!(text(&output).contains("git_repository_unavailable"));
 }
 
-/// PATH without any directory holding a `mastermind-hooks`.
+/// PATH without any `mastermind-hooks` (other programs stay reachable).
 fn path_without_mastermind_hooks() -> String {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let dirs: Vec<PathBuf> = std::env::split_paths(&path)
-        .filter(|dir| !dir.join("mastermind-hooks").exists())
-        .collect();
-    std::env::join_paths(dirs)
-        .unwrap()
+    crate::common::tools::path_without(&["mastermind-hooks"])
         .to_string_lossy()
         .into_owned()
 }
@@ -882,7 +877,8 @@ fn assert_status(
     code: i32,
     snapshot: snapbox::Data,
 ) {
-    let output = repo.run(args, None);
+    // A PATH of its own: what this machine has installed is not pinned.
+    let output = repo.run_env(args, &[("PATH", &path_without_mastermind_hooks())]);
     assert_eq!(status(&output), code, "{}", text(&output));
     snapbox::Assert::new()
         .action_env("SNAPSHOTS")

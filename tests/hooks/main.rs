@@ -16,3 +16,4 @@ mod newcomer;
 mod server_hooks;
 mod templates;
 mod walkthroughs;
+mod widen;

@@ -148,6 +148,25 @@ fn exercise(sandbox: &Sandbox, project: &Path, manager: &str) {
         log(&push)
     );
 
+    // status reads the manager's configuration: git runs the gate.
+    let status = sandbox.cmd(project, BIN, &["status", "--format", "json"]);
+    assert_eq!(status.status.code(), Some(0), "{manager}: {}", log(&status));
+    let report: serde_json::Value = serde_json::from_slice(&status.stdout).expect("status JSON");
+    for hook in report["hooks"].as_array().expect("hooks") {
+        assert_eq!(hook["manager"]["state"], "runs_gate", "{manager}: {hook}");
+        assert_eq!(
+            hook["diagnostics"],
+            serde_json::json!([]),
+            "{manager}: {hook}"
+        );
+    }
+    let human = sandbox.cmd(project, BIN, &["status"]);
+    assert!(
+        String::from_utf8_lossy(&human.stdout).contains("which runs `mastermind-hooks check"),
+        "{manager}: {}",
+        log(&human)
+    );
+
     let install = sandbox.cmd(project, BIN, &["install"]);
     assert_eq!(
         install.status.code(),
@@ -250,11 +269,106 @@ fn husky_runs_the_gate_by_the_books_recipe() {
     )
     .expect("pre-commit");
     std::fs::write(
+        project.join(".husky/pre-merge-commit"),
+        "mastermind-hooks check --staged\n",
+    )
+    .expect("pre-merge-commit");
+    std::fs::write(
         project.join(".husky/pre-push"),
         "mastermind-hooks check --push \"$@\"\n",
     )
     .expect("pre-push");
     exercise(&sandbox, &project, "husky");
+}
+
+/// A manager whose configuration does not run the gate is reported as
+/// such, with the recipe, and hk's configuration is read from `hk.pkl`
+/// (hk itself is not served by the package registries this project's CI
+/// reaches, and its `hk.pkl` amends a package fetched from the network, so
+/// the hook script hk writes stands in for it).
+#[test]
+fn status_reads_hk_pkl_and_names_a_manager_that_does_not_run_the_gate() {
+    let sandbox = Sandbox::new();
+    let project = sandbox.project();
+    let hooks = project.join(".git/hooks");
+    std::fs::create_dir_all(&hooks).expect("hooks");
+    for hook in ["pre-commit", "pre-push"] {
+        let path = hooks.join(hook);
+        std::fs::write(
+            &path,
+            format!("#!/bin/sh\ntest \"${{HK:-1}}\" = \"0\" || exec hk run {hook} \"$@\"\n"),
+        )
+        .expect("hook");
+        crate::common::make_executable(&path);
+    }
+    std::fs::write(
+        project.join("hk.pkl"),
+        format!(
+            "amends \"package://github.com/jdx/hk/releases/download/v1.0.0/hk@1.0.0#/Config.pkl\"\n{}",
+            mastermind_hooks::install::managers::RECIPE_HK
+        ),
+    )
+    .expect("hk.pkl");
+    let status = sandbox.cmd(
+        &project,
+        BIN,
+        &[
+            "status",
+            "--hook",
+            "pre-commit",
+            "--hook",
+            "pre-push",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(status.status.code(), Some(1), "{}", log(&status));
+    let report: serde_json::Value = serde_json::from_slice(&status.stdout).expect("JSON");
+    assert_eq!(report["hooks"][0]["manager"]["name"], "hk");
+    assert_eq!(report["hooks"][0]["manager"]["state"], "runs_gate");
+    assert_eq!(report["hooks"][0]["manager"]["config"], "hk.pkl");
+    // The recipe leaves pre-push to mastermind-hooks' shim: hk's pre-push
+    // here runs no gate, and status says so, with the recipe.
+    assert_eq!(report["hooks"][1]["manager"]["state"], "does_not_run");
+    let d = &report["hooks"][1]["diagnostics"][0];
+    assert_eq!(d["code"], "hook_not_installed");
+    assert!(
+        d["hint"].as_str().unwrap().contains("docs/src/hooks.md#hk"),
+        "{d}"
+    );
+}
+
+/// No recipe pins a release tag (none exists) or installs a crate that is
+/// not published; the recipes `install` prints are the book's.
+#[test]
+fn recipes_pin_no_missing_tag_and_install_from_the_source() {
+    use mastermind_hooks::install::managers::Manager;
+    let hooks_md = std::fs::read_to_string("docs/src/hooks.md").expect("hooks.md");
+    let manifest = std::fs::read_to_string(".pre-commit-hooks.yaml").expect("manifest");
+    let mut texts = vec![hooks_md.clone(), manifest];
+    texts.extend(Manager::ALL.iter().map(|m| m.recipe().to_string()));
+    for text in &texts {
+        assert!(
+            !text.lines().any(|l| l.trim_start().starts_with("rev: v")),
+            "a release tag is pinned, and none exists:\n{text}"
+        );
+        assert!(
+            !text.contains("cargo install --locked mastermind-hooks"),
+            "{text}"
+        );
+    }
+    for manager in [Manager::Lefthook, Manager::Hk] {
+        let recipe = manager.recipe();
+        for line in recipe
+            .lines()
+            .filter(|l| l.contains("mastermind-hooks check"))
+        {
+            assert!(
+                hooks_md.contains(line.trim()) || hooks_md.contains(line),
+                "{manager:?}: the book lacks `{line}`"
+            );
+        }
+    }
 }
 
 #[test]

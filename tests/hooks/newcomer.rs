@@ -16,7 +16,7 @@ fn text(output: &Output) -> String {
 }
 
 #[test]
-fn a_commit_that_touches_no_task_prints_one_line_and_quiet_prints_none() {
+fn a_commit_that_touches_no_task_prints_one_warning_line_even_quiet() {
     let repo = TestRepo::new();
     repo.write("a.txt", "a\n");
     repo.commit_all("start");
@@ -26,13 +26,16 @@ fn a_commit_that_touches_no_task_prints_one_line_and_quiet_prints_none() {
     assert_eq!(output.status.code(), Some(0));
     let said = String::from_utf8_lossy(&output.stderr).to_string();
     assert_eq!(said.lines().count(), 1, "{said}");
+    // The local hooks warn (CI and pre-receive would refuse it) but do not
+    // block a human at their desk.
     assert!(
-        said.starts_with("mastermind-hooks: no task folder changed"),
+        said.starts_with("mastermind-hooks: warning: the index touches no task: a.txt (modified); CI and pre-receive refuse"),
         "{said}"
     );
+    // Quiet never hides a warning, and it stays one line.
     let quiet = repo.run(&["check", "--staged", "--quiet"], None);
     assert_eq!(quiet.status.code(), Some(0));
-    assert_eq!(text(&quiet), "");
+    assert_eq!(text(&quiet), said);
     // Quiet never hides a finding.
     repo.write(
         ".mastermind/tasks/t/spec.md",
@@ -186,7 +189,7 @@ fn a_tracked_hooks_directory_needs_force_and_gets_portable_shims() {
     assert!(committed.status.success(), "{}", text(&committed));
     assert!(
         String::from_utf8_lossy(&committed.stderr)
-            .contains("mastermind-hooks: no task folder changed"),
+            .contains("mastermind-hooks: warning: the index touches no task"),
         "{}",
         text(&committed)
     );

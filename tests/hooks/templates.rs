@@ -320,6 +320,14 @@ pub(super) fn make_executable(file: &Path) {
     std::fs::set_permissions(file, permissions).unwrap();
 }
 
+/// The host's PATH without an installed `mastermind-hooks`: what a template
+/// runs is the binary a test names, never one the machine happens to have.
+fn host_path() -> String {
+    crate::common::tools::path_without(&["mastermind-hooks"])
+        .into_string()
+        .expect("a UTF-8 PATH")
+}
+
 /// Run a script with a clean environment (only PATH and HOME from the host,
 /// so a host that is itself a CI runner does not leak in) plus `env`.
 fn run_script(script: &str, cwd: &Path, env: &[(&str, &str)]) -> Output {
@@ -328,7 +336,7 @@ fn run_script(script: &str, cwd: &Path, env: &[(&str, &str)]) -> Output {
         .arg(path(script))
         .current_dir(cwd)
         .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("PATH", host_path())
         .env("HOME", std::env::var_os("HOME").unwrap_or_default());
     for (k, v) in env {
         command.env(k, v);
@@ -766,7 +774,7 @@ impl Runner {
             temp: scratch.join("runner-temp"),
             tool_cache: scratch.join("tool-cache"),
             cache: scratch.join("github-cache"),
-            path: std::env::var("PATH").unwrap_or_default(),
+            path: host_path(),
         }
     }
 
@@ -782,12 +790,10 @@ impl Runner {
             std::fs::copy(path(file), root.join(file)).unwrap();
         }
         let mut dirs: Vec<String> = cargo.iter().map(|c| c.dir.display().to_string()).collect();
-        dirs.extend(
-            std::env::var("PATH")
-                .unwrap_or_default()
-                .split(':')
-                .filter(|d| !Path::new(d).join("cargo").exists())
-                .map(str::to_string),
+        dirs.push(
+            crate::common::tools::path_without(&["mastermind-hooks", "cargo"])
+                .into_string()
+                .expect("a UTF-8 PATH"),
         );
         Runner {
             action_dir: root.join("ci-templates/github"),
@@ -1112,7 +1118,7 @@ pub(super) fn run_gitlab_job(cwd: &Path, extra: &[(&str, &str)]) -> Output {
         .args(["-e", "-c", &script])
         .current_dir(cwd)
         .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("PATH", host_path())
         .env("HOME", std::env::var_os("HOME").unwrap_or_default());
     for (var, value) in job["mastermind-hooks"]["variables"].as_object().unwrap() {
         command.env(var, value.as_str().unwrap());
@@ -1312,6 +1318,12 @@ fn github_action_passes_a_pull_request_whose_task_holds() {
 fn the_require_task_input_makes_a_task_mandatory() {
     let repo = common::TestRepo::new();
     repo.write("src/lib.py", "x = 1\n");
+    // The base allows untasked changes by anyone who writes an author (a
+    // forgeable rule): require-task overrides it.
+    repo.write(
+        ".mastermind/hooks.yaml",
+        "untasked:\n  rules:\n    - action: allow\n      authors: ['*']\n",
+    );
     repo.commit_all("base");
     repo.git(&["checkout", "-q", "-b", "feature"]);
     repo.write("src/lib.py", "x = 2\n");
@@ -1832,11 +1844,7 @@ fn the_gitlab_job_builds_a_pinned_source_once_and_refuses_an_unpinned_one() {
     let cargo = FakeCargo::new(scratch.path());
     let (url, rev) = source_repo(scratch.path());
     let (_, env, _) = gitlab_pipelines(&repo).remove(0);
-    let path_var = format!(
-        "{}:{}",
-        cargo.dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path_var = format!("{}:{}", cargo.dir.display(), host_path());
     let mut env = env;
     env.push(("PATH", path_var));
     env.push(("MASTERMIND_HOOKS_SOURCE_URL", url));
@@ -1905,10 +1913,35 @@ fn the_gitlab_job_without_a_binary_still_writes_both_reports() {
 #[test]
 fn rerun_is_passed_exactly_when_asked() {
     for script in ["ci-templates/github/run.sh", "ci-templates/gitlab/run.sh"] {
-        for (rerun, timeout, tail) in [
-            ("false", "600", vec![]),
-            ("true", "600", vec!["--rerun", "--rerun-timeout", "600"]),
-            ("true", "", vec!["--rerun"]),
+        for (rerun, timeout, extra, tail) in [
+            ("false", "600", vec![], vec![]),
+            ("true", "600", vec![], vec!["--rerun", "--rerun-timeout", "600"]),
+            ("true", "", vec![], vec!["--rerun"]),
+            (
+                "true",
+                "",
+                vec![
+                    ("MASTERMIND_HOOKS_RERUN_JOBS", "3"),
+                    ("MASTERMIND_HOOKS_RERUN_IN", "worktree"),
+                    ("MASTERMIND_HOOKS_ATTESTATION", "rerun.intoto.json"),
+                ],
+                vec![
+                    "--rerun",
+                    "--rerun-jobs",
+                    "3",
+                    "--rerun-in",
+                    "worktree",
+                    "--attestation",
+                    "rerun.intoto.json",
+                ],
+            ),
+            // Without rerun the re-run's settings say nothing.
+            (
+                "false",
+                "",
+                vec![("MASTERMIND_HOOKS_ATTESTATION", "rerun.intoto.json")],
+                vec![],
+            ),
         ] {
             let stub = Stub::new();
             let work = tempfile::tempdir().unwrap();
@@ -1921,7 +1954,10 @@ fn rerun_is_passed_exactly_when_asked() {
                     ("MASTERMIND_HOOKS_RERUN", rerun),
                     ("MASTERMIND_HOOKS_RERUN_TIMEOUT", timeout),
                     ("NO_COLOR", "1"),
-                ],
+                ]
+                .into_iter()
+                .chain(extra.iter().copied())
+                .collect::<Vec<_>>(),
             );
             assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
             for (argv, _) in stub.calls() {
@@ -1930,6 +1966,27 @@ fn rerun_is_passed_exactly_when_asked() {
                 assert_eq!(argv[..expected.len()], expected[..], "{script} {rerun}");
                 assert_known_command(&argv);
             }
+        }
+        // A bad value is refused before anything runs.
+        for (name, value) in [
+            ("MASTERMIND_HOOKS_RERUN_JOBS", "0"),
+            ("MASTERMIND_HOOKS_RERUN_JOBS", "many"),
+            ("MASTERMIND_HOOKS_RERUN_IN", "elsewhere"),
+        ] {
+            let stub = Stub::new();
+            let work = tempfile::tempdir().unwrap();
+            let output = run_script(
+                script,
+                work.path(),
+                &[
+                    ("MASTERMIND_HOOKS_BIN", stub.bin().to_str().unwrap()),
+                    ("MASTERMIND_HOOKS_RERUN", "true"),
+                    (name, value),
+                    ("NO_COLOR", "1"),
+                ],
+            );
+            assert_eq!(output.status.code(), Some(2), "{script} {name}={value}");
+            assert!(stub.calls().is_empty(), "{script} {name}={value}");
         }
     }
 }

@@ -18,8 +18,9 @@ use gix::bstr::ByteSlice;
 pub const REQUIRE_TASK_VAR: &str = "MASTERMIND_HOOKS_REQUIRE_TASK";
 
 /// Apply `MASTERMIND_HOOKS_REQUIRE_TASK` to a configuration. `true` demands
-/// a task for every change; `false` or unset leaves the configuration as it
-/// is, so the variable can only make the gate stricter, never relax what the
+/// a task for every change outside `.mastermind/`, whatever the untasked
+/// rules allow (only the configuration file still follows them); `false`
+/// or unset leaves the configuration as it is, so the variable can only make the gate stricter, never relax what the
 /// base's configuration asks for. Anything else is a usage error.
 pub fn require_task_from_env(
     mut config: Config,
@@ -30,7 +31,8 @@ pub fn require_task_from_env(
         Some(Some("" | "false")) => Ok(config),
         Some(Some("true")) => {
             config.require_task = true;
-            config.untasked.default = UntaskedAction::Deny;
+            config.untasked.default = Some(UntaskedAction::Deny);
+            config.untasked.forced = true;
             Ok(config)
         }
         Some(other) => Err(vec![Diagnostic::new(

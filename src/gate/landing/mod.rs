@@ -118,8 +118,12 @@ pub struct Landing {
     /// The tip of the change (receipts with `freshness: head`).
     pub tip: At,
     pub tip_label: String,
-    /// The branch being changed, for the untasked policy.
+    /// The branch being changed (the target branch), for the policies'
+    /// `branches`.
     pub branch: Option<String>,
+    /// What the mode knows about who makes the change (pushers, actors),
+    /// where it comes from and the protected branch (`crate::gate::identity`).
+    pub identity: crate::gate::identity::facts::Facts,
     /// A label for the change in task results (the pushed ref, say).
     pub label: Option<String>,
 }

@@ -92,6 +92,7 @@ impl Update {
             tip_label,
             branch: self.branch,
             label: Some(self.label),
+            identity: Default::default(),
         })
     }
 }
@@ -236,7 +237,20 @@ pub fn check(
             branch: Some(branch_of(&line.remote_ref)),
             label,
         };
-        judge(repo, &update.landing(repo, ViewKind::Push)?, out);
+        let mut landing = update.landing(repo, ViewKind::Push)?;
+        // The branch pushed from (the agent recognisers' and
+        // `source_branches`' branch), and the remote's default branch,
+        // where the planning findings read a task's landed spec and report.
+        landing.identity.source_branch = line
+            .local_ref
+            .strip_prefix("refs/heads/")
+            .map(str::to_string);
+        landing.identity.protected = advertised
+            .as_ref()
+            .ok()
+            .and_then(|refs| refs.default_tip)
+            .filter(|id| repo.has_commit(*id));
+        judge(repo, &landing, out);
     }
     Ok(())
 }

@@ -197,6 +197,7 @@ fn judge_all(repo: &Repo, updates: &[RefUpdate], out: &mut Collected) -> Result<
     // feature branch, a ref outside `refs/heads/` that was never judged)
     // are judged again when they come to this ref.
     let protected: Vec<ObjectId> = default_tip.into_iter().collect();
+    let pushers = crate::gate::identity::server::pushers_from_process();
     for update in updates {
         match judgement(repo, update, default_tip, default_ref.as_deref())? {
             Judgement::Skip(why) => {
@@ -228,7 +229,12 @@ fn judge_all(repo: &Repo, updates: &[RefUpdate], out: &mut Collected) -> Result<
                     ),
                     label,
                 };
-                judge(repo, &change.landing(repo, ViewKind::Receive)?, out);
+                let mut landing = change.landing(repo, ViewKind::Receive)?;
+                // Who the server says pushed, and the default branch as it
+                // was before the push (crate::gate::identity).
+                landing.identity.pushers = pushers.clone();
+                landing.identity.protected = default_tip;
+                judge(repo, &landing, out);
             }
         }
     }

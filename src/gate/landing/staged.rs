@@ -48,6 +48,7 @@ pub fn landing(repo: &Repo) -> Result<Landing, RepoError> {
         pending: Some(view),
         branch: steps::current_branch(repo),
         label: None,
+        identity: Default::default(),
     })
 }
 

@@ -49,6 +49,7 @@ pub fn landing(repo: &Repo, since: Option<&str>) -> Result<Landing, RepoError> {
         pending: Some(view),
         branch: steps::current_branch(repo),
         label: None,
+        identity: Default::default(),
     })
 }
 

@@ -205,6 +205,7 @@ pub fn evaluate_in_worktree(
         tip_label: label.clone(),
         branch: None,
         label: None,
+        identity: Default::default(),
     };
     let gate = super::Gate {
         repo,

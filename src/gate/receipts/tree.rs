@@ -5,7 +5,11 @@
 //! is unchanged where it can be resolved: a repository-relative `argv[0]`
 //! from the task's last step in every mode, an absolute or `PATH` one on
 //! this machine in the local modes only (a CI runner's `/usr/bin/python3`
-//! is not the developer's).
+//! is not the developer's). A repository-relative `argv[0]` the commit does
+//! not carry (`node_modules/.bin/vitest`, `.venv/bin/pytest`: an ignored
+//! directory the project's setup fills) is bound by its path and the sha256
+//! the runner saw: the local modes compare it on disk, the others cannot see
+//! it and leave it to `check --ci --rerun`, which resolves it after setup.
 
 use super::freshness;
 use super::{CheckResult, Declared, Memo, sha_hex};
@@ -74,7 +78,7 @@ fn executable_now(ctx: &TaskContext<'_>, run: &RunDeclaration) -> Result<Current
                 "{path} is not an executable regular file in {}",
                 ctx.at_label
             )),
-            None => Current::Unresolved(format!("{path} does not exist in {}", ctx.at_label)),
+            None => outside_the_tree(ctx, &path, &run.cwd, argv0),
         }),
         _ if !gate.landing.kind.is_local() => Ok(Current::NotCompared),
         _ => {
@@ -89,6 +93,24 @@ fn executable_now(ctx: &TaskContext<'_>, run: &RunDeclaration) -> Result<Current
                 },
             )
         }
+    }
+}
+
+/// A repository-relative executable the view does not carry: an ignored
+/// directory's tool. On this machine (the local modes) it is compared on
+/// disk; elsewhere it cannot be seen (a re-run resolves it).
+fn outside_the_tree(ctx: &TaskContext<'_>, path: &str, cwd: &str, argv0: &str) -> Current {
+    let gate = ctx.gate;
+    let root = gate.repo.workdir().filter(|_| gate.landing.kind.is_local());
+    let Some(root) = root else {
+        return Current::NotCompared;
+    };
+    match executable::resolve(argv0, &root.join(cwd), None) {
+        Ok(found) => Current::Sha(found.sha256),
+        Err(e) => Current::Unresolved(format!(
+            "{path} is neither in {} nor on disk ({e})",
+            ctx.at_label
+        )),
     }
 }
 
@@ -149,7 +171,21 @@ pub(super) fn check<'r>(
     };
     let locate = |d: Diagnostic| d.with_path(path);
     if inspection.state != CheckState::Current {
-        out.diagnostics = inspection.diagnostics.into_iter().map(locate).collect();
+        // A receipt that must simply be written again says how (issue 27:
+        // "Re-run the check" named no command).
+        let refresh = freshness::refresh_hint(spec_path, &run.id, path);
+        out.diagnostics = inspection
+            .diagnostics
+            .into_iter()
+            .map(locate)
+            .map(|d| match d.code {
+                Code::receipt_spec_changed
+                | Code::receipt_binding_mismatch
+                | Code::receipt_executable_changed
+                | Code::receipt_pending => d.with_hint(refresh.clone()),
+                _ => d,
+            })
+            .collect();
         return Ok(out);
     }
     let Some(receipt) = inspection.receipt else {

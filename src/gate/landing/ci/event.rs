@@ -48,7 +48,8 @@ impl CiEnv {
     /// Snapshot the process environment.
     pub fn from_process() -> CiEnv {
         let mut vars = HashMap::new();
-        for name in VARS {
+        // The identity facts' variables (actors, branches) too.
+        for name in VARS.iter().chain(crate::gate::identity::ci::VARS) {
             if let Some(value) = std::env::var(name).ok().filter(|v| !v.is_empty()) {
                 vars.insert(name.to_string(), value);
             }
@@ -148,17 +149,4 @@ pub struct Detected {
     /// itself is an honest "nothing to land" (a dispatch on the default
     /// branch, a new branch at the default branch's tip).
     pub expects_change: bool,
-}
-
-/// The branch the change comes from, for the untasked policy's `branches`:
-/// the pull request's head branch, else the branch being built.
-pub fn head_branch() -> Option<String> {
-    [
-        "GITHUB_HEAD_REF",
-        "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME",
-        "CI_COMMIT_BRANCH",
-        "GITHUB_REF_NAME",
-    ]
-    .iter()
-    .find_map(|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
 }

@@ -20,17 +20,15 @@ use super::{At, Landing, Target, ViewKind, steps};
 use crate::codes::Code;
 use crate::config::Config;
 use crate::diagnostic::Diagnostic;
+use crate::gate::identity;
 use crate::repo::tree::{View, short};
 use crate::repo::{Repo, RepoError};
 use event::{CiEnv, Commits, Detected, Platform};
 use gix::ObjectId;
 
-/// `check --ci --rerun [--rerun-timeout SECONDS]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Rerun {
-    /// The time all re-runs together may take.
-    pub timeout: Option<std::time::Duration>,
-}
+/// `check --ci --rerun [--rerun-timeout SECONDS] [--rerun-jobs N]
+/// [--rerun-in WHERE] [--attestation FILE]`.
+pub use crate::runner::rerun::Options as Rerun;
 
 /// The platform's base and head, `None` outside CI.
 pub fn detect(env: &CiEnv, git: &dyn Commits) -> Result<Option<Detected>, Diagnostic> {
@@ -160,9 +158,25 @@ pub fn landing(repo: &Repo, base: ObjectId, head: ObjectId) -> Result<Landing, R
         lands_label: format!("the merge of {} into {}", short(head), short(base)),
         tip,
         tip_label: format!("the head {}", short(head)),
-        branch: event::head_branch(),
+        // The target branch and the identity facts come from the event
+        // data (`fill_identity`).
+        branch: None,
         label: None,
+        identity: Default::default(),
     })
+}
+
+/// The target branch and what the platform vouches for (the actors), from
+/// the event data (`crate::gate::identity::ci`).
+fn fill_identity(landing: &mut Landing, env: &CiEnv, repo: &Repo, base: ObjectId) {
+    let var = |name: &str| env.var(name).map(str::to_string);
+    let event = match &env.event {
+        Some(Ok(value)) => Some(value),
+        _ => None,
+    };
+    let data = identity::ci::CiData { var: &var, event };
+    landing.branch = identity::ci::branches(&data).0;
+    landing.identity = identity::ci::facts(&data, base, &|rev| repo.resolve_commit(rev).ok());
 }
 
 /// Judge the change CI builds: base and head from the flags and the event
@@ -174,7 +188,8 @@ pub fn check(
     rerun: Option<&Rerun>,
     out: &mut Collected,
 ) -> Result<(), RepoError> {
-    let (base_rev, head_rev) = match revisions(&CiEnv::from_process(), repo, base, head) {
+    let env = CiEnv::from_process();
+    let (base_rev, head_rev) = match revisions(&env, repo, base, head) {
         Ok(revs) => revs,
         Err(d) => {
             out.note(d);
@@ -183,52 +198,71 @@ pub fn check(
     };
     let base = resolve_for_ci(repo, &base_rev, "base")?;
     let head = resolve_for_ci(repo, &head_rev, "head")?;
-    let landing = landing(repo, base, head)?;
+    let mut landing = landing(repo, base, head)?;
+    fill_identity(&mut landing, &env, repo, base);
     let Some(config) = judge(repo, &landing, out) else {
         return Ok(());
     };
     if let (Some(rerun), At::Tree(merged)) = (rerun, landing.lands) {
-        let lands = View::from_tree(repo, merged, landing.lands_label.clone())?;
+        let lands = crate::runner::rerun::Landing {
+            tree: merged,
+            head,
+            label: landing.lands_label.clone(),
+        };
         rerun_after_gate(repo, &lands, &config, rerun, out);
     }
     Ok(())
 }
 
 /// `--rerun`, after the gate has run: re-execute every observed check of
-/// every task the gate checked, in an isolated checkout of `lands` (the
-/// tree that lands), and add each task's findings as its `rerun` check
-/// (`crate::runner::rerun` does the work).
+/// every task the gate judged, as it judged it (`crate::runner::rerun` does
+/// the work, where the project runs), add each task's findings as its
+/// `rerun` check, and write the statement `--attestation` asks for with the
+/// run's verdict.
 fn rerun_after_gate(
     repo: &Repo,
-    lands: &View,
+    lands: &crate::runner::rerun::Landing,
     config: &Config,
     rerun: &Rerun,
     out: &mut Collected,
 ) {
-    let interrupt = match crate::runner::signals::install() {
-        Ok(flag) => flag,
-        Err(e) => {
-            out.note(Diagnostic::new(
-                Code::rerun_unavailable,
-                format!("cannot handle SIGINT/SIGTERM for the re-run: {e}"),
-            ));
-            return;
-        }
-    };
-    let tasks: Vec<String> = out.tasks.iter().map(|t| t.task.clone()).collect();
-    match crate::runner::rerun::rerun_tasks(repo, lands, &tasks, rerun.timeout, &interrupt) {
-        Err(d) => out.note(config.apply(d)),
-        Ok(per_task) => {
-            for (task, diagnostics) in per_task {
-                let Some(result) = out.tasks.iter_mut().find(|t| t.task == task) else {
-                    continue;
-                };
-                let diagnostics = diagnostics.into_iter().map(|d| config.apply(d)).collect();
-                result
-                    .checks
-                    .push(crate::report::CheckOutcome::new("rerun", diagnostics));
-                result.ok = result.checks.iter().all(|c| c.ok);
-            }
+    let judged: Vec<(String, crate::report::Judged)> = out
+        .tasks
+        .iter()
+        .filter_map(|t| Some((t.task.clone(), t.judged.clone()?)))
+        .collect();
+    let tasks: Vec<crate::runner::rerun::Task<'_>> = judged
+        .iter()
+        .map(|(dir, judged)| crate::runner::rerun::Task { dir, judged })
+        .collect();
+    let done = crate::runner::rerun::after_gate(repo, lands, &tasks, config, rerun);
+    for (task, diagnostics) in done.per_task {
+        let Some(result) = out.tasks.iter_mut().find(|t| t.task == task) else {
+            continue;
+        };
+        let diagnostics = diagnostics.into_iter().map(|d| config.apply(d)).collect();
+        result
+            .checks
+            .push(crate::report::CheckOutcome::new("rerun", diagnostics));
+        result.ok = result.checks.iter().all(|c| c.ok);
+    }
+    for note in done.notes {
+        out.note(config.apply(note));
+    }
+    if let Some(path) = &rerun.attestation {
+        let verdict = crate::diagnostic::ExitStatus::of(
+            out.files
+                .iter()
+                .flat_map(|f| f.diagnostics.iter())
+                .chain(
+                    out.tasks
+                        .iter()
+                        .flat_map(|t| t.checks.iter().flat_map(|c| c.diagnostics.iter())),
+                )
+                .chain(out.diagnostics.iter()),
+        );
+        if let Err(d) = crate::runner::attestation::write(path, &done.record, verdict) {
+            out.note(d);
         }
     }
 }
