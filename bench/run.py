@@ -2,12 +2,14 @@
 """The benchmark harness: one run, every row side by side with its physical
 limits (git itself, openssl, ajv-cli), medians and ratios, peak memory.
 
-usage: bench/run.py [--sizes small,limit,large] [--runs N] [--tasks N] [--out bench/RESULTS.md]
+usage: bench/run.py [--sizes small,limit,large] [--runs N] [--tasks N] [--folders N] [--out bench/RESULTS.md]
 
 Every budget of DESIGN.md section 8 / issue 18 is a row of the "budgets" table:
 the command, its floor (git's own read of the same data, or openssl), both
 measured in one hyperfine call, and the ratio against the limit. `--tasks N`
-adds the many-tasks row (N tasks with distinct baselines, bench/gen_tasks.py).
+adds the many-tasks row (N tasks with distinct baselines, bench/gen_tasks.py);
+`--folders N` the rows of one commit touching N and 2N task folders
+(bench/gen_folders.py), whose ratio shows how the cost grows.
 
 Needs hyperfine (Debian: apt install hyperfine), git, openssl, python3; ajv-cli
 is installed into bench/work/ on first use when npm can reach its registry (the
@@ -243,6 +245,21 @@ def tasks_row(tasks, runs):
     return ours, floor, heap, rss
 
 
+def folders_rows(folders, runs):
+    """One commit touching FOLDERS task folders and one touching twice as
+    many, measured in one hyperfine call: the ratio says how the cost grows
+    (2x linear, 4x quadratic)."""
+    paths = []
+    for n in (folders, 2 * folders):
+        path = os.path.join(WORK, f"repo-folders-{n}")
+        if not os.path.isdir(os.path.join(path, ".git")):
+            sh([sys.executable, os.path.join(HERE, "gen_folders.py"), path, str(n)])
+        paths.append(path)
+    commands = [f"sh -c 'cd {p} && {BIN} check --ci --base main --head feature > /dev/null'"
+                for p in paths]
+    return hyperfine_many("folders", commands, WORK, max(3, runs // 3), shell="sh")
+
+
 def agent_hook_rows(repo, runs):
     """`agent-hook stop` as Claude Code runs it: a Stop payload on stdin, on a
     repository with one task changed, beside `check --worktree` (the gate it
@@ -361,6 +378,7 @@ def main():
     parser.add_argument("--sizes", default="small,limit")
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--tasks", type=int, default=0)
+    parser.add_argument("--folders", type=int, default=0)
     parser.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"))
     args = parser.parse_args()
     for tool in ["hyperfine", "git", "openssl"]:
@@ -427,6 +445,13 @@ def main():
                   "|---|---|---|---|---|---|",
                   f"| check --ci over every task commit | {fmt(ours)} | {fmt(floor)} | {ratio(ours, floor)} "
                   f"| {mib(heap)} | {mib(rss)} |", ""]
+    if args.folders:
+        one, two = folders_rows(args.folders, args.runs)
+        lines += [f"### one change touching many task folders", "",
+                  "| row | median | ratio | budget |", "|---|---|---|---|",
+                  f"| check --ci, {args.folders:,} folders in one commit | {fmt(one)} | | |",
+                  f"| check --ci, {2 * args.folders:,} folders in one commit | {fmt(two)} "
+                  f"| {ratio(two, one)} of the row above | <= 2.5x (linear: 2x) |", ""]
     rows = dict(validate_rows(args.runs))
     ajv = rows.get("ajv-cli, same 1,000 reports")
     ours = rows.get("validate 1,000 reports (one process)")

@@ -5,7 +5,11 @@
 //! executor report, `state.json`, the audit tail, the receipts under
 //! `verification/` (and the runner's transient lock), plus files inside a
 //! task folder that the configuration names as agent files (plastic reports,
-//! intents, savepoints, subagent returns, findings ledgers). The Mastermind
+//! intents, savepoints, subagent returns, findings ledgers). By name, every
+//! `verification/*.json` looks like a receipt (that is what the tree
+//! digests leave out); the gate narrows it to the receipts of the check ids
+//! the task's spec declares ([`verification_file`] names the candidates),
+//! so anything else kept there is content. The Mastermind
 //! controller's runtime files are bookkeeping wherever scope is computed.
 //! `.mastermind/hooks.yaml` is the gate's own policy: ordinary for digests,
 //! but always judged as an untasked change, never inside a task's scope.
@@ -69,7 +73,17 @@ fn is_verification_artifact(name: &str) -> bool {
         || (!name.contains('/') && name.len() > ".json".len() && name.ends_with(".json"))
 }
 
-/// Classify a path. `agent_files` are the configuration's agent-file globs.
+/// For a receipt-named file directly under a task's `verification/`
+/// (`<id>.json`, `<id>.tree.json`; not `run.lock`): the task folder and the
+/// file name.
+pub fn verification_file(path: &str) -> Option<(&str, &str)> {
+    let task = task_dir_of(path)?;
+    let name = path[task.len() + 1..].strip_prefix("verification/")?;
+    (name != "run.lock" && is_verification_artifact(name)).then_some((task, name))
+}
+
+/// Classify a path by name. `agent_files` are the configuration's
+/// agent-file globs.
 pub fn classify<'a>(path: &'a str, agent_files: &[&Globs]) -> PathClass<'a> {
     if !path.starts_with(MASTERMIND_DIR) {
         return PathClass::Ordinary;

@@ -355,7 +355,7 @@ codes! {
 
     // ---- the model of a change: attribution and trust (DESIGN.md section 5)
     task_baseline_invalid: Error, Violation,
-        "A task's baseline_ref must be an ancestor of the change's base (HEAD, the remote's commit, the merge base).",
+        "A task's baseline_ref must be an ancestor of the protected target the change lands on (HEAD, the remote's commit, the default branch's or the target branch's tip).",
         "Point baseline_ref in state.json at a commit the base already has, or remove it.";
     task_archived: Note, Violation,
         "A task folder was removed (the task is archived); its earlier commits were judged when they landed.",
@@ -390,6 +390,24 @@ codes! {
     config_repaired: Note, Violation,
         "The base's configuration is invalid and this change only repairs it; nothing else was judged more leniently.",
         "Nothing to do.";
+    config_repair_loosened: Error, Violation,
+        "A change that repairs the protected target's invalid configuration may fix it, never judge more leniently than the newest valid configuration before it (a deletion only repairs where there was none).",
+        "Repair the file so that it keeps everything the newest valid configuration asked for; loosen it later in a change of its own, which the valid configuration judges.";
+    config_deprecated: Warning, Violation,
+        "The protected configuration uses a setting that is read as its replacement.",
+        "Write the replacement named in the message in .mastermind/hooks.yaml.";
+    ref_history_unrelated: Error, Violation,
+        "A pushed branch or tag shares no history with the default branch, so no landed history vouches for its base.",
+        "Base the ref on the default branch, or allow such refs with `refs: {allow_unrelated_histories: true}` on the default branch.";
+    ref_not_a_commit: Note, Violation,
+        "A pushed tag names a tree or a blob: it carries no commit, so no task, and is not judged.",
+        "Nothing to do; tag commits to have them judged.";
+    task_planned: Note, Violation,
+        "With specs.require_on_base, a task whose spec is new and whose steps change no content is a plan: only its spec is judged until its work comes.",
+        "Land the plan, then do the work in a change of its own.";
+    verification_file_not_receipt: Error, Violation,
+        "Under a task's verification/ only the receipts of the checks its spec declares are bookkeeping; any other file there is content no receipt can vouch for.",
+        "Move the file out of verification/ (and declare it in the spec's scope), or delete it if it is the receipt of a check the spec no longer declares.";
     mastermind_symlink: Error, Violation,
         "Nothing under .mastermind/ may be a symlink.",
         "Replace the link with the file it points to, or move it out of .mastermind/.";
@@ -446,6 +464,15 @@ codes! {
     git_worktree_unavailable: Error, CannotCheck,
         "The working tree could not be read.",
         "Run in a non-bare repository with readable files.";
+    git_version_unsupported: Error, CannotCheck,
+        "The installed git is too old for what the gate asks of it (merges need `git merge-tree --write-tree`, git 2.38 or newer).",
+        "Install git 2.38 or newer and run again.";
+    git_object_format_unsupported: Error, CannotCheck,
+        "The repository uses an object format (hash) this build cannot read.",
+        "SHA-256 repositories are not supported yet: keep the gate on SHA-1 repositories (or judge a SHA-1 mirror of this one).";
+    git_partial_clone: Error, CannotCheck,
+        "The clone is partial (`--filter`) and lacks objects the gate reads: every file of what lands, and the trees of the commits it compares.",
+        "Fetch the objects with `git fetch --refetch --no-filter origin`, or clone without `--filter` (actions/checkout: leave `filter` unset).";
 
     // ---- verification receipt v1 (section 4) ---------------------------
     receipt_too_large: Error, Violation,

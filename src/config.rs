@@ -16,18 +16,32 @@ use std::collections::BTreeMap;
 pub const CONFIG_PATH: &str = ".mastermind/hooks.yaml";
 pub const MAX_CONFIG_BYTES: usize = 256 * 1024;
 
-/// Which tree a receipt must match to be current.
+/// Which content a receipt must match to be current.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Freshness {
+    /// By scope: the tree of the step that committed the receipt (the
+    /// staged tree in pre-commit) equals what lands on every path of the
+    /// task's territory (declared scope and changed paths), except where
+    /// what lands is the protected target's own content.
+    #[default]
+    Scope,
+    /// What lands, whole: the merge of head into base in CI, the tip
+    /// elsewhere.
+    Merge,
+    /// The tip of the change, whole (the head commit in CI, the pushed
+    /// commit).
+    Head,
+}
+
+/// `receipts.freshness` as written: `task` is the name `scope` had before
+/// it covered every later step, and is read as `scope`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Freshness {
-    /// Where the check ran: the tree of the commit that added or last
-    /// changed the receipt (the staged tree in pre-commit); a later commit
-    /// of the same task that changes content makes it stale.
+enum FreshnessFile {
     #[default]
+    Scope,
     Task,
-    /// What lands: the merge of head into base in CI, the tip elsewhere.
     Merge,
-    /// The tip of the change (the head commit in CI, the pushed commit).
     Head,
 }
 
@@ -228,9 +242,16 @@ struct SpecsFile {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
+struct RefsFile {
+    #[serde(default)]
+    allow_unrelated_histories: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct ReceiptsFile {
     #[serde(default)]
-    freshness: Freshness,
+    freshness: FreshnessFile,
     #[serde(default)]
     accept_unverifiable_v1: bool,
 }
@@ -351,6 +372,8 @@ struct ConfigFile {
     #[serde(default)]
     specs: SpecsFile,
     #[serde(default)]
+    refs: RefsFile,
+    #[serde(default)]
     agent_hooks: AgentHooksFile,
     #[serde(default)]
     contracts: Contracts,
@@ -431,6 +454,9 @@ pub struct Config {
     pub allowed_signers: Option<String>,
     pub spec_changes: SpecChanges,
     pub specs_on_base: bool,
+    /// `refs.allow_unrelated_histories`: a pushed ref may share no history
+    /// with the default branch.
+    pub allow_unrelated_histories: bool,
     /// `agent_hooks`: the agent-harness hooks (`agent-hook stop|subagent`).
     pub agent_hooks: AgentHooks,
     /// The contract knobs (`contracts:`).
@@ -439,6 +465,9 @@ pub struct Config {
     pub rerun: Rerun,
     /// Where the configuration came from, for messages.
     pub source: Option<String>,
+    /// Findings about the file itself that do not stop the gate (a
+    /// deprecated setting read as its replacement).
+    pub notes: Vec<Diagnostic>,
 }
 
 fn config_error(message: String, line: Option<u32>) -> Diagnostic {
@@ -570,14 +599,36 @@ impl Config {
                 Globs::default()
             }
         };
+        let mut notes = Vec::new();
+        let freshness = match file.receipts.freshness {
+            FreshnessFile::Scope => Freshness::Scope,
+            FreshnessFile::Merge => Freshness::Merge,
+            FreshnessFile::Head => Freshness::Head,
+            FreshnessFile::Task => {
+                notes.push(
+                    Diagnostic::new(
+                        Code::config_deprecated,
+                        format!(
+                            "{source}: receipts.freshness `task` is read as `scope`: a receipt must match what lands on every path its task covers, whichever later step changed it"
+                        ),
+                    )
+                    .with_path(CONFIG_PATH)
+                    .with_line(node.line_of_pointer("/receipts/freshness"))
+                    .with_pointer("/receipts/freshness")
+                    .with_hint("write `freshness: scope` (or `merge` for the whole tree)"),
+                );
+                Freshness::Scope
+            }
+        };
         let config = Config {
             untasked,
             planning,
             allowed_signers,
             spec_changes: file.specs.changes,
             specs_on_base: file.specs.require_on_base,
+            allow_unrelated_histories: file.refs.allow_unrelated_histories,
             require_task: file.require_task,
-            freshness: file.receipts.freshness,
+            freshness,
             accept_unverifiable_v1: file.receipts.accept_unverifiable_v1,
             exclude: globs(&file.exclude, "exclude"),
             plastic_reports: globs(&file.plastic_reports, "plastic_reports"),
@@ -595,6 +646,7 @@ impl Config {
             contracts: file.contracts,
             rerun: Rerun::from_file(file.rerun),
             source: Some(source.to_string()),
+            notes,
         };
         if problems.is_empty() {
             Ok(config)

@@ -134,16 +134,16 @@ pub fn check(gate: &Gate<'_>) -> Result<Vec<FileResult>> {
         .flat_map(|s| s.changes.iter())
         .filter_map(|c| c.path.to_str().ok())
         .collect();
-    let base = match gate.landing.base {
-        Some(commit) => Snapshot::Tree(gate.repo.commit_tree(commit)?),
-        None => Snapshot::Empty,
-    };
+    let base = gate.target();
     let mut results = Vec::new();
     for path in touched {
         let Some(kind) = configured_kind(gate.config, path) else {
             continue;
         };
-        let (before, after) = (base.get(gate.repo, path)?, gate.tip().get(gate.repo, path)?);
+        let (before, after) = (
+            base.get(gate.repo, path)?,
+            gate.lands().get(gate.repo, path)?,
+        );
         let Some(change) = ChangeKind::between(before.as_ref(), after.as_ref()) else {
             continue;
         };
@@ -151,7 +151,7 @@ pub fn check(gate: &Gate<'_>) -> Result<Vec<FileResult>> {
         let new_bytes = if change == ChangeKind::Deleted {
             None
         } else {
-            match gate.tip().read(gate.repo, path, kind.max_bytes())? {
+            match gate.lands().read(gate.repo, path, kind.max_bytes())? {
                 None => None,
                 Some(Content::Bytes(bytes)) => {
                     diagnostics.extend(if kind == Kind::SubagentReturn {
@@ -174,7 +174,10 @@ pub fn check(gate: &Gate<'_>) -> Result<Vec<FileResult>> {
                 Some(Content::NotRegular(_)) => {
                     diagnostics.push(Diagnostic::new(
                         Code::artifact_not_regular_file,
-                        format!("{path} is not a regular file in {}", gate.landing.tip_label),
+                        format!(
+                            "{path} is not a regular file in {}",
+                            gate.landing.lands_label
+                        ),
                     ));
                     None
                 }

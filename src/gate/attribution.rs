@@ -8,9 +8,8 @@
 //! *untasked*: its content changes go to the untasked policy, as does every
 //! change of `.mastermind/hooks.yaml`, whichever step makes it.
 
-use super::change::Step;
+use super::change::{Bookkeeping, Step};
 use crate::bookkeeping::PathClass;
-use crate::config::Globs;
 use crate::repo::changes::ChangeKind;
 use gix::bstr::ByteSlice;
 use std::collections::BTreeMap;
@@ -58,13 +57,13 @@ pub fn owners<'t>(tasks: &[&'t str], declares: impl Fn(&str) -> bool) -> Vec<&'t
 /// (and configuration) changes when it touched no task, else only a change
 /// of the configuration. Non-UTF-8 paths are returned lossily; the caller
 /// reports them.
-pub fn untasked_changes(step: &Step, agent_files: &[&Globs]) -> Vec<(String, ChangeKind)> {
+pub fn untasked_changes(step: &Step, bookkeeping: &Bookkeeping<'_>) -> Vec<(String, ChangeKind)> {
     let tasked = !step.touched_tasks().is_empty();
     step.changes
         .iter()
         .filter_map(|c| {
             let path = c.path.to_str_lossy();
-            let class = super::change::class_of(c, &path, agent_files);
+            let class = bookkeeping.class(c, &path);
             let keep = match class {
                 PathClass::Config => true,
                 PathClass::Ordinary => !tasked,
@@ -78,6 +77,7 @@ pub fn untasked_changes(step: &Step, agent_files: &[&Globs]) -> Vec<(String, Cha
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Globs;
     use crate::gate::change::{Identity, StepAt};
     use crate::repo::history::PathChange;
 
@@ -127,7 +127,7 @@ mod tests {
 
     #[test]
     fn configuration_changes_are_always_untasked() {
-        let none: [&Globs; 0] = [];
+        let none = Bookkeeping::by_name(Vec::<&Globs>::new());
         let tasked = step(&[
             ".mastermind/tasks/a/spec.md",
             ".mastermind/hooks.yaml",

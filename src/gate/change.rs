@@ -12,14 +12,118 @@
 //! ([`super::task_history`]), where a receipt was added and what changed
 //! after it ([`super::receipts::freshness`]).
 
-use crate::bookkeeping::{PathClass, classify};
+use crate::bookkeeping::{PathClass, classify, verification_file};
 use crate::config::Globs;
+use crate::contract::mastermind::spec;
+use crate::repo::Repo;
 use crate::repo::changes::ChangeKind;
 use crate::repo::history::{CommitMeta, PathChange};
 use crate::repo::snapshot::Snapshot;
-use crate::repo::tree::{View, short};
+use crate::repo::tree::{Content, View, short};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
+
+/// What is the agents' bookkeeping in one gate run: the known artifacts of
+/// task folders and the configured agent files (by name, as
+/// [`classify`] says), except that under a task's `verification/` only the
+/// receipts of the check ids its spec (as it lands) declares are; any
+/// other file there is content. A task whose spec cannot be read there is
+/// judged by name.
+pub struct Bookkeeping<'g> {
+    agent_files: Vec<&'g Globs>,
+    /// Where the binding specs are read: the repository and what lands.
+    specs: Option<(&'g Repo, Snapshot<'g>)>,
+    /// Per task folder: its declared receipt file names (`None`: by name).
+    declared: RefCell<HashMap<String, Option<BTreeSet<String>>>>,
+}
+
+impl<'g> Bookkeeping<'g> {
+    /// By name alone (no spec is read).
+    pub fn by_name(agent_files: Vec<&'g Globs>) -> Bookkeeping<'g> {
+        Bookkeeping {
+            agent_files,
+            specs: None,
+            declared: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// With the receipts each task's spec declares as `lands` has it.
+    pub fn declared_in(
+        agent_files: Vec<&'g Globs>,
+        repo: &'g Repo,
+        lands: Snapshot<'g>,
+    ) -> Bookkeeping<'g> {
+        Bookkeeping {
+            agent_files,
+            specs: Some((repo, lands)),
+            declared: RefCell::new(HashMap::new()),
+        }
+    }
+
+    pub fn agent_files(&self) -> &[&'g Globs] {
+        &self.agent_files
+    }
+
+    /// The receipt file names the task's spec declares (`None`: unknown).
+    fn receipts_of(&self, task: &str) -> Option<BTreeSet<String>> {
+        let (repo, lands) = self.specs?;
+        if let Some(known) = self.declared.borrow().get(task) {
+            return known.clone();
+        }
+        let path = format!("{task}/spec.md");
+        let names = match lands.read(repo, &path, spec::MAX_SPEC_BYTES) {
+            Ok(Some(Content::Bytes(bytes))) => {
+                let (parsed, _) = spec::check(&bytes);
+                parsed
+                    .frontmatter
+                    .as_ref()
+                    .filter(|_| parsed.frontmatter_error.is_none())
+                    .map(|frontmatter| {
+                        frontmatter
+                            .observed()
+                            .flat_map(|(_, run)| {
+                                [format!("{}.json", run.id), format!("{}.tree.json", run.id)]
+                            })
+                            .collect()
+                    })
+            }
+            _ => None,
+        };
+        self.declared
+            .borrow_mut()
+            .insert(task.to_string(), names.clone());
+        names
+    }
+
+    /// What a path is to the gate.
+    pub fn class_of_path<'p>(&self, path: &'p str) -> PathClass<'p> {
+        let class = classify(path, &self.agent_files);
+        if let (PathClass::TaskArtifact { .. }, Some((task, name))) =
+            (class, verification_file(path))
+            && !self.agent_files.iter().any(|globs| globs.is_match(path))
+            && self
+                .receipts_of(task)
+                .is_some_and(|declared| !declared.contains(name))
+        {
+            return PathClass::Ordinary;
+        }
+        class
+    }
+
+    /// What a changed path is: its class, except that the controller's
+    /// runtime files are bookkeeping only as regular files (a symlink or a
+    /// gitlink at such a path is content like any other).
+    pub fn class<'p>(&self, change: &PathChange, path: &'p str) -> PathClass<'p> {
+        match self.class_of_path(path) {
+            PathClass::Runtime if change.new.is_some_and(|e| !e.mode.is_file()) => {
+                PathClass::Ordinary
+            }
+            class => class,
+        }
+    }
+}
 
 /// Who made a step, as far as it is known.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -136,39 +240,14 @@ impl Step {
 
     /// The step's changes of content (ordinary paths, UTF-8), with their
     /// kind: what scope and the untasked policy judge.
-    pub fn content_changes<'s, 'g>(
+    pub fn content_changes<'s, 'b, 'g>(
         &'s self,
-        agent_files: &'g [&'g Globs],
-    ) -> impl Iterator<Item = (&'s str, ChangeKind)> + use<'s, 'g> {
+        bookkeeping: &'b Bookkeeping<'g>,
+    ) -> impl Iterator<Item = (&'s str, ChangeKind)> + use<'s, 'b, 'g> {
         self.changes.iter().filter_map(move |c| {
             let path = c.path.to_str().ok()?;
-            (class_of(c, path, agent_files) == PathClass::Ordinary).then_some((path, c.kind))
+            (bookkeeping.class(c, path) == PathClass::Ordinary).then_some((path, c.kind))
         })
-    }
-
-    /// True when the step changes content (not only bookkeeping).
-    pub fn changes_content(&self, agent_files: &[&Globs]) -> bool {
-        self.changes.iter().any(|c| match c.path.to_str() {
-            Ok(path) => matches!(
-                class_of(c, path, agent_files),
-                PathClass::Ordinary | PathClass::Config
-            ),
-            Err(_) => true,
-        })
-    }
-}
-
-/// What a changed path is: its class by name, except that the
-/// controller's runtime files are bookkeeping only as regular files (a
-/// symlink or a gitlink at such a path is content like any other).
-pub(crate) fn class_of<'p>(
-    change: &PathChange,
-    path: &'p str,
-    agent_files: &[&Globs],
-) -> PathClass<'p> {
-    match classify(path, agent_files) {
-        PathClass::Runtime if change.new.is_some_and(|e| !e.mode.is_file()) => PathClass::Ordinary,
-        class => class,
     }
 }
 

@@ -177,7 +177,9 @@ pub fn loosenings(old: &Config, new: &Config) -> Vec<String> {
             out.push(format!("{name} no longer validates {}", gone.join(", ")));
         }
     }
-    if new.freshness != old.freshness && old.freshness == Freshness::Task {
+    // `merge` is the strictest; `scope` and `head` each prove what the
+    // other does not.
+    if new.freshness != old.freshness && new.freshness != Freshness::Merge {
         out.push(format!(
             "receipts.freshness: {:?} -> {:?}",
             old.freshness, new.freshness
@@ -191,6 +193,12 @@ pub fn loosenings(old: &Config, new: &Config) -> Vec<String> {
     }
     if old.specs_on_base && !new.specs_on_base {
         out.push("specs.require_on_base: true -> false".to_string());
+    }
+    if old.require_task && !new.require_task {
+        out.push("require_task: true -> false".to_string());
+    }
+    if new.allow_unrelated_histories && !old.allow_unrelated_histories {
+        out.push("refs.allow_unrelated_histories: false -> true".to_string());
     }
     // What prepares a re-run can make its checks pass (a stub in
     // node_modules/.bin): any change of it is for a reviewer to read.
@@ -214,7 +222,7 @@ pub fn check(gate: &Gate<'_>) -> Result<Vec<Diagnostic>> {
         return Ok(Vec::new());
     }
     let mut out = Vec::new();
-    match config_at(gate, gate.tip(), &gate.landing.tip_label)? {
+    match config_at(gate, gate.lands(), &gate.landing.lands_label)? {
         Err(problems) => {
             for problem in problems {
                 out.push(Diagnostic {
@@ -233,8 +241,8 @@ pub fn check(gate: &Gate<'_>) -> Result<Vec<Diagnostic>> {
                         Code::config_loosened,
                         format!(
                             "{CONFIG_PATH} in {} judges later changes more leniently than {}:\n  - {}",
-                            gate.landing.tip_label,
-                            gate.landing.base_label,
+                            gate.landing.lands_label,
+                            gate.landing.target.label,
                             lines.join("\n  - ")
                         ),
                     )

@@ -2,18 +2,19 @@
 //!
 //! Each mode builds a [`Landing`] ([`landing`], one module per mode): the
 //! steps a commit, a push, a pull request or a pre-receive update would
-//! land on top of a protected base ([`change`]), what lands, and the target
+//! land on the protected target ([`change`]), what lands, and the target
 //! whose configuration is in force. The gate attributes every step to the
-//! tasks whose folders it touched ([`attribution`]), judges each task over
-//! its whole history at its last step ([`task`], [`task_history`],
-//! [`receipts`]), sends what no task covers to the untasked policy
-//! ([`untasked`]), and runs the checks only a range has: the contract
-//! against the base ([`spec_policy`]), changes of the configuration
-//! ([`config_change`]) and of CI definitions, symlinks under
-//! `.mastermind/`, and the configured agent files ([`agent_files`]).
+//! tasks whose folders it touched ([`attribution`]), judges each task on
+//! what lands over its whole history, wherever its steps sit
+//! ([`task`], [`task_history`], [`receipts`]), sends what no task covers
+//! to the untasked policy ([`untasked`]), and runs the checks only a range
+//! has: the contract against the target ([`spec_policy`]), changes of the
+//! configuration ([`config_change`]) and of CI definitions, symlinks under
+//! `.mastermind/`, unrelated histories, and the configured agent files
+//! ([`agent_files`]).
 //!
-//! Every artifact is read as a blob of a step (never from disk, except in
-//! the working-tree mode), and the policy comes from the landing's target.
+//! Every artifact is read as a blob of what lands (never from disk, except
+//! in the working-tree mode), and the policy comes from the target.
 
 pub mod agent_files;
 pub mod attribution;
@@ -44,10 +45,11 @@ use crate::repo::snapshot::Snapshot;
 use crate::repo::tree::{Content, Entry, View, short};
 use crate::repo::{Repo, Result};
 use crate::report::{FileResult, TaskResult};
-use change::Step;
+use change::{Bookkeeping, Step};
 use gix::ObjectId;
 use landing::Landing;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
 
 /// One landing under its configuration: what a gate run judges.
 pub struct Gate<'a> {
@@ -55,9 +57,24 @@ pub struct Gate<'a> {
     /// The configuration in force: the landing's target's.
     pub config: &'a Config,
     pub landing: &'a Landing,
+    /// What is bookkeeping (receipts: those the specs that land declare).
+    pub bookkeeping: Bookkeeping<'a>,
 }
 
 impl<'a> Gate<'a> {
+    pub fn new(repo: &'a Repo, config: &'a Config, landing: &'a Landing) -> Gate<'a> {
+        Gate {
+            repo,
+            config,
+            landing,
+            bookkeeping: Bookkeeping::declared_in(
+                config.agent_files().to_vec(),
+                repo,
+                landing.snapshot(landing.lands),
+            ),
+        }
+    }
+
     /// The pending step's view (the index or the working tree).
     pub fn pending(&self) -> Option<&'a View> {
         self.landing.pending.as_ref()
@@ -72,6 +89,11 @@ impl<'a> Gate<'a> {
     pub fn tip(&self) -> Snapshot<'a> {
         self.landing.snapshot(self.landing.tip)
     }
+
+    /// The protected target as it is now.
+    pub fn target(&self) -> Snapshot<'static> {
+        self.landing.target.snapshot()
+    }
 }
 
 /// What a gate run found.
@@ -84,10 +106,10 @@ pub struct GateOutcome {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// A content path a task changed, as judged at its last step.
+/// A content path a task changed, as judged on what lands.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Attributed {
-    /// Net change from the task's baseline to its last step.
+    /// Net change from the task's baseline to what lands.
     pub kind: ChangeKind,
     /// The last of the task's steps that changed it.
     pub by: String,
@@ -97,20 +119,27 @@ pub struct Attributed {
 pub struct TaskContext<'a> {
     pub gate: &'a Gate<'a>,
     pub dir: String,
-    /// The task's whole history, oldest first: earlier commits, then the
-    /// change's steps that touched it.
-    pub steps: Vec<Step>,
-    /// The task's last step: every artifact is read there.
+    /// The task's whole history, parents first: its earlier commits, then
+    /// the change's steps that touched it (wherever they sit: parallel
+    /// branches, both sides of a merge).
+    pub steps: Vec<Rc<Step>>,
+    /// Where the task's artifacts are read: what lands, or where the task
+    /// is archived there, the last of its steps that has them.
     pub at: Snapshot<'a>,
     pub at_label: String,
     /// Where the task started (`creates` must be absent there).
     pub baseline: Snapshot<'a>,
     pub baseline_label: String,
-    /// The content paths the task changed, from its baseline to `at`.
+    /// The content paths the task changed: what its steps changed, each
+    /// compared between `at` and the baseline.
     pub paths: BTreeMap<String, Attributed>,
     /// How many of the last `steps` belong to the change being judged
     /// (the rest landed earlier).
     pub change_steps: usize,
+    /// With `specs.require_on_base`: the task is only planned (its spec is
+    /// not on the target and none of its steps changed content), so only
+    /// its spec is judged.
+    pub planned: bool,
 }
 
 impl TaskContext<'_> {
@@ -118,18 +147,16 @@ impl TaskContext<'_> {
         self.at.read(self.gate.repo, path, limit)
     }
 
-    /// The task's spec as it lands. The task's own steps leave it as `at`
-    /// has it, but what lands may carry a newer spec from the base (CI's
-    /// merge, a merge of the base into the branch, which the task's steps
-    /// did not make): the contract that lands binds the work that lands.
-    /// Where the landing has no spec (the task is archived there), the
-    /// task's own is read.
+    /// The task's spec as it lands: the contract that binds the work that
+    /// lands (a spec a maintainer tightened on the target binds a branch
+    /// started before, once it is merged in).
     pub fn read_spec(&self, limit: usize) -> Result<Option<Content>> {
-        let path = format!("{}/spec.md", self.dir);
-        match self.gate.lands().read(self.gate.repo, &path, limit)? {
-            None => self.read(&path, limit),
-            landed => Ok(landed),
-        }
+        self.read(&format!("{}/spec.md", self.dir), limit)
+    }
+
+    /// The change's own steps of the task.
+    pub fn change(&self) -> &[Rc<Step>] {
+        &self.steps[self.steps.len() - self.change_steps..]
     }
 }
 
@@ -161,7 +188,7 @@ fn folder_gone(repo: &Repo, at: Snapshot<'_>, dir: &str) -> Result<bool> {
 }
 
 /// The baseline of a task: `state.json`'s `baseline_ref` when it is an
-/// ancestor of the change's base, else the parent of its first step.
+/// ancestor of the protected target, else where the task started.
 enum Baseline {
     /// From `state.json`.
     Declared(ObjectId),
@@ -201,8 +228,8 @@ fn declared_baseline(gate: &Gate<'_>, at: Snapshot<'_>, dir: &str) -> Result<Bas
             );
         }
     };
-    let anchored = match gate.landing.base {
-        Some(base) => gate.repo.is_ancestor(id, base)?,
+    let anchored = match gate.landing.target.commit {
+        Some(target) => gate.repo.is_ancestor(id, target)?,
         // Nothing is protected yet (a first push to an empty remote): the
         // whole history is the change, and a baseline in it is as good as
         // any other commit of it.
@@ -223,61 +250,78 @@ fn declared_baseline(gate: &Gate<'_>, at: Snapshot<'_>, dir: &str) -> Result<Bas
         invalid(
             Code::task_baseline_invalid,
             format!(
-                "baseline_ref {} is not an ancestor of {}: a task's baseline must be history the base already has, never a commit of the change itself",
+                "baseline_ref {} is not an ancestor of {}: a task's baseline must be history the protected target already has, never a commit of the change itself",
                 short(id),
-                gate.landing.base_label
+                gate.landing.target.label
             ),
         )
     }
 }
 
-/// The content paths of a step that belong to `task`, given which tasks
-/// the step touched and what each declares.
-fn owned_paths<'s>(
-    step: &'s Step,
-    task: &str,
-    scopes: &mut ScopeCache<'_>,
-    step_snapshot: Snapshot<'_>,
-) -> Result<Vec<(&'s str, ChangeKind)>> {
-    let agent_files = scopes.gate.config.agent_files();
-    let touched = step.touched_tasks();
-    let content: Vec<(&str, ChangeKind)> = step.content_changes(&agent_files).collect();
-    if touched.len() <= 1 {
-        return Ok(content);
-    }
-    let mut declared: HashMap<&str, BTreeSet<String>> = HashMap::new();
-    for other in &touched {
-        declared.insert(other, scopes.declared(other, step, step_snapshot)?);
-    }
-    Ok(content
-        .into_iter()
-        .filter(|(path, _)| {
-            attribution::owners(&touched, |t| declared[t].contains(*path)).contains(&task)
-        })
-        .collect())
-}
-
-/// Declared scopes of tasks at steps, parsed once.
-struct ScopeCache<'g> {
+/// Which content paths of a step belong to which task, computed once per
+/// step and shared by every task: a step touching one task gives it all its
+/// content; a step touching several gives each path to the tasks whose
+/// scope (as the step has it) declares it, or to all of them when none
+/// does.
+struct Owners<'g> {
     gate: &'g Gate<'g>,
-    /// Keyed by task and commit (`None`: the pending step).
-    by_step: HashMap<(String, Option<ObjectId>), BTreeSet<String>>,
+    /// Keyed by the step's commit (`None`: the pending step).
+    by_step: HashMap<Option<ObjectId>, ByTask>,
 }
 
-impl ScopeCache<'_> {
-    fn declared(
-        &mut self,
-        task: &str,
-        step: &Step,
-        snapshot: Snapshot<'_>,
-    ) -> Result<BTreeSet<String>> {
-        let key = (task.to_string(), step.commit_id());
-        if let Some(set) = self.by_step.get(&key) {
-            return Ok(set.clone());
+/// A step's content paths per task that owns them.
+type ByTask = HashMap<String, Vec<(String, ChangeKind)>>;
+
+impl Owners<'_> {
+    fn owned(&mut self, step: &Step, task: &str) -> Result<&[(String, ChangeKind)]> {
+        let key = step.commit_id();
+        if !self.by_step.contains_key(&key) {
+            let computed = self.compute(step)?;
+            self.by_step.insert(key, computed);
         }
-        let set = declared_set(spec_at(self.gate.repo, snapshot, task)?.as_ref());
-        self.by_step.insert(key, set.clone());
-        Ok(set)
+        Ok(self
+            .by_step
+            .get(&key)
+            .and_then(|by_task| by_task.get(task))
+            .map(Vec::as_slice)
+            .unwrap_or(&[]))
+    }
+
+    fn compute(&self, step: &Step) -> Result<ByTask> {
+        let gate = self.gate;
+        let touched = step.touched_tasks();
+        let content: Vec<(String, ChangeKind)> = step
+            .content_changes(&gate.bookkeeping)
+            .map(|(p, k)| (p.to_string(), k))
+            .collect();
+        let mut out = ByTask::new();
+        match touched.as_slice() {
+            [] => {}
+            [only] => {
+                out.insert(only.to_string(), content);
+            }
+            several => {
+                let snapshot = step.snapshot(gate.pending());
+                let mut declaring: HashMap<String, Vec<&str>> = HashMap::new();
+                for task in several {
+                    for path in declared_set(spec_at(gate.repo, snapshot, task)?.as_ref()) {
+                        declaring.entry(path).or_default().push(task);
+                    }
+                }
+                for (path, kind) in content {
+                    let owners: &[&str] = match declaring.get(&path) {
+                        Some(tasks) => tasks,
+                        None => several,
+                    };
+                    for owner in owners {
+                        out.entry(owner.to_string())
+                            .or_default()
+                            .push((path.clone(), kind));
+                    }
+                }
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -287,58 +331,92 @@ struct Prepared<'a> {
     baseline_problem: Option<Diagnostic>,
 }
 
-/// True when a task's last step removed its whole folder (the task is
-/// archived).
-fn archived_at(gate: &Gate<'_>, last: &Step, dir: &str) -> Result<bool> {
-    let at = last.snapshot(gate.pending());
+/// True when a step removed the task's whole folder (it archives the task
+/// there).
+fn archived_at(gate: &Gate<'_>, step: &Step, dir: &str) -> Result<bool> {
+    let at = step.snapshot(gate.pending());
     Ok(folder_gone(gate.repo, at, dir)? && at.get(gate.repo, &format!("{dir}/spec.md"))?.is_none())
 }
 
-fn prepare<'a>(
+/// Shared state of one gate run.
+struct Run<'a> {
     gate: &'a Gate<'a>,
+    /// The change's steps, shared with every task's history.
+    steps: Vec<Rc<Step>>,
+    in_change: HashSet<ObjectId>,
+    owners: Owners<'a>,
+    earlier: task_history::Earlier,
+}
+
+/// Where a task started, from the first parents of its steps that did not
+/// have its folder yet: their merge base (the empty tree for none).
+fn started_at(gate: &Gate<'_>, boundaries: &[ObjectId]) -> Result<Option<ObjectId>> {
+    let Some((first, rest)) = boundaries.split_first() else {
+        return Ok(None);
+    };
+    let mut base = *first;
+    for other in rest {
+        match gate.repo.merge_base(base, *other)? {
+            Some(common) => base = common,
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(base))
+}
+
+fn prepare<'a>(
+    run: &mut Run<'a>,
     dir: &str,
-    change_steps: Vec<usize>,
-    in_change: &HashSet<ObjectId>,
-    scopes: &mut ScopeCache<'a>,
+    work: Vec<usize>,
+    archived: bool,
 ) -> Result<Prepared<'a>> {
-    let last = &gate.landing.steps[*change_steps.last().unwrap_or(&0)];
-    let at = last.snapshot(gate.pending());
+    let gate = run.gate;
+    let change: Vec<Rc<Step>> = work.iter().map(|i| Rc::clone(&run.steps[*i])).collect();
+    // Artifacts are read from what lands; where the task is archived
+    // there, from the last of its steps in the change that has them.
+    let (at, at_label) = match change.last().filter(|_| archived) {
+        Some(last) => (last.snapshot(gate.pending()), last.label.clone()),
+        None => (gate.lands(), gate.landing.lands_label.clone()),
+    };
     let (declared, baseline_problem) = match declared_baseline(gate, at, dir)? {
         Baseline::Declared(id) => (Some(id), None),
         Baseline::Invalid(d) => (None, Some(d)),
         Baseline::Undeclared => (None, None),
     };
-    let starts: Vec<ObjectId> = change_steps
-        .iter()
-        .flat_map(|i| gate.landing.steps[*i].parents.iter().copied())
-        .collect();
-    let mut steps = task_history::earlier_steps(gate.repo, dir, &starts, in_change, declared)?;
-    steps.extend(change_steps.iter().map(|i| gate.landing.steps[*i].clone()));
+    let history = task_history::history(
+        gate.repo,
+        dir,
+        &gate.landing.heads,
+        &change,
+        &run.in_change,
+        declared,
+        &mut run.earlier,
+    )?;
     let (baseline, baseline_label) = match declared {
         Some(id) => (
             Snapshot::Tree(gate.repo.commit_tree(id)?),
             format!("the task's baseline {}", short(id)),
         ),
-        None => match steps.first().and_then(|s| s.parents.first()) {
-            Some(parent) => (
-                Snapshot::Tree(gate.repo.commit_tree(*parent)?),
-                format!("{} (before the task's first commit)", short(*parent)),
+        None => match started_at(gate, &history.boundaries)? {
+            Some(start) => (
+                Snapshot::Tree(gate.repo.commit_tree(start)?),
+                format!("{} (before the task's first commit)", short(start)),
             ),
             None => (Snapshot::Empty, "the empty tree".to_string()),
         },
     };
-    // The task's content changes: what its steps changed, net from the
-    // baseline to its last step.
-    // `first_old`: each path as it stood before the first of the task's
-    // steps that changed it.
+    let mut steps = history.earlier;
+    let change_steps = change.len();
+    steps.extend(change);
+    // The task's content changes: what its steps changed, each compared
+    // between `at` and the baseline. `first_old`: each path as it stood
+    // before the first of the task's steps that changed it.
     let mut touched: BTreeMap<String, String> = BTreeMap::new();
     let mut first_old: HashMap<String, Option<Entry>> = HashMap::new();
     for step in &steps {
-        let snapshot = step.snapshot(gate.pending());
-        for (path, _) in owned_paths(step, dir, scopes, snapshot)? {
-            touched.insert(path.to_string(), step.label.clone());
+        for (path, _) in run.owners.owned(step, dir)? {
+            touched.insert(path.clone(), step.label.clone());
             if !first_old.contains_key(path) {
-                // Steps list their changes by path; a miss falls back to a scan.
                 let changes = &step.changes;
                 let old = changes
                     .binary_search_by(|c| c.path.as_slice().cmp(path.as_bytes()))
@@ -350,10 +428,16 @@ fn prepare<'a>(
                             .find(|c| c.path.as_slice() == path.as_bytes())
                     })
                     .and_then(|c| c.old);
-                first_old.insert(path.to_string(), old);
+                first_old.insert(path.clone(), old);
             }
         }
     }
+    let planned = gate.config.specs_on_base
+        && touched.is_empty()
+        && gate
+            .target()
+            .get(gate.repo, &format!("{dir}/spec.md"))?
+            .is_none();
     let mut paths = BTreeMap::new();
     for (path, by) in touched {
         let before = baseline.get(gate.repo, &path)?;
@@ -376,11 +460,12 @@ fn prepare<'a>(
             dir: dir.to_string(),
             steps,
             at,
-            at_label: last.label.clone(),
+            at_label,
             baseline,
             baseline_label,
             paths,
-            change_steps: change_steps.len(),
+            change_steps,
+            planned,
         },
         baseline_problem,
     })
@@ -390,44 +475,52 @@ fn prepare<'a>(
 pub fn run<'a>(gate: &'a Gate<'a>) -> Result<GateOutcome> {
     let mut outcome = GateOutcome::default();
     let attribution = attribution::attribute(&gate.landing.steps);
-    let in_change: HashSet<ObjectId> = gate
-        .landing
-        .steps
-        .iter()
-        .filter_map(Step::commit_id)
-        .collect();
-    let mut scopes = ScopeCache {
+    let mut run = Run {
         gate,
-        by_step: HashMap::new(),
+        steps: gate.landing.steps.iter().cloned().map(Rc::new).collect(),
+        in_change: gate
+            .landing
+            .steps
+            .iter()
+            .filter_map(Step::commit_id)
+            .collect(),
+        owners: Owners {
+            gate,
+            by_step: HashMap::new(),
+        },
+        earlier: task_history::Earlier::default(),
     };
     let known = identity::gather(gate)?;
     let mut memo = receipts::Memo::default();
     let mut untasked_extra: Vec<untasked::ArchiveLeftover> = Vec::new();
     let mut judged = 0usize;
     for (dir, change_steps) in &attribution.tasks {
-        let Some(last) = change_steps.last().map(|i| &gate.landing.steps[*i]) else {
-            continue;
-        };
-        let mut change_steps = change_steps.clone();
-        if archived_at(gate, last, dir)? {
+        let archived = folder_gone(gate.repo, gate.lands(), dir)?
+            && gate
+                .lands()
+                .get(gate.repo, &format!("{dir}/spec.md"))?
+                .is_none();
+        let mut work = change_steps.clone();
+        if archived {
             // The steps that removed the folder archive the task; what they
             // changed besides it is covered by no task, unless the step
             // also touched another task, whose judgement takes it. The
             // task's other steps in this change are still its work, judged
-            // at the last of them.
-            let agent_files = gate.config.agent_files();
-            let mut work = Vec::new();
-            for index in &change_steps {
+            // with the last of them that has its artifacts.
+            work = Vec::new();
+            let mut by = None;
+            for index in change_steps {
                 let step = &gate.landing.steps[*index];
                 if !archived_at(gate, step, dir)? {
                     work.push(*index);
                     continue;
                 }
+                by = Some(step.label.clone());
                 if step.touched_tasks().len() > 1 {
                     continue;
                 }
                 let content: Vec<(String, ChangeKind)> = step
-                    .content_changes(&agent_files)
+                    .content_changes(&gate.bookkeeping)
                     .map(|(p, k)| (p.to_string(), k))
                     .collect();
                 if !content.is_empty() {
@@ -444,20 +537,20 @@ pub fn run<'a>(gate: &'a Gate<'a>) -> Result<GateOutcome> {
                 ),
                 None => "; its earlier commits were judged when they landed".to_string(),
             };
+            let removed_in = by.unwrap_or_else(|| gate.landing.lands_label.clone());
             outcome.diagnostics.push(
                 Diagnostic::new(
                     Code::task_archived,
-                    format!("task {dir} was removed in {}{judged_at}", last.label),
+                    format!("task {dir} was removed in {removed_in}{judged_at}"),
                 )
                 .with_path(dir.clone()),
             );
             if work.is_empty() {
                 continue;
             }
-            change_steps = work;
         }
         judged += 1;
-        let prepared = prepare(gate, dir, change_steps, &in_change, &mut scopes)?;
+        let prepared = prepare(&mut run, dir, work, archived)?;
         let mut result = task::check(&prepared.context, &mut memo, prepared.baseline_problem)?;
         let mut contract = spec_policy::check(&prepared.context)?;
         contract.extend(planning::check(&prepared.context, &known)?);

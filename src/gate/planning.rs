@@ -124,11 +124,7 @@ pub fn check(ctx: &TaskContext<'_>, known: &Known<'_>) -> Result<Vec<Diagnostic>
     let tree = Snapshot::Tree(gate.repo.commit_tree(protected)?);
     let where_ = format!("the protected branch (commit {})", short(protected));
     let spec_path = format!("{}/spec.md", ctx.dir);
-    let change: Vec<&Step> = ctx
-        .steps
-        .iter()
-        .skip(ctx.steps.len().saturating_sub(ctx.change_steps))
-        .collect();
+    let change: Vec<&Step> = ctx.change().iter().map(|s| &**s).collect();
     let mut out = Vec::new();
     let Some(landed) = read(ctx, tree, &spec_path, spec::MAX_SPEC_BYTES)? else {
         return Ok(out); // a new task: judged by the spec it brings
@@ -195,16 +191,16 @@ pub fn check(ctx: &TaskContext<'_>, known: &Known<'_>) -> Result<Vec<Diagnostic>
         .and_then(|bytes| executor_report::parse(&bytes).ok())
         .is_some_and(|(report, _)| report.status == ReportStatus::Complete);
     if complete {
-        let agent_files = gate.config.agent_files();
+        let bookkeeping = &gate.bookkeeping;
         let working: Vec<&Step> = change
             .iter()
             .copied()
-            .filter(|s| s.content_changes(&agent_files).next().is_some())
+            .filter(|s| s.content_changes(bookkeeping).next().is_some())
             .collect();
         if let Some(first) = working.first() {
             let (action, why, hint) = verdict(ctx, known, &working, &spec_path);
             let changed = first
-                .content_changes(&agent_files)
+                .content_changes(bookkeeping)
                 .map(|(p, _)| p)
                 .next()
                 .unwrap_or("content");

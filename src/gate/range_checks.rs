@@ -1,15 +1,16 @@
-//! Checks only a range has, over every step of a change: paths that are not
-//! UTF-8, symlinks under `.mastermind/` (code run from there must be content
-//! the gate sees, never a link it cannot judge), and changes of CI
-//! definitions (a change that edits the pipeline judging it deserves a
-//! reviewer's eye).
+//! Checks only a range has, over every step of a change: a pushed ref with
+//! no history in common with the default branch (unless configured), paths
+//! that are not UTF-8, symlinks under `.mastermind/` (code run from there
+//! must be content the gate sees, never a link it cannot judge), and
+//! changes of CI definitions (a change that edits the pipeline judging it
+//! deserves a reviewer's eye).
 
 use super::Gate;
 use crate::bookkeeping::MASTERMIND_DIR;
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
 use crate::repo::Result;
-use crate::repo::tree::EntryMode;
+use crate::repo::tree::{EntryMode, short};
 use gix::bstr::ByteSlice;
 use std::collections::BTreeSet;
 
@@ -24,6 +25,23 @@ pub fn is_ci_definition(path: &str) -> bool {
 
 pub fn check(gate: &Gate<'_>) -> Result<Vec<Diagnostic>> {
     let mut out = Vec::new();
+    if let Some(default) = gate.landing.unrelated_to
+        && !gate.config.allow_unrelated_histories
+    {
+        out.push(
+            Diagnostic::new(
+                Code::ref_history_unrelated,
+                format!(
+                    "{} shares no history with the default branch (at {}): no landed history vouches for what it brings",
+                    gate.landing.label.as_deref().unwrap_or(&gate.landing.tip_label),
+                    short(default)
+                ),
+            )
+            .with_hint(
+                "base the ref on the default branch (`git rebase`), or allow such refs on the default branch with `refs: {allow_unrelated_histories: true}`",
+            ),
+        );
+    }
     let mut reported: BTreeSet<(Code, String)> = BTreeSet::new();
     for step in &gate.landing.steps {
         for change in &step.changes {

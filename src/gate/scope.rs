@@ -2,8 +2,9 @@
 //! changed over its whole history (see `gate::prepare`) against what its spec declares and what its report lists, with a
 //! diff of declared versus real when they disagree.
 
+use super::change::Bookkeeping;
 use super::{Attributed, TaskContext};
-use crate::bookkeeping::{PathClass, classify};
+use crate::bookkeeping::PathClass;
 use crate::codes::Code;
 use crate::config::Config;
 use crate::contract::mastermind::executor_report::ExecutorReport;
@@ -43,9 +44,21 @@ pub fn check_scope(
     ctx: &TaskContext<'_>,
 ) -> Result<Vec<Diagnostic>> {
     let config = ctx.gate.config;
-    let agent_files = config.agent_files();
+    let bookkeeping = &ctx.gate.bookkeeping;
     let mut out = Vec::new();
     let mut mismatch = false;
+    let receipts = format!("{}/verification/", ctx.dir);
+    for path in real.keys().filter(|p| p.starts_with(&receipts)) {
+        out.push(
+            Diagnostic::new(
+                Code::verification_file_not_receipt,
+                format!(
+                    "{path} is under the task's verification/ but is no receipt of a check its spec declares: receipts' digests leave that folder out, so nothing there may be anything else"
+                ),
+            )
+            .with_path(path.clone()),
+        );
+    }
     for (path, attributed) in real {
         if !targets.contains_key(path) {
             mismatch = true;
@@ -63,7 +76,7 @@ pub fn check_scope(
         }
     }
     for (path, target) in targets {
-        if classify(path, &agent_files) != PathClass::Ordinary || config.exclude.is_match(path) {
+        if bookkeeping.class_of_path(path) != PathClass::Ordinary || config.exclude.is_match(path) {
             continue;
         }
         let change = real.get(path).map(|a| a.kind);
@@ -118,7 +131,7 @@ pub fn check_scope(
         let declared: BTreeSet<&str> = targets
             .keys()
             .map(String::as_str)
-            .filter(|p| classify(p, &agent_files) == PathClass::Ordinary)
+            .filter(|p| bookkeeping.class_of_path(p) == PathClass::Ordinary)
             .collect();
         let changed: BTreeSet<&str> = real.keys().map(String::as_str).collect();
         out.push(Diagnostic::new(
@@ -137,12 +150,13 @@ pub fn check_files_modified(
     report: &ExecutorReport,
     real: &BTreeMap<String, &Attributed>,
     config: &Config,
+    bookkeeping: &Bookkeeping<'_>,
 ) -> Vec<Diagnostic> {
-    let agent_files = config.agent_files();
     let mut listed: BTreeMap<String, usize> = BTreeMap::new();
     for (index, raw) in report.files_modified.iter().enumerate() {
         let path = normalize(raw).unwrap_or_else(|_| raw.trim().to_string());
-        if classify(&path, &agent_files) != PathClass::Ordinary || config.exclude.is_match(&path) {
+        if bookkeeping.class_of_path(&path) != PathClass::Ordinary || config.exclude.is_match(&path)
+        {
             continue;
         }
         listed.entry(path).or_insert(index);

@@ -11,8 +11,9 @@
 //! * with `specs.changes: planning` (the default) a spec that is on the base
 //!   changes only in a planning change: one whose steps for the task touch
 //!   nothing outside the task's artifacts (`spec_changed_with_work`);
-//! * with `specs.require_on_base: true` every task's spec must already be
-//!   on the base (`spec_not_on_base`): the plan lands before the work.
+//! * with `specs.require_on_base: true` work lands only for a task whose
+//!   spec is on the target (`spec_not_on_base`); a change that only plans
+//!   a task (its spec, no content) lands first.
 //!
 //! A spec that is new in the change is judged as written.
 
@@ -84,18 +85,15 @@ pub fn check(ctx: &TaskContext<'_>) -> Result<Vec<Diagnostic>> {
             )),
         );
     }
-    let base = match gate.landing.base {
-        Some(commit) => Snapshot::Tree(gate.repo.commit_tree(commit)?),
-        None => Snapshot::Empty,
-    };
+    let base = gate.target();
     let Some(before) = read_spec(ctx, base, &path)? else {
-        if gate.config.specs_on_base {
+        if gate.config.specs_on_base && !ctx.planned {
             out.push(
                 Diagnostic::new(
                     Code::spec_not_on_base,
                     format!(
                         "{path} is not on {}; this repository requires the plan to land before the work (specs.require_on_base)",
-                        gate.landing.base_label
+                        gate.landing.target.label
                     ),
                 )
                 .with_path(path.clone()),
@@ -114,7 +112,7 @@ pub fn check(ctx: &TaskContext<'_>) -> Result<Vec<Diagnostic>> {
                 Code::spec_frontmatter_removed,
                 format!(
                     "{path} has front matter on {} but not in {}: a planned spec cannot become a legacy spec",
-                    gate.landing.base_label, ctx.at_label
+                    gate.landing.target.label, ctx.at_label
                 ),
             )
             .with_path(path.clone())
@@ -132,7 +130,7 @@ pub fn check(ctx: &TaskContext<'_>) -> Result<Vec<Diagnostic>> {
                 Code::spec_loosened,
                 format!(
                     "{path} drops what {} declared: {}\n{}",
-                    gate.landing.base_label,
+                    gate.landing.target.label,
                     lost.join("; "),
                     path_diff(&old_set, &new_set, "base", "change")
                 ),
@@ -141,21 +139,20 @@ pub fn check(ctx: &TaskContext<'_>) -> Result<Vec<Diagnostic>> {
         );
     }
     if gate.config.spec_changes == SpecChanges::Planning {
-        let agent_files = gate.config.agent_files();
         let working = ctx
             .steps
             .iter()
             .skip(ctx.steps.len() - ctx.change_steps)
-            .find(|s| s.content_changes(&agent_files).next().is_some());
+            .find(|s| s.content_changes(&gate.bookkeeping).next().is_some());
         if let Some(step) = working {
             out.push(
                 Diagnostic::new(
                     Code::spec_changed_with_work,
                     format!(
                         "{path} differs from {} and the same change does work for the task ({} changes {}): a spec on the base changes only in a planning change",
-                        gate.landing.base_label,
+                        gate.landing.target.label,
                         step.label,
-                        step.content_changes(&agent_files)
+                        step.content_changes(&gate.bookkeeping)
                             .map(|(p, _)| p)
                             .next()
                             .unwrap_or("content"),

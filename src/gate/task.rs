@@ -1,6 +1,7 @@
-//! The checks of one task at its last step: spec, executor report, scope,
+//! The checks of one task on what lands: spec, executor report, scope,
 //! files_modified, declared commands, receipts and the audit tail, each
-//! reported as its own group.
+//! reported as its own group (only the spec for a task that is only
+//! planned under `specs.require_on_base`).
 
 use super::{TaskContext, receipts, scope, verifications};
 use crate::codes::Code;
@@ -78,17 +79,44 @@ fn located(diagnostics: Vec<Diagnostic>, path: &str, task: &str) -> Vec<Diagnost
         .collect()
 }
 
+/// What makes a `state.json` (or its `baseline_ref`) unusable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StateError {
+    TooLarge,
+    NotJson(String),
+    NotObject,
+    /// The value given, which is no full object id.
+    NotFullId(String),
+    NotString,
+}
+
+impl std::fmt::Display for StateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StateError::TooLarge => write!(f, "larger than {MAX_STATE_BYTES} bytes"),
+            StateError::NotJson(e) => write!(f, "not JSON: {e}"),
+            StateError::NotObject => f.write_str("not a JSON object"),
+            StateError::NotFullId(value) => {
+                write!(f, "baseline_ref `{value}` is not a full object id")
+            }
+            StateError::NotString => f.write_str("baseline_ref is not a string"),
+        }
+    }
+}
+
+impl std::error::Error for StateError {}
+
 /// The `baseline_ref` a `state.json` declares: `Ok(None)` when it names
 /// none, `Err` with what makes the file or the value unusable. A declared
 /// ref is always a full object id.
-pub fn declared_baseline_ref(bytes: &[u8]) -> std::result::Result<Option<String>, String> {
+pub fn declared_baseline_ref(bytes: &[u8]) -> std::result::Result<Option<String>, StateError> {
     if bytes.len() > MAX_STATE_BYTES {
-        return Err(format!("larger than {MAX_STATE_BYTES} bytes"));
+        return Err(StateError::TooLarge);
     }
     let value: serde_json::Value =
-        serde_json::from_slice(bytes).map_err(|e| format!("not JSON: {e}"))?;
+        serde_json::from_slice(bytes).map_err(|e| StateError::NotJson(e.to_string()))?;
     let Some(object) = value.as_object() else {
-        return Err("not a JSON object".into());
+        return Err(StateError::NotObject);
     };
     match object.get("baseline_ref") {
         None => Ok(None),
@@ -98,12 +126,10 @@ pub fn declared_baseline_ref(bytes: &[u8]) -> std::result::Result<Option<String>
             if full_oid {
                 Ok(Some(reference.clone()))
             } else {
-                Err(format!(
-                    "baseline_ref `{reference}` is not a full object id"
-                ))
+                Err(StateError::NotFullId(reference.clone()))
             }
         }
-        Some(_) => Err("baseline_ref is not a string".into()),
+        Some(_) => Err(StateError::NotString),
     }
 }
 
@@ -192,6 +218,26 @@ pub fn check<'r>(
         "spec",
         located(spec_diagnostics, &spec_path, dir),
     ));
+    if ctx.planned {
+        // The plan lands before the work: the work is judged when it comes.
+        checks.push(CheckOutcome::new(
+            "plan",
+            located(
+                vec![Diagnostic::new(
+                    Code::task_planned,
+                    format!(
+                        "task {dir} is planned in {}: its spec is new and none of its steps changes content, so only the spec is judged now; its work lands in a change of its own",
+                        ctx.at_label
+                    ),
+                )],
+                &spec_path,
+                dir,
+            ),
+        ));
+        let mut result = TaskResult::new(dir, checks);
+        result.contract = Some(contract(ctx, parsed.as_ref()));
+        return Ok(result);
+    }
 
     // 2. The executor report.
     let mut report_diagnostics = Vec::new();
@@ -265,7 +311,7 @@ pub fn check<'r>(
         checks.push(CheckOutcome::new(
             "files_modified",
             located(
-                scope::check_files_modified(report, &real, gate.config),
+                scope::check_files_modified(report, &real, gate.config, &gate.bookkeeping),
                 &report_path,
                 dir,
             ),

@@ -1,19 +1,23 @@
-//! A task's whole history: the change's steps that touched its folder, plus
-//! the earlier commits that did (already landed, or pushed before), back to
-//! its baseline. A task is judged over all of them, so a task that spans
-//! several commits or pushes is judged whole, and a later edit of its
+//! A task's whole history in a landing: every commit that touched its
+//! folder, wherever it sits (both sides of a merge, parallel branches, the
+//! target's side), plus the change's own steps. A task that spans several
+//! commits, pushes or branches is judged whole, and a later edit of its
 //! report re-judges the task, not the edit.
 //!
-//! The walk goes back from the task's steps through their ancestors while
-//! the task folder exists, stopping at the baseline commit when one is
-//! given; a commit whose folder subtree differs from its parent's (from
-//! every parent's, for a merge) is one of the task's commits.
+//! The walk goes back from the commits the landing joins (the tip, CI's
+//! target and head, HEAD and the merged heads) through their ancestors
+//! while the task folder exists, stopping at the baseline commit when one
+//! is given; a commit whose folder subtree differs from every parent's is
+//! one of the task's commits. Where the task started are the first parents
+//! of its steps that did not have its folder yet. Commits are turned into
+//! steps once per run ([`Earlier`]), however many tasks share them.
 
 use super::change::Step;
 use crate::repo::history::CommitMeta;
 use crate::repo::{Repo, Result};
 use gix::ObjectId;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 /// Subtree ids of one task folder, memoized by root tree.
 struct FolderIds<'a> {
@@ -38,28 +42,57 @@ impl FolderIds<'_> {
     }
 }
 
-/// The earlier commits of a task, oldest first (parents before children),
-/// each as a step with its own changes.
+/// Commits as steps, each computed once per run and shared by every task
+/// whose history holds it.
+#[derive(Default)]
+pub struct Earlier {
+    steps: HashMap<ObjectId, Rc<Step>>,
+}
+
+impl Earlier {
+    fn step(&mut self, repo: &Repo, meta: &CommitMeta) -> Result<Rc<Step>> {
+        if let Some(step) = self.steps.get(&meta.id) {
+            return Ok(Rc::clone(step));
+        }
+        let step = Rc::new(Step::commit(meta, repo.commit_changes(meta)?));
+        self.steps.insert(meta.id, Rc::clone(&step));
+        Ok(step)
+    }
+}
+
+/// A task's history outside the change, and where it started.
+pub struct History {
+    /// The commits before the change that touched the task's folder,
+    /// parents first.
+    pub earlier: Vec<Rc<Step>>,
+    /// The first parents of the task's steps (earlier or in the change)
+    /// that did not have its folder yet.
+    pub boundaries: Vec<ObjectId>,
+}
+
+/// The history of the task in `dir` in a landing that joins `heads`.
 ///
-/// * `dir`: the task folder;
-/// * `starts`: the parents of the change's steps that touched it;
+/// * `change`: the change's steps that touched the task (their first
+///   parents may be boundaries);
 /// * `in_change`: commits of the change itself (walked through, never
 ///   returned: the change's own steps are judged as such);
-/// * `baseline`: the task's baseline commit, where the walk stops.
-pub fn earlier_steps(
+/// * `baseline`: the task's declared baseline commit, where the walk stops.
+pub fn history(
     repo: &Repo,
     dir: &str,
-    starts: &[ObjectId],
+    heads: &[ObjectId],
+    change: &[Rc<Step>],
     in_change: &HashSet<ObjectId>,
     baseline: Option<ObjectId>,
-) -> Result<Vec<Step>> {
+    earlier: &mut Earlier,
+) -> Result<History> {
     let mut folders = FolderIds {
         repo,
         dir,
         by_tree: HashMap::new(),
     };
     let mut seen: HashSet<ObjectId> = HashSet::new();
-    let mut stack: Vec<ObjectId> = starts.to_vec();
+    let mut stack: Vec<ObjectId> = heads.to_vec();
     let mut found: Vec<CommitMeta> = Vec::new();
     while let Some(commit) = stack.pop() {
         if !seen.insert(commit) || Some(commit) == baseline {
@@ -85,8 +118,22 @@ pub fn earlier_steps(
     }
     let mut steps = Vec::with_capacity(found.len());
     for meta in crate::repo::history::topological(found) {
-        let changes = repo.commit_changes(&meta)?;
-        steps.push(Step::commit(&meta, changes));
+        steps.push(earlier.step(repo, &meta)?);
     }
-    Ok(steps)
+    let mut boundaries = Vec::new();
+    for step in steps.iter().chain(change) {
+        let Some(first) = step.parents.first() else {
+            continue;
+        };
+        if Some(*first) != baseline
+            && folders.of_commit(*first)?.is_none()
+            && !boundaries.contains(first)
+        {
+            boundaries.push(*first);
+        }
+    }
+    Ok(History {
+        earlier: steps,
+        boundaries,
+    })
 }

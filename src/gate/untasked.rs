@@ -203,10 +203,9 @@ pub fn check(
     extra: &[ArchiveLeftover],
     carries_task: bool,
 ) -> Vec<Diagnostic> {
-    let agent_files = gate.config.agent_files();
     let mut out = Vec::new();
     for (index, step) in gate.landing.steps.iter().enumerate() {
-        let mut paths = untasked_changes(step, &agent_files);
+        let mut paths = untasked_changes(step, &gate.bookkeeping);
         let archives = extra.iter().any(|e| e.step == index);
         for leftover in extra.iter().filter(|e| e.step == index) {
             paths.extend(leftover.paths.iter().cloned());

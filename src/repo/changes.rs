@@ -45,6 +45,18 @@ impl ChangeKind {
     }
 }
 
+/// One changed path of a commit (files, symlinks and submodules; never
+/// trees). Renames are a deletion plus an addition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathChange {
+    pub path: BString,
+    pub kind: ChangeKind,
+    /// The entry before (`None` when added).
+    pub old: Option<Entry>,
+    /// The entry after (`None` when deleted).
+    pub new: Option<Entry>,
+}
+
 /// Paths that differ between a base view and a target view.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ChangeSet {

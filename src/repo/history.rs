@@ -4,12 +4,19 @@
 //! with the commits and changed paths of a range, never with repository size.
 
 use super::changes::ChangeKind;
+pub use super::changes::PathChange;
 use super::tree::{Content, Entry, EntryMode};
 use super::{Repo, RepoError, Result};
 use crate::codes::Code;
 use gix::ObjectId;
 use gix::bstr::{BString, ByteSlice};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
+
+/// Trees with at least this many entries are indexed by name on first use.
+const INDEXED_TREE_ENTRIES: usize = 64;
+
+/// One tree's entries by name.
+pub(crate) type TreeIndex = HashMap<Vec<u8>, (gix::object::tree::EntryMode, ObjectId)>;
 
 /// What a commit says about itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,26 +36,6 @@ impl CommitMeta {
     pub fn subject(&self) -> &str {
         self.message.lines().next().unwrap_or("").trim()
     }
-}
-
-/// Git's automatic merge of two commits: its tree (in memory) and the
-/// paths it could not resolve.
-#[derive(Clone, Debug)]
-pub struct AutoMerge {
-    pub tree: ObjectId,
-    pub conflicts: Vec<BString>,
-}
-
-/// One changed path of a commit (files, symlinks and submodules; never
-/// trees). Renames are a deletion plus an addition.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PathChange {
-    pub path: BString,
-    pub kind: ChangeKind,
-    /// The entry before (`None` when added).
-    pub old: Option<Entry>,
-    /// The entry after (`None` when deleted).
-    pub new: Option<Entry>,
 }
 
 fn unavailable(what: String) -> RepoError {
@@ -131,121 +118,28 @@ impl Repo {
 
     /// The own changes of a commit: against its parent, and against the
     /// empty tree for a root commit. A merge of two parents owns what it
-    /// made differ from git's automatic merge of them (its resolutions, an
-    /// edit slipped into the merge, a side's change it dropped) and every
-    /// path the automatic merge could not resolve, with the first parent's
-    /// entry as the old one. Paths where it simply took a side come from
-    /// that side's commits, and are theirs. A merge whose parents share no
-    /// history, or of more than two parents, owns every change against its
-    /// first parent.
+    /// made differ from git's own merge of them (its resolutions, an edit
+    /// slipped into the merge, a side's change it dropped) and every path
+    /// that merge could not resolve ([`super::merge::own_changes`]). Paths
+    /// where it simply took a side come from that side's commits, and are
+    /// theirs. A merge whose parents share no history, or of more than two
+    /// parents, owns every change against its first parent.
     pub fn commit_changes(&self, meta: &CommitMeta) -> Result<Vec<PathChange>> {
         let first = match meta.parents.first() {
             Some(parent) => Some(self.commit_tree(*parent)?),
             None => None,
         };
         let changes = self.tree_changes(first, Some(meta.tree))?;
-        let (Some(_), [ours, theirs]) = (first, meta.parents.as_slice()) else {
+        let (Some(first), [ours, theirs]) = (first, meta.parents.as_slice()) else {
             return Ok(changes);
         };
-        match self.auto_merge(*ours, *theirs)? {
-            Some(auto) => self.merge_own_changes(changes, &auto, meta.tree),
+        match self.merge_commits(*ours, *theirs)? {
+            Some(merge) => {
+                let second = self.commit_tree(*theirs)?;
+                super::merge::own_changes(self, changes, first, second, &merge)
+            }
             None => Ok(changes),
         }
-    }
-
-    /// A merge's own changes (see [`Repo::commit_changes`]): `changes` are
-    /// the merge result's changes against its first parent.
-    pub fn merge_own_changes(
-        &self,
-        changes: Vec<PathChange>,
-        auto: &AutoMerge,
-        result: ObjectId,
-    ) -> Result<Vec<PathChange>> {
-        let against_auto = self.tree_changes(Some(auto.tree), Some(result))?;
-        let mut own: HashSet<&BString> = against_auto.iter().map(|c| &c.path).collect();
-        own.extend(auto.conflicts.iter());
-        let against_first: HashSet<BString> = changes.iter().map(|c| c.path.clone()).collect();
-        let mut out: Vec<PathChange> = changes
-            .into_iter()
-            .filter(|c| own.contains(&c.path))
-            .collect();
-        // Where the result kept the first parent's entry but the automatic
-        // merge had taken the other side's, the merge dropped that change.
-        out.extend(
-            against_auto
-                .iter()
-                .filter(|c| !against_first.contains(&c.path))
-                .cloned(),
-        );
-        out.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(out)
-    }
-
-    /// Git's automatic merge of the commits `ours` and `theirs` (from their
-    /// merge base, kept in memory), or `None` when they share no history.
-    pub fn auto_merge(&self, ours: ObjectId, theirs: ObjectId) -> Result<Option<AutoMerge>> {
-        match self.merge_base(ours, theirs)? {
-            Some(base) => self.auto_merge_from(base, ours, theirs).map(Some),
-            None => Ok(None),
-        }
-    }
-
-    /// Git's automatic merge of `ours` and `theirs` from their merge base
-    /// `base`: when one side is the base's tree, the other side whole.
-    pub fn auto_merge_from(
-        &self,
-        base: ObjectId,
-        ours: ObjectId,
-        theirs: ObjectId,
-    ) -> Result<AutoMerge> {
-        let ancestor = self.commit_tree(base)?;
-        let our_tree = self.commit_tree(ours)?;
-        let their_tree = self.commit_tree(theirs)?;
-        let whole = |tree| {
-            Ok(AutoMerge {
-                tree,
-                conflicts: Vec::new(),
-            })
-        };
-        if ancestor == their_tree {
-            return whole(our_tree);
-        }
-        if ancestor == our_tree {
-            return whole(their_tree);
-        }
-        let gix_repo = self.gix();
-        let options = gix_repo
-            .tree_merge_options()
-            .map_err(|e| unavailable(format!("merge options: {e}")))?;
-        let labels = gix::merge::blob::builtin_driver::text::Labels {
-            ancestor: Some("merge base".into()),
-            current: Some("ours".into()),
-            other: Some("theirs".into()),
-        };
-        let mut outcome = gix_repo
-            .merge_trees(ancestor, our_tree, their_tree, labels, options)
-            .map_err(|e| {
-                unavailable(format!(
-                    "cannot merge {} and {}: {e}",
-                    super::tree::short(ours),
-                    super::tree::short(theirs)
-                ))
-            })?;
-        let mut conflicts = Vec::new();
-        if outcome.has_unresolved_conflicts(gix::merge::tree::TreatAsUnresolved::default()) {
-            for conflict in &outcome.conflicts {
-                conflicts.push(BString::from(conflict.ours.location()));
-                conflicts.push(BString::from(conflict.theirs.location()));
-            }
-        }
-        let tree = outcome
-            .tree
-            .write()
-            .map_err(|e| unavailable(format!("cannot build the merge tree: {e}")))?;
-        Ok(AutoMerge {
-            tree: tree.detach(),
-            conflicts,
-        })
     }
 
     /// Paths that differ between two trees (`None`: the empty tree), sorted
@@ -372,14 +266,58 @@ impl Repo {
         tree: ObjectId,
         path: &str,
     ) -> Result<Option<(gix::object::tree::EntryMode, ObjectId)>> {
-        let tree = self
+        let mut current = tree;
+        let mut names = path.split('/').peekable();
+        while let Some(name) = names.next() {
+            let Some((mode, oid)) = self.entry_in(current, name.as_bytes(), path)? else {
+                return Ok(None);
+            };
+            if names.peek().is_none() {
+                return Ok(Some((mode, oid)));
+            }
+            if !mode.is_tree() {
+                return Ok(None);
+            }
+            current = oid;
+        }
+        Ok(None)
+    }
+
+    /// The entry `name` of one tree: a scan of a small tree, a hash lookup
+    /// in a large one (indexed on first use).
+    fn entry_in(
+        &self,
+        tree: ObjectId,
+        name: &[u8],
+        path: &str,
+    ) -> Result<Option<(gix::object::tree::EntryMode, ObjectId)>> {
+        if let Some(index) = self.tree_index.borrow().get(&tree) {
+            return Ok(index.get(name).copied());
+        }
+        let object = self
             .gix()
             .find_tree(tree)
             .map_err(|e| unavailable(format!("cannot read tree {tree}: {e}")))?;
-        let entry = tree
-            .lookup_entry(path.split('/'))
+        let decoded = object
+            .decode()
             .map_err(|e| unavailable(format!("cannot look up {path}: {e}")))?;
-        Ok(entry.map(|e| (e.mode(), e.object_id())))
+        if decoded.entries.len() < INDEXED_TREE_ENTRIES {
+            return Ok(decoded
+                .entries
+                .iter()
+                .find(|e| e.filename.as_bytes() == name)
+                .map(|e| (e.mode, e.oid.to_owned())));
+        }
+        let index: TreeIndex = decoded
+            .entries
+            .iter()
+            .map(|e| (e.filename.as_bytes().to_vec(), (e.mode, e.oid.to_owned())))
+            .collect();
+        let found = index.get(name).copied();
+        self.tree_index
+            .borrow_mut()
+            .insert(tree, std::rc::Rc::new(index));
+        Ok(found)
     }
 
     /// Read a blob, at most `limit + 1` bytes of it.
@@ -504,5 +442,74 @@ mod tests {
             .map(|c| c.id.as_bytes()[0])
             .collect();
         assert_eq!(order, [1, 2, 3]);
+    }
+}
+
+#[cfg(test)]
+mod lookup_tests {
+    use super::*;
+    use std::process::Command;
+
+    fn git(dir: &std::path::Path, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .current_dir(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+
+    #[test]
+    fn lookups_in_an_indexed_tree_match_a_scan() {
+        let dir = tempfile::tempdir().unwrap();
+        git(dir.path(), &["init", "-q"]);
+        let tasks = dir.path().join(".mastermind/tasks");
+        for i in 0..(INDEXED_TREE_ENTRIES * 2) {
+            std::fs::create_dir_all(tasks.join(format!("t{i:03}"))).unwrap();
+            std::fs::write(tasks.join(format!("t{i:03}/spec.md")), format!("{i}\n")).unwrap();
+        }
+        std::fs::write(tasks.join("plain"), "file\n").unwrap();
+        git(dir.path(), &["add", "-A"]);
+        git(dir.path(), &["commit", "-q", "-m", "many"]);
+        let repo = Repo::open(dir.path()).unwrap();
+        let tree = repo
+            .commit_tree(repo.head_commit().unwrap().unwrap())
+            .unwrap();
+        // Twice: the first lookup builds the index, the second reads it.
+        for _ in 0..2 {
+            for i in [0, 7, INDEXED_TREE_ENTRIES * 2 - 1] {
+                let path = format!(".mastermind/tasks/t{i:03}/spec.md");
+                let entry = repo.tree_entry(tree, &path).unwrap().expect("present");
+                let expected = git(dir.path(), &["rev-parse", &format!("HEAD:{path}")]);
+                assert_eq!(entry.oid.to_string(), expected, "{path}");
+            }
+            for absent in [
+                ".mastermind/tasks/t999/spec.md",
+                ".mastermind/tasks/plain/spec.md",
+                ".mastermind/tasks//spec.md",
+                "",
+            ] {
+                assert!(
+                    repo.tree_entry(tree, absent).unwrap().is_none(),
+                    "{absent:?}"
+                );
+            }
+            assert!(
+                repo.subtree_id(tree, ".mastermind/tasks/t001")
+                    .unwrap()
+                    .is_some()
+            );
+        }
+        assert_eq!(
+            repo.tree_index.borrow().len(),
+            1,
+            "only the large tree is indexed"
+        );
     }
 }

@@ -5,6 +5,7 @@
 
 pub mod changes;
 pub mod history;
+pub mod merge;
 pub mod merge_join;
 pub(crate) mod parallel;
 pub mod remote;
@@ -15,6 +16,8 @@ pub mod tree;
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
 use gix::ObjectId;
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// A repository problem: always "could not check".
@@ -47,6 +50,23 @@ impl std::error::Error for RepoError {}
 
 pub type Result<T> = std::result::Result<T, RepoError>;
 
+/// The object format git says the repository at `dir` uses (`sha1`,
+/// `sha256`), asked of git only when the repository cannot be opened.
+fn object_format(dir: &Path) -> Option<String> {
+    let output = std::process::Command::new("git")
+        .current_dir(dir)
+        .args(["rev-parse", "--show-object-format"])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    output
+        .status
+        .success()
+        .then(|| String::from_utf8_lossy(&output.stdout).trim().to_string())
+        .filter(|format| !format.is_empty())
+}
+
 fn object_error(what: &str, error: impl std::fmt::Display) -> RepoError {
     RepoError::new(Code::git_object_unavailable, format!("{what}: {error}"))
 }
@@ -54,6 +74,15 @@ fn object_error(what: &str, error: impl std::fmt::Display) -> RepoError {
 /// An opened repository.
 pub struct Repo {
     inner: gix::Repository,
+    /// Where its objects are (the pre-receive quarantine first, then the
+    /// repository's own store): what a git child process must read.
+    object_dirs: Vec<PathBuf>,
+    /// Merges computed so far ([`merge`]), by (ours, theirs).
+    merges: RefCell<HashMap<(ObjectId, ObjectId), Option<merge::Merge>>>,
+    /// Large trees decoded once into a name index (`.mastermind/tasks` with
+    /// thousands of folders): a lookup there costs a hash, not a scan, so
+    /// one change touching N task folders costs O(N), not O(N²).
+    pub(crate) tree_index: RefCell<HashMap<ObjectId, std::rc::Rc<history::TreeIndex>>>,
 }
 
 impl Repo {
@@ -73,18 +102,36 @@ impl Repo {
             Default::default(),
             trust,
         )
-        .map_err(|e| {
-            RepoError::new(
+        .map_err(|e| match object_format(dir).as_deref() {
+            Some(format) if format != "sha1" => RepoError::new(
+                Code::git_object_format_unsupported,
+                format!(
+                    "the repository at {} uses {} object ids (`extensions.objectFormat = {format}`), which this build of mastermind-hooks cannot read: it reads SHA-1 repositories only, so nothing was checked",
+                    dir.display(),
+                    format.to_ascii_uppercase().replace("SHA", "SHA-")
+                ),
+            ),
+            _ => RepoError::new(
                 Code::git_repository_unavailable,
                 format!("no git repository at {}: {e}", dir.display()),
-            )
+            ),
         })?
         .to_thread_local();
         // Merges write their result trees to memory, never to the object
         // store. A small object cache: a range's commits share most trees.
         let mut inner = repo.with_object_memory();
         inner.object_cache_size_if_unset(8 * 1024 * 1024);
-        Ok(Repo { inner })
+        Ok(Repo::wrap(inner))
+    }
+
+    fn wrap(inner: gix::Repository) -> Repo {
+        let own = inner.common_dir().join("objects");
+        Repo {
+            inner,
+            object_dirs: vec![own],
+            merges: RefCell::new(HashMap::new()),
+            tree_index: RefCell::new(HashMap::new()),
+        }
     }
 
     /// Open the repository at `dir` itself (its working tree or git dir),
@@ -97,17 +144,19 @@ impl Repo {
                 format!("no git repository at {}: {e}", dir.display()),
             )
         })?;
-        Ok(Repo {
-            inner: repo.with_object_memory(),
-        })
+        Ok(Repo::wrap(repo.with_object_memory()))
     }
 
     /// The same repository reading its objects through `objects` (the
-    /// pre-receive quarantine), still without writing any.
-    pub fn with_object_store(mut self, objects: gix::OdbHandle) -> Repo {
+    /// pre-receive quarantine), still without writing any; `dirs` are the
+    /// object directories behind it, for git child processes.
+    pub fn with_object_store(mut self, objects: gix::OdbHandle, dirs: Vec<PathBuf>) -> Repo {
         self.inner.objects = objects;
         Repo {
             inner: self.inner.with_object_memory(),
+            object_dirs: dirs,
+            merges: RefCell::new(HashMap::new()),
+            tree_index: RefCell::new(HashMap::new()),
         }
     }
 
@@ -162,6 +211,24 @@ impl Repo {
         Ok(commit.id)
     }
 
+    /// The commit a revision names after peeling tags, `None` when it names
+    /// a tree or a blob (a tag of one carries no commit).
+    pub fn commit_of(&self, rev: &str) -> Result<Option<ObjectId>> {
+        let id = self.inner.rev_parse_single(rev).map_err(|e| {
+            RepoError::new(
+                Code::git_revision_unknown,
+                format!("cannot resolve revision `{rev}`: {e}"),
+            )
+        })?;
+        let object = id
+            .object()
+            .map_err(|e| object_error(&format!("revision `{rev}`"), e))?;
+        let peeled = object
+            .peel_tags_to_end()
+            .map_err(|e| object_error(&format!("revision `{rev}`"), e))?;
+        Ok((peeled.kind == gix::object::Kind::Commit).then_some(peeled.id))
+    }
+
     /// The commit HEAD points to, or `None` before the first commit.
     pub fn head_commit(&self) -> Result<Option<ObjectId>> {
         let head = self.inner.head().map_err(|e| {
@@ -209,6 +276,16 @@ impl Repo {
                     Code::git_object_unavailable,
                     format!("cannot compute the merge base of {one} and {two}: {e}"),
                 )
+            })
+    }
+
+    /// True for a partial clone (`git clone --filter=...`): objects may be
+    /// missing, to be fetched from a promisor remote.
+    pub fn is_partial_clone(&self) -> bool {
+        let config = self.inner.config_snapshot();
+        config.string("extensions.partialClone").is_some()
+            || self.inner.remote_names().iter().any(|name| {
+                config.boolean(format!("remote.{name}.promisor").as_str()) == Some(true)
             })
     }
 

@@ -81,13 +81,75 @@ pub fn advertised(repo: &Repo, place: &str) -> Result<Advertised> {
     Ok(parse(&String::from_utf8_lossy(&output.stdout)))
 }
 
+/// Make sure `refs/remotes/<remote>/<branch>` is here, fetching the branch
+/// through git when the clone lacks it (a CI clone of a merge request's
+/// source has no target branch).
+pub fn fetch_branch(repo: &Repo, remote: &str, branch: &str) -> Result<()> {
+    let tracking = format!("refs/remotes/{remote}/{branch}");
+    if repo.resolve_commit(&tracking).is_ok() {
+        return Ok(());
+    }
+    let fix = format!("fetch it before the gate: `git fetch {remote} {branch}`");
+    let output = Command::new("git")
+        .arg("--git-dir")
+        .arg(repo.git_dir())
+        .args(["fetch", "--quiet", "--no-tags", remote])
+        .arg(format!("+refs/heads/{branch}:{tracking}"))
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| {
+            RepoError::new(
+                Code::git_revision_unknown,
+                format!("cannot run `git fetch` for the target branch {branch}: {e}; {fix}"),
+            )
+        })?;
+    if !output.status.success() {
+        return Err(RepoError::new(
+            Code::git_revision_unknown,
+            format!(
+                "the clone lacks the target branch {branch} and `git fetch {remote}` failed ({}); {fix}",
+                String::from_utf8_lossy(&output.stderr).trim()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The default branches of this clone's remotes as the clone last saw them
+/// (`refs/remotes/<remote>/HEAD`, else `<remote>/main`, else
+/// `<remote>/master`): history the local modes treat as landed. Local
+/// remote-tracking refs are anyone's to move, so only the local hooks use
+/// them, and only to judge less, never to decide a verdict that counts.
+pub fn local_default_tips(repo: &Repo) -> Vec<ObjectId> {
+    let gix = repo.gix();
+    let mut tips = Vec::new();
+    for name in gix.remote_names() {
+        for branch in ["HEAD", "main", "master"] {
+            let reference = format!("refs/remotes/{name}/{branch}");
+            let Ok(Some(mut found)) = gix.try_find_reference(reference.as_str()) else {
+                continue;
+            };
+            if let Ok(id) = found.peel_to_id() {
+                let id = id.detach();
+                if repo.has_commit(id) && !tips.contains(&id) {
+                    tips.push(id);
+                }
+                break;
+            }
+        }
+    }
+    tips
+}
+
 impl Advertised {
-    /// The base of a new branch: the newest commit of the remote's default
-    /// branch that `tip` contains (none for an empty remote or unrelated
-    /// history; then every commit the remote lacks is the change). A
-    /// default branch whose tip this clone lacks is no base at all: judging
-    /// without it would take the policy from nowhere, so it is an error.
-    pub fn default_base(&self, repo: &Repo, tip: ObjectId) -> Result<Option<ObjectId>> {
+    /// The target of a new branch or tag: the remote's default branch as
+    /// it is now (none for an empty remote). A default branch whose tip
+    /// this clone lacks is no target at all: judging without it would take
+    /// the policy from nowhere, so it is an error.
+    pub fn default_target(&self, repo: &Repo) -> Result<Option<ObjectId>> {
         let Some(default) = self.default_tip else {
             return Ok(None);
         };
@@ -95,11 +157,11 @@ impl Advertised {
             return Err(RepoError::new(
                 Code::push_base_unknown,
                 format!(
-                    "the remote's default branch is at {default}, which this clone does not have, so the new branch's base (and the policy judging it) is unknown; fetch first (`git fetch`), then push again"
+                    "the remote's default branch is at {default}, which this clone does not have, so the new branch's target (and the policy judging it) is unknown; fetch first (`git fetch`), then push again"
                 ),
             ));
         }
-        repo.merge_base(tip, default)
+        Ok(Some(default))
     }
 }
 

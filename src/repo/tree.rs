@@ -275,35 +275,41 @@ impl View {
         Ok((view, merge_base))
     }
 
-    /// The tree of the in-memory merge of `head` into `base` (kept in
-    /// memory, never written to the object store) and the merge base.
+    /// The tree of git's merge of `head` into `base` (every merge base,
+    /// git's own algorithm: [`Repo::merge_commits`]; kept in memory, never
+    /// written to the repository) and a merge base of the two. Conflicts
+    /// leave what lands unknown.
     pub fn merge_tree(repo: &Repo, base: ObjectId, head: ObjectId) -> Result<(ObjectId, ObjectId)> {
-        let Some(merge_base) = repo.merge_base(base, head)? else {
-            let (code, message) = if repo.is_shallow() {
-                (
-                    Code::git_shallow_history,
-                    format!(
-                        "the clone is shallow and hides the merge base of {} and {}; fetch the full history (actions/checkout `fetch-depth: 0`, GitLab `GIT_DEPTH: 0`, or `git fetch --unshallow`)",
-                        short(base),
-                        short(head)
-                    ),
-                )
-            } else {
-                (
-                    Code::git_no_merge_base,
-                    format!("{} and {} have no common history", short(base), short(head)),
-                )
-            };
-            return Err(RepoError::new(code, message));
+        let (merge_base, merged) = match (
+            repo.merge_base(base, head)?,
+            repo.merge_commits(base, head)?,
+        ) {
+            (Some(merge_base), Some(merged)) => (merge_base, merged),
+            _ => {
+                let (code, message) = if repo.is_shallow() {
+                    (
+                        Code::git_shallow_history,
+                        format!(
+                            "the clone is shallow and hides the merge base of {} and {}; fetch the full history (actions/checkout `fetch-depth: 0`, GitLab `GIT_DEPTH: 0`, or `git fetch --unshallow`)",
+                            short(base),
+                            short(head)
+                        ),
+                    )
+                } else {
+                    (
+                        Code::git_no_merge_base,
+                        format!("{} and {} have no common history", short(base), short(head)),
+                    )
+                };
+                return Err(RepoError::new(code, message));
+            }
         };
-        let merged = repo.auto_merge_from(merge_base, base, head)?;
         if !merged.conflicts.is_empty() {
-            let mut paths: Vec<String> = merged
+            let paths: Vec<String> = merged
                 .conflicts
                 .iter()
                 .map(|p| p.to_str_lossy().into_owned())
                 .collect();
-            paths.dedup();
             return Err(RepoError::new(
                 Code::git_merge_conflict,
                 format!(

@@ -21,10 +21,10 @@ severity: {}
 #  missing_expected_file: error
 
 receipts:
-  # Which tree a receipt must match: task (where the check ran: the commit that
-  # added the receipt; a later commit of the same task that changes content
-  # makes it stale), merge (what lands: the merge in CI) or head (the tip).
-  freshness: task
+  # What a receipt must match: scope (the commit that added it, and what lands
+  # on every path its task declares or changed, except the target's own newer
+  # content), merge (the whole of what lands: the merge in CI) or head (the tip).
+  freshness: scope
   # Accept Mastermind v1 receipts, which only `check --worktree` can verify, as
   # a warning instead of an error in the hooks and CI.
   accept_unverifiable_v1: false

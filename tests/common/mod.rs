@@ -2,6 +2,7 @@
 //! the built `mastermind-hooks` binary, and task fixtures.
 #![allow(dead_code)]
 
+pub mod landing;
 pub mod tasks;
 pub mod tools;
 pub mod worktree_ops;
@@ -76,16 +77,20 @@ impl TestRepo {
 
     /// `git clone [args] <source> <new dir>`.
     pub fn clone_of(source: &TestRepo, args: &[&str]) -> TestRepo {
+        TestRepo::clone_url(&format!("file://{}", source.path().display()), args)
+    }
+
+    /// `git clone [args] <url> <new dir>`.
+    pub fn clone_url(url: &str, args: &[&str]) -> TestRepo {
         let repo = TestRepo {
             dir: tempfile::tempdir().expect("tempdir"),
             home: tempfile::tempdir().expect("home"),
         };
         std::fs::write(repo.home.path().join(".gitconfig"), "").expect("gitconfig");
-        let url = format!("file://{}", source.path().display());
         let target = repo.path().display().to_string();
         let mut all = vec!["clone", "-q"];
         all.extend_from_slice(args);
-        all.push(&url);
+        all.push(url);
         all.push(&target);
         repo.git(&all);
         repo

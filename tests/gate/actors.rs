@@ -61,6 +61,9 @@ fn github(
 
 /// `check --ci` as a GitLab merge request pipeline started by `user`.
 fn gitlab(repo: &TestRepo, branch: &str, user: &str) -> Output {
+    // A detached pipeline lands on the target branch's tip, which GitLab's
+    // clone has as `origin/main`.
+    repo.git(&["update-ref", "refs/remotes/origin/main", "main"]);
     let base = sha(repo, "main");
     let head = sha(repo, branch);
     repo.run_env(

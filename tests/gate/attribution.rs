@@ -462,6 +462,13 @@ fn a_clean_merge_of_main_is_no_untasked_change_under_a_deny_policy() {
         !codes.iter().any(|c| c == "task_required"),
         "{codes:?}\n{out}"
     );
+    // What lands in the task's file is content its check never ran on: the
+    // receipt is stale until the check runs again on the merge.
+    assert_eq!(code, 1, "{codes:?}\n{out}");
+    assert_eq!(codes, ["receipt_snapshot_changed"], "{out}");
+    verify(&repo, "001-a");
+    commit_gated(&repo, "task a: re-run on the merge");
+    let (code, codes, out) = check(&repo, &["--ci", "--base", "origin/main", "--head", "HEAD"]);
     assert_eq!(code, 0, "{codes:?}\n{out}");
 }
 

@@ -128,7 +128,6 @@ pub fn gather<'g>(gate: &'g Gate<'g>) -> Result<Known<'g>> {
     // process, and a change of a hundred tasked commits needs none.
     let untasked = gate.config.untasked.needs_signers();
     let planning = gate.config.planning.needs_signers();
-    let agent_files = gate.config.agent_files();
     let commits: Vec<ObjectId> = gate
         .landing
         .steps
@@ -136,7 +135,7 @@ pub fn gather<'g>(gate: &'g Gate<'g>) -> Result<Known<'g>> {
         .filter(|step| {
             let tasked = !step.touched_tasks().is_empty();
             (untasked
-                && (!untasked_changes(step, &agent_files).is_empty()
+                && (!untasked_changes(step, &gate.bookkeeping).is_empty()
                     // A step that removes task files may archive a task:
                     // what else it changed is untasked.
                     || step.changes.iter().any(|c| {

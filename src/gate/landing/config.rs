@@ -1,8 +1,11 @@
 //! The configuration a landing is judged by: `.mastermind/hooks.yaml` as
-//! the protected target has it (absent: the strict defaults), tightened
+//! the protected target has it now (absent: the strict defaults), tightened
 //! only by the environment (`MASTERMIND_HOOKS_REQUIRE_TASK=true`). An
 //! invalid target configuration never locks the repository: a change that
-//! only repairs it passes (`config_repaired`).
+//! only repairs it passes (`config_repaired`), judged against the newest
+//! valid configuration in the target's first-parent history: it may fix
+//! it, never loosen it (`config_repair_loosened`; a deletion repairs only
+//! where there was none).
 
 use super::Landing;
 use crate::codes::Code;
@@ -86,10 +89,89 @@ fn only_config(steps: &[Step]) -> bool {
         })
 }
 
+/// How far back the target's first-parent history is searched for its
+/// newest valid configuration.
+const MAX_REPAIR_WALK: usize = 10_000;
+
+/// The newest valid configuration in the first-parent history of `start`
+/// (`start` itself excluded): the configuration and whether a file held it
+/// (`false`: there was none, the defaults). The strict defaults when none
+/// is found.
+fn newest_valid(repo: &Repo, start: gix::ObjectId) -> Result<(Config, bool), Vec<Diagnostic>> {
+    let fail = |e: crate::repo::RepoError| vec![e.to_diagnostic()];
+    let mut commit = repo
+        .commit_meta(start)
+        .map_err(fail)?
+        .parents
+        .first()
+        .copied();
+    let mut walked = 0;
+    while let Some(id) = commit {
+        if walked == MAX_REPAIR_WALK {
+            break;
+        }
+        walked += 1;
+        let meta = repo.commit_meta(id).map_err(fail)?;
+        let at = Snapshot::Tree(meta.tree);
+        let present = at.get(repo, CONFIG_PATH).map_err(fail)?.is_some();
+        if let Ok(config) = config_in(repo, at, "history") {
+            return Ok((config, present));
+        }
+        commit = meta.parents.first().copied();
+    }
+    Ok((Config::strict_defaults(), false))
+}
+
+/// The verdict on a change that only repairs the target's invalid
+/// configuration, against the newest valid one before it.
+fn judge_repair(repo: &Repo, landing: &Landing, repaired: &Config) -> Vec<Diagnostic> {
+    let target = &landing.target;
+    let Some(start) = target.commit else {
+        return Vec::new();
+    };
+    let (valid, present) = match newest_valid(repo, start) {
+        Ok(found) => found,
+        Err(problems) => return problems,
+    };
+    let lands = landing.snapshot(landing.lands);
+    let deleted = matches!(lands.get(repo, CONFIG_PATH), Ok(None));
+    let mut lines = crate::gate::config_change::loosenings(&valid, repaired);
+    if deleted && present {
+        lines.insert(
+            0,
+            "the file is deleted, but the newest valid configuration before it was a file: a deletion repairs only where there was none".to_string(),
+        );
+    }
+    if lines.is_empty() {
+        return vec![
+            Diagnostic::new(
+                Code::config_repaired,
+                format!(
+                    "{CONFIG_PATH} in {} is invalid and this change only repairs it",
+                    target.label
+                ),
+            )
+            .with_path(CONFIG_PATH),
+        ];
+    }
+    vec![
+        Diagnostic::new(
+            Code::config_repair_loosened,
+            format!(
+                "{CONFIG_PATH} in {} is invalid, and this repair judges more leniently than the newest valid configuration before it:\n  - {}",
+                target.label,
+                lines.join("\n  - ")
+            ),
+        )
+        .with_path(CONFIG_PATH),
+    ]
+}
+
 /// The configuration in force for a landing: its target's. `Err` carries
 /// the findings when there is none to judge by: the target's configuration
 /// is invalid (with the advice to repair it alone), the change is such a
-/// repair (`config_repaired`, and nothing else is judged), or the
+/// repair (`config_repaired`, or `config_repair_loosened` when it loosens
+/// the newest valid configuration; nothing else is judged), or the
 /// environment's tightening is malformed.
 pub fn in_force(repo: &Repo, landing: &Landing) -> Result<Config, Vec<Diagnostic>> {
     let target = &landing.target;
@@ -100,18 +182,9 @@ pub fn in_force(repo: &Repo, landing: &Landing) -> Result<Config, Vec<Diagnostic
         Err(problems) => problems,
     };
     if only_config(&landing.steps)
-        && config_in(repo, landing.snapshot(landing.tip), "the change").is_ok()
+        && let Ok(repaired) = config_in(repo, landing.snapshot(landing.lands), "the change")
     {
-        return Err(vec![
-            Diagnostic::new(
-                Code::config_repaired,
-                format!(
-                    "{CONFIG_PATH} in {} is invalid and this change only repairs it",
-                    target.label
-                ),
-            )
-            .with_path(CONFIG_PATH),
-        ]);
+        return Err(judge_repair(repo, landing, &repaired));
     }
     Err(problems
         .into_iter()

@@ -28,6 +28,18 @@ impl Collected {
         self.diagnostics.push(diagnostic);
     }
 
+    /// True when a finding says a git object could not be read.
+    pub(super) fn missed_objects(&self) -> bool {
+        let missing = |d: &Diagnostic| d.code == crate::codes::Code::git_object_unavailable;
+        self.diagnostics.iter().any(missing)
+            || self
+                .tasks
+                .iter()
+                .flat_map(|t| t.checks.iter())
+                .flat_map(|c| c.diagnostics.iter())
+                .any(missing)
+    }
+
     /// Everything gathered, as one report.
     pub fn into_report(self) -> Report {
         Report::assemble(self.files, self.tasks, self.diagnostics)
@@ -45,11 +57,8 @@ pub fn judge(repo: &Repo, landing: &Landing, out: &mut Collected) -> Option<Conf
             return None;
         }
     };
-    let gate = Gate {
-        repo,
-        config: &config,
-        landing,
-    };
+    out.diagnostics.extend(config.notes.iter().cloned());
+    let gate = Gate::new(repo, &config, landing);
     match gate::run(&gate) {
         Ok(outcome) => {
             out.tasks.extend(outcome.tasks);

@@ -30,6 +30,8 @@ pub mod staged;
 pub mod steps;
 pub mod worktree;
 
+use crate::codes::Code;
+use crate::diagnostic::Diagnostic;
 use crate::gate::change::Step;
 use crate::repo::snapshot::Snapshot;
 use crate::repo::tree::View;
@@ -100,15 +102,23 @@ pub struct Landing {
     pub kind: ViewKind,
     /// The protected target; its configuration is in force.
     pub target: Target,
-    /// Where the change's steps start: history that has landed already
-    /// (HEAD, the remote's commit, CI's merge base); `None` when there is
-    /// nothing yet (first commit, empty remote).
+    /// The landed commit the change's steps start from: the target's
+    /// commit (HEAD, the remote's commit, the default branch's or the
+    /// target branch's tip); `None` when there is nothing yet (first
+    /// commit, empty remote).
     pub base: Option<ObjectId>,
     /// For messages: `commit abc1234`, `the empty tree`.
     pub base_label: String,
     /// The steps being landed, parents before children; the pending step
     /// (index or working tree), if any, last.
     pub steps: Vec<Step>,
+    /// The commits whose content the landing joins (the pushed tip; CI's
+    /// target and head; HEAD and the heads a merge brings in): a task's
+    /// history is walked back from them.
+    pub heads: Vec<ObjectId>,
+    /// For a pushed ref: the default branch's tip when the ref shares no
+    /// history with it (refused unless configured).
+    pub unrelated_to: Option<ObjectId>,
     /// The pending step's content.
     pub pending: Option<View>,
     /// What lands: CI's merge tree, the pushed tip, the index or the
@@ -137,6 +147,16 @@ impl Landing {
             (At::Pending, None) => Snapshot::Empty,
         }
     }
+}
+
+/// The note for a pushed ref that names a tree or a blob: nothing to judge.
+pub(crate) fn not_a_commit(refname: &str, id: &str) -> Diagnostic {
+    Diagnostic::new(
+        Code::ref_not_a_commit,
+        format!(
+            "{refname}: {id} is a tree or a blob, not a commit; it carries no task and is not judged"
+        ),
+    )
 }
 
 /// True for git's all-zero object id (a ref that does not exist on one

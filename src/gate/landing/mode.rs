@@ -5,6 +5,8 @@
 use super::ci::{self, Rerun};
 use super::judge::Collected;
 use super::{push, receive, staged, worktree};
+use crate::codes::Code;
+use crate::diagnostic::Diagnostic;
 use crate::repo::{Repo, RepoError};
 use crate::report::Report;
 
@@ -46,31 +48,42 @@ fn discover() -> Result<Repo, RepoError> {
 /// report (no rendering).
 pub fn report(mode: &Mode) -> Report {
     let mut out = Collected::default();
+    // Reads its ref lines before it opens the repository, and then reads
+    // the pushed objects through git's quarantine.
+    if *mode == Mode::Receive {
+        receive::check(&mut out);
+        return out.into_report();
+    }
+    let repo = match discover() {
+        Ok(repo) => repo,
+        Err(e) => {
+            out.fail(e);
+            return out.into_report();
+        }
+    };
     let result = match mode {
-        // Reads its ref lines before it opens the repository, and then
-        // reads the pushed objects through git's quarantine.
-        Mode::Receive => {
-            receive::check(&mut out);
-            Ok(())
+        Mode::Receive => Ok(()), // judged above
+        Mode::Staged => staged::check(&repo, &mut out),
+        Mode::Push { remote, url } => {
+            push::check(&repo, remote.as_deref(), url.as_deref(), &mut out)
         }
-        Mode::Staged => discover().and_then(|repo| staged::check(&repo, &mut out)),
-        Mode::Push { remote, url } => discover()
-            .and_then(|repo| push::check(&repo, remote.as_deref(), url.as_deref(), &mut out)),
-        Mode::Ci { base, head, rerun } => discover().and_then(|repo| {
-            ci::check(
-                &repo,
-                base.as_deref(),
-                head.as_deref(),
-                rerun.as_ref(),
-                &mut out,
-            )
-        }),
-        Mode::Worktree { since } => {
-            discover().and_then(|repo| worktree::check(&repo, since.as_deref(), &mut out))
-        }
+        Mode::Ci { base, head, rerun } => ci::check(
+            &repo,
+            base.as_deref(),
+            head.as_deref(),
+            rerun.as_ref(),
+            &mut out,
+        ),
+        Mode::Worktree { since } => worktree::check(&repo, since.as_deref(), &mut out),
     };
     if let Err(e) = result {
         out.fail(e);
+    }
+    if out.missed_objects() && repo.is_partial_clone() {
+        out.note(Diagnostic::new(
+            Code::git_partial_clone,
+            "this clone is partial (`git clone --filter=...`) and lacks objects the gate reads (every file of what lands, the trees of the commits it compares), so nothing here was judged",
+        ).with_hint("fetch them with `git fetch --refetch --no-filter origin` (or clone without `--filter`: on GitHub, leave actions/checkout's `filter` unset), then run the gate again"));
     }
     out.into_report()
 }

@@ -55,36 +55,71 @@ fn parse_push_input(input: &str) -> Result<Vec<PushLine>, Diagnostic> {
 /// One ref update to judge: the commits from what the other side already
 /// has to `tip`. Shared by `--push` and `--receive`.
 pub struct Update {
-    /// The protected side: the ref's old tip, or for a new ref the newest
-    /// commit of the default branch that the tip contains.
-    pub base: Option<ObjectId>,
-    /// Commits the other side already has (the old tip and its other refs):
-    /// never part of the change.
+    /// The protected target: the ref's old tip, or for a new ref the
+    /// default branch's tip (`None`: nothing there yet).
+    pub target: Option<ObjectId>,
+    /// Landed history the other side already has (the target, the default
+    /// branch's tip): never part of the change.
     pub hidden: Vec<ObjectId>,
     pub tip: ObjectId,
     /// The branch being updated (for the untasked policy).
     pub branch: Option<String>,
     pub label: String,
+    /// The default branch's tip, when `tip` shares no history with it.
+    pub unrelated_to: Option<ObjectId>,
 }
 
 impl Update {
-    /// The update as a landing: its commits on its base, whose
+    /// The update of a ref from `old` (none: a new ref) to `tip`, on a
+    /// remote whose default branch is at `default_tip` (`updates_default`:
+    /// this ref is that branch).
+    pub fn new(
+        repo: &Repo,
+        old: Option<ObjectId>,
+        tip: ObjectId,
+        default_tip: Option<ObjectId>,
+        updates_default: bool,
+        branch: Option<String>,
+        label: String,
+    ) -> Result<Update, RepoError> {
+        let mut hidden: Vec<ObjectId> = old.into_iter().collect();
+        let default_tip = default_tip.filter(|id| repo.has_commit(*id));
+        hidden.extend(default_tip.filter(|d| Some(*d) != old));
+        let unrelated_to = match default_tip {
+            Some(default) if !updates_default && repo.merge_base(default, tip)?.is_none() => {
+                Some(default)
+            }
+            _ => None,
+        };
+        Ok(Update {
+            target: old.or(default_tip),
+            hidden,
+            tip,
+            branch,
+            label,
+            unrelated_to,
+        })
+    }
+
+    /// The update as a landing: its commits on its target, whose
     /// configuration is in force.
     pub fn landing(self, repo: &Repo, kind: ViewKind) -> Result<Landing, RepoError> {
         let steps = steps::commits(repo, &[self.tip], &self.hidden)?;
-        let base_label = match self.base {
+        let base_label = match self.target {
             Some(id) => format!("commit {}", short(id)),
             None => "the empty tree (nothing on the remote yet)".to_string(),
         };
-        let target = Target::at(repo, self.base, base_label.clone())?;
+        let target = Target::at(repo, self.target, base_label.clone())?;
         let tip = At::Tree(repo.commit_tree(self.tip)?);
         let tip_label = format!("commit {}", short(self.tip));
         Ok(Landing {
             kind,
             target,
-            base: self.base,
+            base: self.target,
             base_label,
             steps,
+            heads: vec![self.tip],
+            unrelated_to: self.unrelated_to,
             pending: None,
             lands: tip,
             lands_label: tip_label.clone(),
@@ -168,7 +203,10 @@ pub fn check(
             remote.map(|r| format!("{r} ")).unwrap_or_default(),
             line.remote_ref
         );
-        let tip = repo.resolve_commit(&line.local)?;
+        let Some(tip) = repo.commit_of(&line.local)? else {
+            out.note(super::not_a_commit(&line.remote_ref, &line.local));
+            continue;
+        };
         let old = if is_zero(&line.remote) {
             None
         } else {
@@ -176,6 +214,16 @@ pub fn check(
                 .ok()
                 .filter(|id| repo.has_commit(*id))
         };
+        if old.is_none() && !is_zero(&line.remote) {
+            out.note(Diagnostic::new(
+                Code::git_revision_unknown,
+                format!(
+                    "the remote's {} is at {}, which this repository does not have; fetch first (`git fetch`), then push again",
+                    line.remote_ref, line.remote
+                ),
+            ));
+            continue;
+        }
         // As pre-receive does: the remote's default branch only moves
         // forward (a forced update would drop work that has landed).
         if let (Ok(refs), Some(old)) = (&advertised, old)
@@ -199,44 +247,35 @@ pub fn check(
             );
             continue;
         }
-        let mut hidden: Vec<ObjectId> = old.into_iter().collect();
-        let base = match (&advertised, old) {
-            (Ok(refs), _) => {
-                hidden.extend(refs.tips.iter().copied().filter(|id| repo.has_commit(*id)));
-                match old {
-                    Some(old) => Some(old),
-                    None => match refs.default_base(repo, tip) {
-                        Ok(base) => base,
-                        Err(e) => {
-                            out.fail(e);
-                            continue;
-                        }
-                    },
+        // The protected target: the ref's old tip, or for a new ref the
+        // remote's default branch as it is now (its tip must be here).
+        let default_tip = match (&advertised, old) {
+            (Ok(refs), None) => match refs.default_target(repo) {
+                Ok(tip) => tip,
+                Err(e) => {
+                    out.fail(e);
+                    continue;
                 }
-            }
-            (Err(_), Some(old)) => Some(old),
-            (Err(e), None) if is_zero(&line.remote) => {
+            },
+            (Ok(refs), Some(_)) => refs.default_tip,
+            (Err(_), Some(_)) => None,
+            (Err(e), None) => {
                 out.note(e.to_diagnostic());
                 continue;
             }
-            (Err(_), None) => {
-                out.note(Diagnostic::new(
-                    Code::git_revision_unknown,
-                    format!(
-                        "the remote's {} is at {}, which this repository does not have; fetch first (`git fetch`), then push again",
-                        line.remote_ref, line.remote
-                    ),
-                ));
-                continue;
-            }
         };
-        let update = Update {
-            base,
-            hidden,
+        let updates_default = advertised
+            .as_ref()
+            .is_ok_and(|refs| refs.default_ref.as_deref() == Some(line.remote_ref.as_str()));
+        let update = Update::new(
+            repo,
+            old,
             tip,
-            branch: Some(branch_of(&line.remote_ref)),
+            default_tip,
+            updates_default,
+            Some(branch_of(&line.remote_ref)),
             label,
-        };
+        )?;
         let mut landing = update.landing(repo, ViewKind::Push)?;
         // The branch pushed from (the agent recognisers' and
         // `source_branches`' branch), and the remote's default branch,

@@ -37,13 +37,15 @@ pub struct RefUpdate {
 /// What a ref update asks the gate to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Judgement {
-    /// Judge the commits from `base` (none: the empty tree) to `tip`.
+    /// Judge the update of the ref from `old` (none: a new ref) to `tip`.
     Judge {
-        base: Option<ObjectId>,
+        old: Option<ObjectId>,
         tip: ObjectId,
     },
     /// Lands no code: a deletion, or a ref outside branches and tags.
     Skip(String),
+    /// A tag of a tree or a blob: no commit, so no task.
+    NotACommit,
     /// Refused without judging commits: a rewrite of the default branch.
     Refuse(String),
 }
@@ -84,12 +86,11 @@ fn id(hex: &str) -> Result<ObjectId, RepoError> {
         .map_err(|e| RepoError::new(Code::usage_invalid, format!("`{hex}` is no object id: {e}")))
 }
 
-/// Decide what to judge for one update. `default_tip` is the default
-/// branch's commit (the bare repository's HEAD) before the push.
+/// Decide what to judge for one update. `default_ref` is the default
+/// branch (the bare repository's HEAD).
 pub fn judgement(
     repo: &Repo,
     update: &RefUpdate,
-    default_tip: Option<ObjectId>,
     default_ref: Option<&str>,
 ) -> Result<Judgement, RepoError> {
     if is_zero(&update.new) {
@@ -104,12 +105,11 @@ pub fn judgement(
             update.name
         )));
     }
-    let tip = repo.resolve_commit(&update.new)?;
-    let base = if is_zero(&update.old) {
-        match default_tip {
-            Some(default) => repo.merge_base(default, tip)?,
-            None => None,
-        }
+    let Some(tip) = repo.commit_of(&update.new)? else {
+        return Ok(Judgement::NotACommit);
+    };
+    let old = if is_zero(&update.old) {
+        None
     } else {
         let old = id(&update.old)?;
         // Judging only the new commits of a forced update would let it drop
@@ -125,7 +125,7 @@ pub fn judgement(
         }
         Some(old)
     };
-    Ok(Judgement::Judge { base, tip })
+    Ok(Judgement::Judge { old, tip })
 }
 
 /// The object directories of a pre-receive hook: the quarantine (or
@@ -172,21 +172,24 @@ fn with_quarantine(repo: Repo, dirs: &[PathBuf]) -> Result<(Repo, tempfile::Temp
     let objects = scratch.path().join("objects");
     std::fs::create_dir_all(objects.join("info")).map_err(unusable)?;
     let cwd = std::env::current_dir().map_err(unusable)?;
-    let lines: String = dirs
+    let absolute: Vec<PathBuf> = dirs
         .iter()
         .map(|d| {
-            let absolute = if d.is_absolute() {
+            if d.is_absolute() {
                 d.clone()
             } else {
                 cwd.join(d)
-            };
-            format!("{}\n", absolute.display())
+            }
         })
+        .collect();
+    let lines: String = absolute
+        .iter()
+        .map(|d| format!("{}\n", d.display()))
         .collect();
     std::fs::write(objects.join("info/alternates"), lines).map_err(unusable)?;
     let hash = repo.gix().object_hash();
     let handle = gix::odb::at(&objects, hash).map_err(unusable)?;
-    Ok((repo.with_object_store(handle.into()), scratch))
+    Ok((repo.with_object_store(handle.into(), absolute), scratch))
 }
 
 fn judge_all(repo: &Repo, updates: &[RefUpdate], out: &mut Collected) -> Result<(), RepoError> {
@@ -196,31 +199,31 @@ fn judge_all(repo: &Repo, updates: &[RefUpdate], out: &mut Collected) -> Result<
     // the updated ref's own old tip. Commits other refs already name (a
     // feature branch, a ref outside `refs/heads/` that was never judged)
     // are judged again when they come to this ref.
-    let protected: Vec<ObjectId> = default_tip.into_iter().collect();
     let pushers = crate::gate::identity::server::pushers_from_process();
     for update in updates {
-        match judgement(repo, update, default_tip, default_ref.as_deref())? {
+        match judgement(repo, update, default_ref.as_deref())? {
             Judgement::Skip(why) => {
                 out.note(Diagnostic::new(Code::receive_ref_skipped, why));
             }
             Judgement::Refuse(why) => {
                 out.note(Diagnostic::new(Code::default_branch_rewritten, why));
             }
-            Judgement::Judge { base, tip } => {
-                let label = match base {
-                    Some(base) => format!("{} ({}..{})", update.name, short(base), short(tip)),
+            Judgement::NotACommit => out.note(super::not_a_commit(&update.name, &update.new)),
+            Judgement::Judge { old, tip } => {
+                let label = match old {
+                    Some(old) => format!("{} ({}..{})", update.name, short(old), short(tip)),
                     None => format!("{} (new, {})", update.name, short(tip)),
                 };
                 // Judged from objects alone, like CI: no sha256 cache (it
                 // would be written into the repository) and no comparison
                 // with executables on this machine.
-                let mut hidden = protected.clone();
-                hidden.extend(base);
-                let change = Update {
-                    base,
-                    hidden,
+                let change = Update::new(
+                    repo,
+                    old,
                     tip,
-                    branch: Some(
+                    default_tip,
+                    default_ref.as_deref() == Some(update.name.as_str()),
+                    Some(
                         update
                             .name
                             .strip_prefix("refs/heads/")
@@ -228,7 +231,7 @@ fn judge_all(repo: &Repo, updates: &[RefUpdate], out: &mut Collected) -> Result<
                             .to_string(),
                     ),
                     label,
-                };
+                )?;
                 let mut landing = change.landing(repo, ViewKind::Receive)?;
                 // Who the server says pushed, and the default branch as it
                 // was before the push (crate::gate::identity).

@@ -2,18 +2,19 @@
 //! (the index or the working tree) with what a merge being concluded owns.
 
 use crate::gate::change::{Identity, Step, StepAt};
-use crate::repo::changes::{ChangeKind, ChangeSet};
+use crate::repo::changes::ChangeSet;
 use crate::repo::history::PathChange;
-use crate::repo::tree::{Entry, View};
+use crate::repo::merge::own_changes;
+use crate::repo::tree::View;
 use crate::repo::{Repo, RepoError};
 use gix::ObjectId;
-use gix::bstr::{BString, ByteSlice};
+use gix::bstr::ByteSlice;
 
 /// A pending step (the index or the working tree) over `base_view`, with
-/// `parents` (HEAD, and `MERGE_HEAD` while a merge is being concluded). A
-/// merge owns what a committed merge would ([`Repo::commit_changes`]):
-/// what differs from git's automatic merge of its two parents, and the
-/// paths that merge could not resolve.
+/// `parents` (HEAD, and the commits a merge being concluded brings in). A
+/// merge of two parents owns what a committed merge would
+/// ([`crate::repo::merge::own_changes`]): what differs from git's own merge
+/// of its parents, and the paths that merge could not resolve.
 pub fn pending(
     repo: &Repo,
     view: &View,
@@ -29,49 +30,12 @@ pub fn pending(
             new: view.get_bytes(path).copied(),
         })
         .collect();
-    let auto = match parents.as_slice() {
-        [ours, theirs] => repo.auto_merge(*ours, *theirs)?,
-        _ => None,
-    };
-    if let (Some(auto), Some(head)) = (auto, parents.first()) {
-        let head_tree = repo.commit_tree(*head)?;
-        let own = |path: &BString, entry: Option<Entry>| -> Result<bool, RepoError> {
-            if auto.conflicts.contains(path) {
-                return Ok(true);
-            }
-            let Ok(text) = std::str::from_utf8(path) else {
-                return Ok(true);
-            };
-            Ok(repo.tree_entry(auto.tree, text)? != entry)
-        };
-        let mut kept = Vec::new();
-        for change in changes {
-            if own(&change.path, change.new)? {
-                kept.push(change);
-            }
-        }
-        // Paths the automatic merge took from the other side but the
-        // staged result keeps as HEAD has them: the merge dropped them.
-        for incoming in repo.tree_changes(Some(head_tree), Some(auto.tree))? {
-            if kept.iter().any(|c| c.path == incoming.path) {
-                continue;
-            }
-            let staged = view.get_bytes(&incoming.path).copied();
-            // The automatic merge changed the path, so it differs from
-            // HEAD's entry, which the staged one equals here.
-            if staged == incoming.old
-                && let Some(kind) = ChangeKind::between(incoming.new.as_ref(), staged.as_ref())
-            {
-                kept.push(PathChange {
-                    kind,
-                    old: incoming.new,
-                    new: staged,
-                    path: incoming.path,
-                });
-            }
-        }
-        kept.sort_by(|a, b| a.path.cmp(&b.path));
-        changes = kept;
+    if let [ours, theirs] = parents.as_slice()
+        && let Some(merge) = repo.merge_commits(*ours, *theirs)?
+    {
+        let first = repo.commit_tree(*ours)?;
+        let second = repo.commit_tree(*theirs)?;
+        changes = own_changes(repo, changes, first, second, &merge)?;
     }
     let who = |signature: Option<Result<gix::actor::SignatureRef<'_>, _>>| {
         signature.and_then(Result::ok).map(|s| {

@@ -42,6 +42,8 @@ pub fn landing(repo: &Repo, since: Option<&str>) -> Result<Landing, RepoError> {
         base: base_commit,
         base_label,
         steps,
+        heads: head.into_iter().collect(),
+        unrelated_to: None,
         lands: At::Pending,
         lands_label: view.label.clone(),
         tip: At::Pending,

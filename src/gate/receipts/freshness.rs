@@ -1,25 +1,31 @@
-//! Freshness of a tree receipt: the content it must describe, and what
+//! Freshness of a tree receipt: the content its check ran on, and what
 //! makes it stale.
 //!
-//! With `freshness: task` (the default) a receipt must describe where its
-//! check ran: the step of the task that added or last changed it (the
-//! staged tree in pre-commit), and any later step of the same task that
-//! changes content makes it stale; steps of other tasks and untasked steps
-//! do not. `freshness: merge` compares with what lands (CI's merge tree)
-//! and `head` with the tip. Tree digests are taken once per gate run
-//! ([`super::Memo`]). The messages name the content compared, the paths
-//! that changed and the commands that refresh the receipt.
+//! With `freshness: scope` (the default) a receipt must describe the step
+//! that committed it (the step whose own change put the receipt there as
+//! it lands, or the index in pre-commit), and what lands must equal that
+//! step's content on every path of the task's *territory* (its declared
+//! scope and the paths it changed), except where what lands is the
+//! protected target's own content. Any later edit there (by the task,
+//! another task, an untasked commit, a merge resolution, a parallel branch)
+//! makes it stale, and the finding names the path, the step that put what
+//! lands there and its author. Edits elsewhere belong to their own tasks
+//! or the untasked policy. `freshness: merge` compares the whole of what
+//! lands (CI's merge tree), `head` the tip. Tree digests are taken once
+//! per gate run ([`super::Memo`]); the territory is compared with point
+//! lookups, never a listing.
 
 use super::Memo;
-use crate::config::{Freshness, Globs};
+use crate::bookkeeping::PathClass;
+use crate::config::Freshness;
 use crate::digest::TreeDigester;
 use crate::gate::TaskContext;
 use crate::gate::change::Step;
-use crate::repo::changes::ChangeKind;
 use crate::repo::snapshot::Snapshot;
-use crate::repo::tree::{Content, View};
+use crate::repo::tree::{Content, Entry, View};
 use crate::repo::{RepoError, Result};
 use gix::ObjectId;
+use std::collections::BTreeSet;
 
 /// Which content a digest was taken of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -64,78 +70,134 @@ pub(super) fn digest_of<'r>(
     digest
 }
 
-/// The content a receipt must match, and what may have changed since.
+/// The content a receipt must match.
 pub(super) struct RanOn<'a> {
     pub snapshot: Snapshot<'a>,
     /// What the snapshot is, for messages.
     pub label: String,
-    /// The content paths of the step itself (what may have changed after
-    /// the check ran, when the digests differ).
+    /// The content paths the step itself changed (named when its digest
+    /// differs from the receipt's).
     pub own_paths: Vec<String>,
-    /// Later steps of the task that changed content: each makes the
-    /// receipt stale.
-    pub later: Vec<(String, Vec<String>)>,
+    /// Whether what lands must also equal it on the task's territory
+    /// (`freshness: scope`).
+    pub scoped: bool,
 }
 
-/// Where among a task's steps a receipt was added: the last step that
-/// wrote it (a deletion writes nothing), the content paths that step
-/// changed, and each later step that changed content with its paths.
-#[derive(Debug, PartialEq, Eq)]
-struct Added {
-    index: usize,
-    own_paths: Vec<String>,
-    later: Vec<(String, Vec<String>)>,
+/// The step whose own change put the receipt at `receipt_path` where the
+/// task's artifacts are read: the last of the task's steps that wrote
+/// exactly that entry (a deletion writes nothing).
+fn committed_by<'s>(
+    ctx: &'s TaskContext<'_>,
+    receipt_path: &str,
+    entry: Option<Entry>,
+) -> Option<&'s Step> {
+    let entry = entry?;
+    ctx.steps
+        .iter()
+        .rev()
+        .map(|s| s.as_ref())
+        .find(|step| change_at(step, receipt_path).is_some_and(|c| c.new == Some(entry)))
 }
 
-fn added_at(steps: &[Step], receipt_path: &str, agent_files: &[&Globs]) -> Option<Added> {
-    let index = steps.iter().rposition(|step| {
-        step.changes
-            .iter()
-            .any(|c| c.path.as_slice() == receipt_path.as_bytes() && c.kind != ChangeKind::Deleted)
-    })?;
-    let content = |s: &Step| -> Vec<String> {
-        s.content_changes(agent_files)
-            .map(|(p, _)| p.to_string())
-            .collect()
-    };
-    Some(Added {
-        index,
-        own_paths: content(&steps[index]),
-        later: steps[index + 1..]
-            .iter()
-            .filter(|s| s.changes_content(agent_files))
-            .map(|s| (s.label.clone(), content(s)))
-            .collect(),
-    })
+/// A step's own change of `path`, if any.
+fn change_at<'s>(step: &'s Step, path: &str) -> Option<&'s crate::repo::changes::PathChange> {
+    step.changes
+        .binary_search_by(|c| c.path.as_slice().cmp(path.as_bytes()))
+        .ok()
+        .map(|i| &step.changes[i])
+        .or_else(|| {
+            step.changes
+                .iter()
+                .find(|c| c.path.as_slice() == path.as_bytes())
+        })
 }
 
 /// Where the receipt at `receipt_path` must be current; `None` when no
-/// step of the task's history added it, so where it ran is unknown.
-pub(super) fn ran_on<'a>(ctx: &TaskContext<'a>, receipt_path: &str) -> Option<RanOn<'a>> {
+/// step of the task's history committed it as it lands, so where it ran
+/// is unknown.
+pub(super) fn ran_on<'a>(ctx: &TaskContext<'a>, receipt_path: &str) -> Result<Option<RanOn<'a>>> {
     let gate = ctx.gate;
     let fixed = |snapshot: Snapshot<'a>, label: &str| RanOn {
         snapshot,
         label: label.to_string(),
         own_paths: Vec::new(),
-        later: Vec::new(),
+        scoped: false,
     };
     match gate.config.freshness {
-        Freshness::Merge => return Some(fixed(gate.lands(), &gate.landing.lands_label)),
-        Freshness::Head => return Some(fixed(gate.tip(), &gate.landing.tip_label)),
-        Freshness::Task => {}
+        Freshness::Merge => return Ok(Some(fixed(gate.lands(), &gate.landing.lands_label))),
+        Freshness::Head => return Ok(Some(fixed(gate.tip(), &gate.landing.tip_label))),
+        Freshness::Scope => {}
     }
     if ctx.steps.is_empty() {
-        return Some(fixed(ctx.at, &ctx.at_label));
+        return Ok(Some(fixed(ctx.at, &ctx.at_label)));
     }
-    let agent_files = gate.config.agent_files();
-    let added = added_at(&ctx.steps, receipt_path, &agent_files)?;
-    let step = &ctx.steps[added.index];
-    Some(RanOn {
+    let entry = ctx.at.get(gate.repo, receipt_path)?;
+    let Some(step) = committed_by(ctx, receipt_path, entry) else {
+        return Ok(None);
+    };
+    Ok(Some(RanOn {
         snapshot: step.snapshot(gate.pending()),
         label: step.label.clone(),
-        own_paths: added.own_paths,
-        later: added.later,
-    })
+        own_paths: step
+            .content_changes(&gate.bookkeeping)
+            .map(|(p, _)| p.to_string())
+            .collect(),
+        scoped: true,
+    }))
+}
+
+/// A path of the task's territory that changed after the check ran.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Changed {
+    pub path: String,
+    /// The step that put what lands there (`label, author`), when one did.
+    pub by: Option<(String, Option<String>)>,
+}
+
+/// The paths of the task's territory (`declared` scope and its changed
+/// paths) where what lands differs from what the check ran on, except
+/// where what lands is the target's own content.
+pub(super) fn changed_since(
+    ctx: &TaskContext<'_>,
+    ran_on: &RanOn<'_>,
+    declared: &BTreeSet<String>,
+) -> Result<Vec<Changed>> {
+    let gate = ctx.gate;
+    let repo = gate.repo;
+    let territory: BTreeSet<&str> = declared
+        .iter()
+        .map(String::as_str)
+        .chain(ctx.paths.keys().map(String::as_str))
+        .filter(|p| gate.bookkeeping.class_of_path(p) == PathClass::Ordinary)
+        .collect();
+    let target = gate.target();
+    let mut out = Vec::new();
+    for path in territory {
+        let landed = ctx.at.get(repo, path)?;
+        if ran_on.snapshot.get(repo, path)? == landed || target.get(repo, path)? == landed {
+            continue;
+        }
+        out.push(Changed {
+            path: path.to_string(),
+            by: writer(ctx, path, landed),
+        });
+    }
+    Ok(out)
+}
+
+/// The last step (of the change, else of the task's history) whose own
+/// change put `entry` at `path`.
+fn writer(
+    ctx: &TaskContext<'_>,
+    path: &str,
+    entry: Option<Entry>,
+) -> Option<(String, Option<String>)> {
+    let landing = ctx.gate.landing.steps.iter().rev();
+    let history = ctx.steps.iter().rev().map(|s| s.as_ref());
+    landing
+        .chain(history)
+        .find(|step| change_at(step, path).is_some_and(|c| c.new == entry))
+        .map(|step| (step.label.clone(), step.identity.author.clone()))
 }
 
 /// At most `limit` paths, comma-separated, with a count of the rest.
@@ -155,14 +217,14 @@ pub(super) fn list_paths(paths: &[String], limit: usize) -> String {
     text
 }
 
-/// No step of the task's history added the receipt.
+/// No step of the task's history committed the receipt as it lands.
 pub(super) fn origin_unknown(id: &str, baseline_label: &str) -> String {
     format!(
-        "check `{id}`: no commit of the task's history since its baseline ({baseline_label}) added this receipt, so where it ran is unknown"
+        "check `{id}`: no commit of the task's history since its baseline ({baseline_label}) committed this receipt as it lands, so where it ran is unknown"
     )
 }
 
-/// The content where the receipt was added digests otherwise than the
+/// The content where the receipt was committed digests otherwise than the
 /// content the check ran on.
 pub(super) fn digest_differs(
     id: &str,
@@ -179,35 +241,52 @@ pub(super) fn digest_differs(
             list_paths(&ran_on.own_paths, 8)
         )
     };
+    let place = if ran_on.scoped {
+        format!("{} (where the receipt was committed)", ran_on.label)
+    } else {
+        ran_on.label.clone()
+    };
     format!(
-        "check `{id}` ran on content with tree digest {}, but {} (where the receipt was added) digests to {digest} (tree-v{version}): the receipt does not describe the content it was committed with{detail}",
+        "check `{id}` ran on content with tree digest {}, but {place} digests to {digest} (tree-v{version}): the receipt does not describe that content{detail}",
         recorded.unwrap_or("(none)"),
-        ran_on.label,
     )
 }
 
-/// A later step of the task changed content after the check ran.
-pub(super) fn changed_later(id: &str, ran_on: &RanOn<'_>) -> Option<String> {
-    let (label, paths) = ran_on.later.first()?;
-    Some(format!(
-        "check `{id}` ran on {}, but the task's later {label} changed {}{}",
+/// What lands changed on the task's territory after the check ran.
+pub(super) fn changed_after(id: &str, ran_on: &RanOn<'_>, changed: &[Changed]) -> String {
+    const SHOWN: usize = 8;
+    let mut parts: Vec<String> = changed
+        .iter()
+        .take(SHOWN)
+        .map(|c| match &c.by {
+            Some((label, Some(author))) => format!("{} (by {label}, author {author})", c.path),
+            Some((label, None)) => format!("{} (by {label})", c.path),
+            None => format!("{} (by the merge of what lands)", c.path),
+        })
+        .collect();
+    if changed.len() > SHOWN {
+        parts.push(format!("and {} more", changed.len() - SHOWN));
+    }
+    format!(
+        "check `{id}` ran on {}, but what lands differs there on what the task covers: {}",
         ran_on.label,
-        list_paths(paths, 8),
-        if ran_on.later.len() > 1 {
-            format!(
-                " (and {} more of its commits changed content)",
-                ran_on.later.len() - 1
-            )
-        } else {
-            String::new()
-        }
-    ))
+        parts.join(", ")
+    )
 }
 
 /// The commands that refresh a receipt.
 pub fn refresh_hint(spec_path: &str, id: &str, receipt_path: &str) -> String {
     format!(
         "re-run the check on the content you commit: `mastermind-hooks verification run {spec_path} --id {id}`, then `git add {receipt_path}` and commit it with (or after) the change it verifies"
+    )
+}
+
+/// Both ways out of a receipt that what lands has overtaken: refresh it, or
+/// let CI run the check again on what lands.
+pub fn rerun_hint(spec_path: &str, id: &str, receipt_path: &str) -> String {
+    format!(
+        "{}; or let CI re-run it on what lands (`mastermind-hooks check --ci --rerun`)",
+        refresh_hint(spec_path, id, receipt_path)
     )
 }
 
@@ -239,98 +318,14 @@ pub(super) fn converts_on_add(ctx: &TaskContext<'_>, at: Snapshot<'_>) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gate::change::{Identity, StepAt};
-    use crate::repo::history::PathChange;
 
-    const RECEIPT: &str = ".mastermind/tasks/t/verification/unit.tree.json";
-
-    fn step(label: &str, changes: &[(&str, ChangeKind)]) -> Step {
-        Step {
-            at: StepAt::Pending,
-            parents: Vec::new(),
-            label: label.to_string(),
-            identity: Identity::default(),
-            changes: changes
-                .iter()
-                .map(|(path, kind)| PathChange {
-                    path: (*path).into(),
-                    kind: *kind,
-                    old: None,
-                    new: None,
-                })
-                .collect(),
-        }
-    }
-
-    fn ran_on(label: &str, own: &[&str], later: &[(&str, &[&str])]) -> RanOn<'static> {
-        let strings = |paths: &[&str]| paths.iter().map(|p| p.to_string()).collect();
+    fn ran_on(label: &str, own: &[&str]) -> RanOn<'static> {
         RanOn {
             snapshot: Snapshot::Empty,
             label: label.to_string(),
-            own_paths: strings(own),
-            later: later
-                .iter()
-                .map(|(l, p)| (l.to_string(), strings(p)))
-                .collect(),
+            own_paths: own.iter().map(|p| p.to_string()).collect(),
+            scoped: true,
         }
-    }
-
-    #[test]
-    fn a_receipt_is_judged_where_it_was_last_written() {
-        let steps = [
-            step("one", &[("src/a.rs", ChangeKind::Added)]),
-            step(
-                "two",
-                &[
-                    (RECEIPT, ChangeKind::Added),
-                    ("src/a.rs", ChangeKind::Modified),
-                ],
-            ),
-            step("three", &[(RECEIPT, ChangeKind::Modified)]),
-            step("four", &[(RECEIPT, ChangeKind::Deleted)]),
-        ];
-        let added = added_at(&steps, RECEIPT, &[]).unwrap();
-        assert_eq!(added.index, 2, "a deletion is not where a check ran");
-        assert!(added.own_paths.is_empty(), "a receipt is no content path");
-        assert!(
-            added.later.is_empty(),
-            "deleting a receipt changes no content"
-        );
-        assert_eq!(added_at(&steps[..1], RECEIPT, &[]), None);
-    }
-
-    #[test]
-    fn later_content_changes_of_the_task_make_it_stale_bookkeeping_does_not() {
-        let steps = [
-            step(
-                "run",
-                &[
-                    (RECEIPT, ChangeKind::Added),
-                    ("src/a.rs", ChangeKind::Modified),
-                ],
-            ),
-            step(
-                "report",
-                &[(".mastermind/tasks/t/executor-report.md", ChangeKind::Added)],
-            ),
-            step("fix", &[("src/b.rs", ChangeKind::Modified)]),
-            step(
-                "config",
-                &[(".mastermind/hooks.yaml", ChangeKind::Modified)],
-            ),
-        ];
-        let added = added_at(&steps, RECEIPT, &[]).unwrap();
-        assert_eq!(added.index, 0);
-        assert_eq!(added.own_paths, ["src/a.rs"]);
-        assert_eq!(
-            added.later,
-            [
-                ("fix".to_string(), vec!["src/b.rs".to_string()]),
-                // The configuration is content to freshness, though no
-                // content path of a task.
-                ("config".to_string(), Vec::new()),
-            ]
-        );
     }
 
     #[test]
@@ -346,15 +341,15 @@ mod tests {
 
     #[test]
     fn a_differing_digest_names_both_digests_and_what_the_step_changed() {
-        let quiet = digest_differs("unit", None, &ran_on("the index", &[], &[]), "d2", 2);
+        let quiet = digest_differs("unit", None, &ran_on("the index", &[]), "d2", 2);
         assert_eq!(
             quiet,
-            "check `unit` ran on content with tree digest (none), but the index (where the receipt was added) digests to d2 (tree-v2): the receipt does not describe the content it was committed with"
+            "check `unit` ran on content with tree digest (none), but the index (where the receipt was committed) digests to d2 (tree-v2): the receipt does not describe that content"
         );
         let named = digest_differs(
             "unit",
             Some("d1"),
-            &ran_on("commit abc", &["src/a.rs"], &[]),
+            &ran_on("commit abc", &["src/a.rs"]),
             "d2",
             1,
         );
@@ -369,39 +364,34 @@ mod tests {
     }
 
     #[test]
-    fn a_later_change_names_the_first_commit_and_counts_the_rest() {
-        assert_eq!(changed_later("unit", &ran_on("commit a", &[], &[])), None);
-        let one = changed_later("unit", &ran_on("commit a", &[], &[("commit b", &["x"])]));
+    fn a_later_change_names_each_path_its_step_and_author() {
+        let changed = [
+            Changed {
+                path: "src/a.rs".into(),
+                by: Some(("commit b (\"tidy\")".into(), Some("H <h@x>".into()))),
+            },
+            Changed {
+                path: "src/b.rs".into(),
+                by: None,
+            },
+        ];
+        let text = changed_after("unit", &ran_on("commit a", &[]), &changed);
         assert_eq!(
-            one.as_deref(),
-            Some("check `unit` ran on commit a, but the task's later commit b changed x")
-        );
-        let three = changed_later(
-            "unit",
-            &ran_on(
-                "commit a",
-                &[],
-                &[
-                    ("commit b", &["x", "y"]),
-                    ("commit c", &[]),
-                    ("commit d", &["z"]),
-                ],
-            ),
-        )
-        .unwrap();
-        assert!(
-            three.ends_with(
-                "later commit b changed x, y (and 2 more of its commits changed content)"
-            ),
-            "{three}"
+            text,
+            "check `unit` ran on commit a, but what lands differs there on what the task covers: src/a.rs (by commit b (\"tidy\"), author H <h@x>), src/b.rs (by the merge of what lands)"
         );
     }
 
     #[test]
-    fn hints_name_the_exact_commands() {
+    fn hints_name_the_exact_commands_and_both_ways_out() {
         let refresh = refresh_hint("t/spec.md", "unit", "t/verification/unit.tree.json");
         assert!(refresh.contains("`mastermind-hooks verification run t/spec.md --id unit`"));
         assert!(refresh.contains("`git add t/verification/unit.tree.json`"));
+        let both = rerun_hint("t/spec.md", "unit", "t/verification/unit.tree.json");
+        assert!(
+            both.starts_with(&refresh) && both.contains("check --ci --rerun"),
+            "{both}"
+        );
         let converted = converted_hint("t/spec.md", "unit", "t/verification/unit.tree.json");
         assert!(
             converted

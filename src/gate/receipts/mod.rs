@@ -19,7 +19,7 @@ use super::landing::{self, At, Landing, ViewKind};
 use crate::codes::{Code, Outcome};
 use crate::contract::mastermind::argv_display::RunDeclaration;
 use crate::contract::mastermind::receipt::{self, CheckState};
-use crate::contract::mastermind::spec::{self, ParsedSpec};
+use crate::contract::mastermind::spec::{self, ParsedSpec, declared_paths};
 use crate::contract::mastermind::tree_receipt;
 use crate::diagnostic::Diagnostic;
 use crate::digest::TreeDigester;
@@ -29,7 +29,7 @@ use crate::repo::{RepoError, Result};
 use crate::report::CheckOutcome;
 use freshness::Digested;
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 /// Digests computed once per gate run; one tree digester for all of them,
 /// so the trees of several commits of a range share their unchanged
@@ -86,6 +86,8 @@ struct Declared<'a> {
     spec_sha: &'a str,
     cmd: &'a str,
     run: &'a RunDeclaration,
+    /// The task's declared scope (normalized paths).
+    scope: &'a BTreeSet<String>,
 }
 
 /// Inspect every observed check of a task in this view. `None` when the
@@ -109,6 +111,7 @@ pub fn evaluate<'r>(
         Some(Content::Bytes(bytes)) => sha_hex(&bytes),
         _ => return Ok(None),
     };
+    let scope: BTreeSet<String> = declared_paths::admit(parsed).targets.into_keys().collect();
     let mut results = Vec::new();
     for (cmd, run) in frontmatter.observed() {
         let declared = Declared {
@@ -116,6 +119,7 @@ pub fn evaluate<'r>(
             spec_sha: &spec_sha,
             cmd,
             run,
+            scope: &scope,
         };
         let tree_path = format!("{dir}/verification/{}.tree.json", run.id);
         let v1_path = format!("{dir}/verification/{}.json", run.id);
@@ -198,6 +202,8 @@ pub fn evaluate_in_worktree(
         base: head,
         base_label: "HEAD".to_string(),
         steps: Vec::new(),
+        heads: head.into_iter().collect(),
+        unrelated_to: None,
         pending: Some(view),
         lands: At::Pending,
         lands_label: label.clone(),
@@ -207,11 +213,7 @@ pub fn evaluate_in_worktree(
         label: None,
         identity: Default::default(),
     };
-    let gate = super::Gate {
-        repo,
-        config,
-        landing: &landing,
-    };
+    let gate = super::Gate::new(repo, config, &landing);
     let ctx = TaskContext {
         gate: &gate,
         dir: dir.to_string(),
@@ -222,6 +224,7 @@ pub fn evaluate_in_worktree(
         baseline_label: "the empty tree".to_string(),
         paths: Default::default(),
         change_steps: 0,
+        planned: false,
     };
     evaluate(&ctx, &mut Memo::default(), parsed)
 }

@@ -151,6 +151,7 @@ pub(super) fn check<'r>(
         spec_sha,
         cmd,
         run,
+        ..
     } = declared;
     let declaration = declaration_sha256(cmd, run);
     let expected = Expected {
@@ -202,7 +203,7 @@ pub(super) fn check<'r>(
         out.diagnostics = vec![diagnostic];
     };
     let refresh = freshness::refresh_hint(spec_path, &run.id, path);
-    let Some(ran_on) = freshness::ran_on(ctx, path) else {
+    let Some(ran_on) = freshness::ran_on(ctx, path)? else {
         stale(
             &mut out,
             Code::receipt_snapshot_changed,
@@ -250,14 +251,17 @@ pub(super) fn check<'r>(
         }
         Ok(_) => {}
     }
-    if let Some(detail) = freshness::changed_later(&run.id, &ran_on) {
-        stale(
-            &mut out,
-            Code::receipt_snapshot_changed,
-            detail,
-            Some(&refresh),
-        );
-        return Ok(out);
+    if ran_on.scoped {
+        let changed = freshness::changed_since(ctx, &ran_on, declared.scope)?;
+        if !changed.is_empty() {
+            stale(
+                &mut out,
+                Code::receipt_snapshot_changed,
+                freshness::changed_after(&run.id, &ran_on, &changed),
+                Some(&freshness::rerun_hint(spec_path, &run.id, path)),
+            );
+            return Ok(out);
+        }
     }
     let recorded = receipt.executable.as_ref().map(|e| e.sha256.as_str());
     if let Some(detail) = executable_changed(recorded, executable_now(ctx, run)?, run) {

@@ -92,6 +92,7 @@ pub(super) fn worktree_check(
         spec_sha,
         cmd,
         run,
+        ..
     } = declared;
     let inspection = receipt::inspect_intrinsic(bytes);
     let mut out = CheckResult {

@@ -27,12 +27,33 @@ const VARS: &[&str] = &[
     "CI_MERGE_REQUEST_DIFF_BASE_SHA",
     "CI_MERGE_REQUEST_TARGET_BRANCH_SHA",
     "CI_MERGE_REQUEST_SOURCE_BRANCH_SHA",
+    "CI_MERGE_REQUEST_TARGET_BRANCH_NAME",
     "CI_COMMIT_SHA",
     "CI_COMMIT_BEFORE_SHA",
     "CI_COMMIT_BRANCH",
     "CI_COMMIT_TAG",
     "CI_DEFAULT_BRANCH",
 ];
+
+/// What the event data could not give.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EventError {
+    /// `GITHUB_EVENT_PATH` names a file that cannot be read or parsed.
+    Payload { path: String, reason: String },
+    /// The event names no base; the text says what is missing.
+    NoBase(String),
+}
+
+impl std::fmt::Display for EventError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EventError::Payload { path, reason } => write!(f, "{path}: {reason}"),
+            EventError::NoBase(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for EventError {}
 
 /// The CI environment: variables (empty values count as unset) and, on
 /// GitHub, the event payload.
@@ -41,7 +62,7 @@ pub struct CiEnv {
     pub(super) vars: HashMap<String, String>,
     /// The parsed `GITHUB_EVENT_PATH` file: `Err` when it is named but
     /// cannot be read or parsed.
-    pub(super) event: Option<Result<serde_json::Value, String>>,
+    pub(super) event: Option<Result<serde_json::Value, EventError>>,
 }
 
 impl CiEnv {
@@ -55,17 +76,21 @@ impl CiEnv {
             }
         }
         let event = vars.get("GITHUB_EVENT_PATH").map(|path| {
+            let unusable = |reason: String| EventError::Payload {
+                path: path.clone(),
+                reason,
+            };
             // Regular files only, bounded: a FIFO there never blocks the gate.
             let bytes = crate::safe_fs::read_bounded(
                 std::path::Path::new(path),
                 MAX_EVENT_BYTES,
                 crate::safe_fs::Follow::Links,
             )
-            .map_err(|e| format!("cannot read {path}: {e}"))?;
+            .map_err(|e| unusable(format!("cannot be read: {e}")))?;
             if bytes.len() > MAX_EVENT_BYTES {
-                return Err(format!("{path} is larger than {MAX_EVENT_BYTES} bytes"));
+                return Err(unusable(format!("larger than {MAX_EVENT_BYTES} bytes")));
             }
-            serde_json::from_slice(&bytes).map_err(|e| format!("{path} is not JSON: {e}"))
+            serde_json::from_slice(&bytes).map_err(|e| unusable(format!("not JSON: {e}")))
         });
         CiEnv { vars, event }
     }
@@ -142,7 +167,7 @@ pub struct Detected {
     /// The event, for messages (`GitHub pull_request`, `GitLab merged_result pipeline`).
     pub event: String,
     /// The base, or why there is none.
-    pub base: Result<String, String>,
+    pub base: Result<String, EventError>,
     pub head: Option<String>,
     /// The event promises a change: a base equal to the head, or a
     /// descendant of it, is refused. False where comparing a branch with

@@ -6,7 +6,7 @@
 //! `repository.default_branch` (a new branch has an all-zero `before`);
 //! `workflow_dispatch` and `schedule` carry no base.
 
-use super::event::{CiEnv, Commits, Detected};
+use super::event::{CiEnv, Commits, Detected, EventError};
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
 use crate::gate::landing::is_zero;
@@ -70,15 +70,18 @@ pub(super) fn detect(env: &CiEnv, git: &dyn Commits) -> Result<Detected, Diagnos
             });
             Detected {
                 event: label,
-                base: base.ok_or_else(|| "the event has no pull_request.base.sha".to_string()),
+                base: base.ok_or_else(|| {
+                    EventError::NoBase("the event has no pull_request.base.sha".to_string())
+                }),
                 head,
                 expects_change: true,
             }
         }
         "merge_group" => Detected {
             event: label,
-            base: text("/merge_group/base_sha")
-                .ok_or_else(|| "the event has no merge_group.base_sha".to_string()),
+            base: text("/merge_group/base_sha").ok_or_else(|| {
+                EventError::NoBase("the event has no merge_group.base_sha".to_string())
+            }),
             head: text("/merge_group/head_sha").or(github_sha),
             expects_change: true,
         },
@@ -105,15 +108,15 @@ pub(super) fn detect(env: &CiEnv, git: &dyn Commits) -> Result<Detected, Diagnos
                 _ if !on_default && default.is_some() => {
                     Ok(format!("origin/{}", default.clone().unwrap_or_default()))
                 }
-                Some(before) => Err(format!(
+                Some(before) => Err(EventError::NoBase(format!(
                     "the push replaced {before}, which is not in this clone (a forced push); fetch it with `git fetch origin {before}` before the gate, or pass the base"
-                )),
-                None if on_default => Err(
+                ))),
+                None if on_default => Err(EventError::NoBase(
                     "this push created the default branch, so there is nothing on the remote to compare with".to_string(),
-                ),
-                None => Err(
+                )),
+                None => Err(EventError::NoBase(
                     "the push event names neither `before` nor the repository's default branch".to_string(),
-                ),
+                )),
             };
             // A forced push may move a branch back: then nothing lands, honestly.
             let expects_change =
@@ -132,7 +135,9 @@ pub(super) fn detect(env: &CiEnv, git: &dyn Commits) -> Result<Detected, Diagnos
             Detected {
                 event: label,
                 base: default.map(|d| format!("origin/{d}")).ok_or_else(|| {
-                    "the event names no default branch (repository.default_branch)".to_string()
+                    EventError::NoBase(
+                        "the event names no default branch (repository.default_branch)".to_string(),
+                    )
                 }),
                 head: github_sha,
                 expects_change: false,

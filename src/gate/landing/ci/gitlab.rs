@@ -1,12 +1,32 @@
 //! GitLab CI's event data (GitLab, "Predefined CI/CD variables"):
 //! `CI_PIPELINE_SOURCE`, `CI_MERGE_REQUEST_EVENT_TYPE` (`detached`,
 //! `merged_result`, `merge_train`), `CI_MERGE_REQUEST_DIFF_BASE_SHA`,
+//! `CI_MERGE_REQUEST_TARGET_BRANCH_NAME`,
 //! `CI_MERGE_REQUEST_TARGET_BRANCH_SHA` and
 //! `CI_MERGE_REQUEST_SOURCE_BRANCH_SHA` (merged results), `CI_COMMIT_SHA`,
 //! `CI_COMMIT_BEFORE_SHA` (all zeros for new branches and merge request
 //! pipelines), `CI_COMMIT_BRANCH`, `CI_DEFAULT_BRANCH`.
+//!
+//! A detached merge request pipeline (GitLab's default kind) names the
+//! merge base (`CI_MERGE_REQUEST_DIFF_BASE_SHA`) but not the target's tip;
+//! what lands is the merge into the target branch as it is now, so its
+//! base is `origin/<target branch>`, which the gate fetches when the clone
+//! lacks it ([`target_to_fetch`]).
 
-use super::event::{CiEnv, Commits, Detected};
+use super::event::{CiEnv, Commits, Detected, EventError};
+
+/// The target branch a detached merge request pipeline must fetch to know
+/// the target's tip, if this is one.
+pub(super) fn target_to_fetch(env: &CiEnv) -> Option<&str> {
+    let merge_request = env.var("CI_PIPELINE_SOURCE") == Some("merge_request_event");
+    let detached = !matches!(
+        env.var("CI_MERGE_REQUEST_EVENT_TYPE"),
+        Some("merged_result" | "merge_train")
+    );
+    (merge_request && detached && env.sha("CI_MERGE_REQUEST_TARGET_BRANCH_SHA").is_none())
+        .then(|| env.var("CI_MERGE_REQUEST_TARGET_BRANCH_NAME"))
+        .flatten()
+}
 
 /// Base and head of a GitLab CI pipeline.
 pub(super) fn detect(env: &CiEnv, git: &dyn Commits) -> Detected {
@@ -41,7 +61,7 @@ pub(super) fn detect(env: &CiEnv, git: &dyn Commits) -> Detected {
                 base: commit
                     .as_ref()
                     .map(|c| format!("{c}^1"))
-                    .ok_or_else(|| "CI_COMMIT_SHA is not set".to_string()),
+                    .ok_or_else(|| EventError::NoBase("CI_COMMIT_SHA is not set".to_string())),
                 head: source_head.or(commit),
                 expects_change: true,
             },
@@ -51,16 +71,34 @@ pub(super) fn detect(env: &CiEnv, git: &dyn Commits) -> Detected {
                     .sha("CI_MERGE_REQUEST_TARGET_BRANCH_SHA")
                     .map(str::to_string)
                     .or_else(|| commit.as_ref().map(|c| format!("{c}^1")))
-                    .ok_or_else(|| "CI_MERGE_REQUEST_TARGET_BRANCH_SHA is not set".to_string()),
+                    .ok_or_else(|| {
+                        EventError::NoBase(
+                            "CI_MERGE_REQUEST_TARGET_BRANCH_SHA is not set".to_string(),
+                        )
+                    }),
                 head: source_head.or(commit),
                 expects_change: true,
             },
+            // Detached: the target branch's tip as it is now, never the
+            // merge base (which only a GitLab that names no target gives).
             _ => Detected {
                 event,
                 base: env
-                    .sha("CI_MERGE_REQUEST_DIFF_BASE_SHA")
+                    .sha("CI_MERGE_REQUEST_TARGET_BRANCH_SHA")
                     .map(str::to_string)
-                    .ok_or_else(|| "CI_MERGE_REQUEST_DIFF_BASE_SHA is not set".to_string()),
+                    .or_else(|| {
+                        env.var("CI_MERGE_REQUEST_TARGET_BRANCH_NAME")
+                            .map(|name| format!("origin/{name}"))
+                    })
+                    .or_else(|| {
+                        env.sha("CI_MERGE_REQUEST_DIFF_BASE_SHA")
+                            .map(str::to_string)
+                    })
+                    .ok_or_else(|| {
+                        EventError::NoBase(
+                            "CI_MERGE_REQUEST_TARGET_BRANCH_NAME is not set".to_string(),
+                        )
+                    }),
                 head: commit,
                 expects_change: true,
             },
@@ -86,12 +124,17 @@ pub(super) fn detect(env: &CiEnv, git: &dyn Commits) -> Detected {
         _ if on_default => (
             commit
                 .clone()
-                .ok_or_else(|| "CI_COMMIT_SHA is not set".to_string()),
+                .ok_or_else(|| EventError::NoBase("CI_COMMIT_SHA is not set".to_string())),
             false,
         ),
         _ => match &default {
             Some(d) => (Ok(format!("origin/{d}")), false),
-            None => (Err("CI_DEFAULT_BRANCH is not set".to_string()), false),
+            None => (
+                Err(EventError::NoBase(
+                    "CI_DEFAULT_BRANCH is not set".to_string(),
+                )),
+                false,
+            ),
         },
     };
     Detected {

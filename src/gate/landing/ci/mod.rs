@@ -140,19 +140,23 @@ fn resolve_for_ci(repo: &Repo, rev: &str, role: &str) -> Result<ObjectId, RepoEr
     })
 }
 
-/// The merge of `head` into `base` as a landing.
+/// The merge of `head` into `base` (the target branch's tip) as a landing:
+/// git's own merge, judged under the target's configuration.
 pub fn landing(repo: &Repo, base: ObjectId, head: ObjectId) -> Result<Landing, RepoError> {
-    let (merged, merge_base) = View::merge_tree(repo, base, head)?;
+    let (merged, _) = View::merge_tree(repo, base, head)?;
     let steps = steps::commits(repo, &[head], &[base])?;
     // Policy from the protected side: the base branch's tip.
-    let target = Target::at(repo, Some(base), format!("the base {}", short(base)))?;
+    let label = format!("the base {}", short(base));
+    let target = Target::at(repo, Some(base), label.clone())?;
     let tip = At::Tree(repo.commit_tree(head)?);
     Ok(Landing {
         kind: ViewKind::Ci,
         target,
-        base: Some(merge_base),
-        base_label: format!("the merge base {}", short(merge_base)),
+        base: Some(base),
+        base_label: label,
         steps,
+        heads: vec![base, head],
+        unrelated_to: None,
         pending: None,
         lands: At::Tree(merged),
         lands_label: format!("the merge of {} into {}", short(head), short(base)),
@@ -189,6 +193,13 @@ pub fn check(
     out: &mut Collected,
 ) -> Result<(), RepoError> {
     let env = CiEnv::from_process();
+    // A detached merge request pipeline lands on the target branch as it
+    // is now: its clone may lack it.
+    if base.is_none()
+        && let Some(branch) = gitlab::target_to_fetch(&env)
+    {
+        crate::repo::remote::fetch_branch(repo, "origin", branch)?;
+    }
     let (base_rev, head_rev) = match revisions(&env, repo, base, head) {
         Ok(revs) => revs,
         Err(d) => {

@@ -136,7 +136,10 @@ fn github_pushes_new_branches_forced_pushes_and_dispatches() {
 #[test]
 fn an_unreadable_payload_is_no_pass() {
     let mut env = github("pull_request", json!({}));
-    env.event = Some(Err("gone".into()));
+    env.event = Some(Err(super::event::EventError::Payload {
+        path: "event.json".into(),
+        reason: "gone".into(),
+    }));
     assert_eq!(run(&env, None, None), Err(Code::ci_base_unknown));
 }
 
@@ -208,9 +211,28 @@ fn gitlab_merge_request_pipelines_of_every_kind() {
             ),
         ]
     };
+    // Detached: the target's tip, from GitLab's variable when it gives
+    // one, else the target branch (fetched), never the merge base.
     assert_eq!(
         run(&gitlab(&mr("detached")), None, None),
-        Ok((a.clone(), d.clone()))
+        Ok((b.clone(), d.clone()))
+    );
+    let detached: Vec<(&str, &str)> = mr("detached")
+        .into_iter()
+        .filter(|(k, _)| *k != "CI_MERGE_REQUEST_TARGET_BRANCH_SHA")
+        .chain([("CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "main")])
+        .collect();
+    assert_eq!(
+        run(&gitlab(&detached), None, None),
+        Ok(("origin/main".into(), d.clone()))
+    );
+    assert_eq!(
+        super::gitlab::target_to_fetch(&gitlab(&detached)),
+        Some("main")
+    );
+    assert_eq!(
+        super::gitlab::target_to_fetch(&gitlab(&mr("detached"))),
+        None
     );
     assert_eq!(
         run(&gitlab(&mr("merged_result")), None, None),

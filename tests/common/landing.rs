@@ -1,0 +1,214 @@
+//! A working clone and its "server": a bare repository whose pre-receive
+//! hook is the gate (`install --server`), for tests that ask every mode the
+//! same question about the same landing: CI (`check --ci`), pre-push
+//! (`check --push` fed git's lines), pre-receive (a real `git push`) and,
+//! where git makes the commit, the installed pre-commit and pre-merge-commit
+//! hooks.
+
+use super::{BIN, TestRepo, codes, json, status, text};
+use std::path::PathBuf;
+
+/// A verdict: the exit code, the reason codes and everything printed.
+#[derive(Debug)]
+pub struct Verdict {
+    pub code: i32,
+    pub codes: Vec<String>,
+    pub text: String,
+    /// The JSON report, for `--format json` runs.
+    pub report: Option<serde_json::Value>,
+}
+
+impl Verdict {
+    pub fn has(&self, code: &str) -> bool {
+        self.codes.iter().any(|c| c == code)
+    }
+
+    /// Panics unless the verdict is `code` (0 pass, 1 refused).
+    #[track_caller]
+    pub fn expect(&self, code: i32, what: &str) {
+        assert_eq!(
+            self.code, code,
+            "{what}: expected exit {code}, got {}: {:?}\n{}",
+            self.code, self.codes, self.text
+        );
+    }
+}
+
+const POLICY_FILE: &str = ".mastermind/hooks.yaml";
+
+/// The policy of a forge made with [`Forge::new`]; tests that write their
+/// own configuration keep it by appending it.
+pub const ALLOW_UNTASKED: &str = "untasked:\n  default: allow\n";
+
+/// A clone with a bare `origin` that runs the gate in pre-receive.
+pub struct Forge {
+    pub work: TestRepo,
+    /// Holds the bare repository.
+    pub server: TestRepo,
+}
+
+impl Forge {
+    /// `files` committed on `main` and pushed to a bare `origin` whose
+    /// pre-receive hook is installed by `install --server`.
+    pub fn new(files: &[(&str, &str)]) -> Forge {
+        let server = TestRepo::new();
+        let bare = server.path().join("origin.git");
+        server.git(&["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()]);
+        let mut install = server.command(BIN);
+        install.current_dir(&bare).args(["install", "--server"]);
+        let output = install.output().expect("install --server");
+        assert_eq!(status(&output), 0, "{}", text(&output));
+        let work = TestRepo::new();
+        // Humans' untasked commits pass unless a test says otherwise (the
+        // default denies them in CI and pre-receive).
+        if !files.iter().any(|(path, _)| *path == POLICY_FILE) {
+            work.write(POLICY_FILE, ALLOW_UNTASKED);
+        }
+        for (path, content) in files {
+            work.write(path, content);
+        }
+        work.commit_all("initial");
+        work.git(&["remote", "add", "origin", bare.to_str().unwrap()]);
+        let forge = Forge { work, server };
+        forge.receive(&["main"]).expect(0, "the first push of main");
+        forge
+    }
+
+    pub fn bare(&self) -> PathBuf {
+        self.server.path().join("origin.git")
+    }
+
+    /// `check --ci --base BASE --head HEAD --format json`.
+    pub fn ci(&self, base: &str, head: &str) -> Verdict {
+        self.ci_env(base, head, &[])
+    }
+
+    /// `check --ci` with extra environment (a CI platform's variables).
+    pub fn ci_env(&self, base: &str, head: &str, env: &[(&str, &str)]) -> Verdict {
+        let mut args = vec!["check", "--ci"];
+        if !base.is_empty() {
+            args.extend(["--base", base]);
+        }
+        if !head.is_empty() {
+            args.extend(["--head", head]);
+        }
+        args.extend(["--format", "json"]);
+        verdict(&self.work.run_env(&args, env))
+    }
+
+    /// What the bare repository has at `reference`, or all zeros.
+    pub fn remote_id(&self, reference: &str) -> String {
+        let out = self
+            .work
+            .git_output(&["ls-remote", "origin", &format!("refs/{reference}")]);
+        let listed = String::from_utf8_lossy(&out.stdout);
+        listed
+            .split_whitespace()
+            .next()
+            .map(str::to_string)
+            .unwrap_or_else(|| "0".repeat(40))
+    }
+
+    /// pre-push for pushing `rev` to `refs/<remote_ref>` (`heads/main`,
+    /// `tags/v1`): `check --push origin URL` fed the line git would give.
+    pub fn pre_push(&self, rev: &str, remote_ref: &str) -> Verdict {
+        let tip = self.work.git(&["rev-parse", rev]).trim().to_string();
+        let old = self.remote_id(remote_ref);
+        let input = format!("refs/{remote_ref} {tip} refs/{remote_ref} {old}\n");
+        let url = self.bare().display().to_string();
+        verdict(&self.work.run(
+            &["check", "--push", "origin", &url, "--format", "json"],
+            Some(&input),
+        ))
+    }
+
+    /// A real `git push --no-verify origin REFSPEC...` (pre-receive judges
+    /// it). The codes are read from the `remote:` lines.
+    pub fn receive(&self, refspecs: &[&str]) -> Verdict {
+        let mut args = vec!["push", "--no-verify", "origin"];
+        args.extend_from_slice(refspecs);
+        let out = self.work.git_output(&args);
+        let printed = text(&out);
+        Verdict {
+            code: if out.status.success() { 0 } else { 1 },
+            codes: codes_in_text(&printed),
+            text: printed,
+            report: None,
+        }
+    }
+}
+
+impl Forge {
+    /// `git push --no-verify origin REFSPEC...` with the server's hook set
+    /// aside: history that landed "somehow" (before the gate, or by an
+    /// administrator).
+    pub fn push_unjudged(&self, refspecs: &[&str]) {
+        let hook = self.bare().join("hooks/pre-receive");
+        let aside = self.bare().join("hooks/pre-receive.aside");
+        std::fs::rename(&hook, &aside).expect("set the hook aside");
+        let mut args = vec!["push", "-q", "--no-verify", "--force", "origin"];
+        args.extend_from_slice(refspecs);
+        let out = self.work.git_output(&args);
+        std::fs::rename(&aside, &hook).expect("put the hook back");
+        assert!(out.status.success(), "{}", text(&out));
+    }
+
+    /// A clone of the server, as a CI runner makes it.
+    pub fn clone(&self, args: &[&str]) -> TestRepo {
+        TestRepo::clone_url(&format!("file://{}", self.bare().display()), args)
+    }
+}
+
+/// The verdict of a `--format json` run.
+pub fn verdict(out: &std::process::Output) -> Verdict {
+    let report = json(out);
+    Verdict {
+        code: status(out),
+        codes: codes(&report),
+        text: text(out),
+        report: Some(report),
+    }
+}
+
+/// Reason codes named in human output (`error[code]`, `note[code]`).
+pub fn codes_in_text(printed: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for piece in printed.split('[').skip(1) {
+        if let Some((code, _)) = piece.split_once(']')
+            && !code.is_empty()
+            && code
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b == b'_' || b.is_ascii_digit())
+        {
+            out.push(code.to_string());
+        }
+    }
+    out
+}
+
+/// `git commit` with fixed dates (so walk order is known) and an author.
+pub fn commit_as(repo: &TestRepo, message: &str, author: &str, date: &str) -> String {
+    repo.git(&["add", "-A"]);
+    let (name, email) = author
+        .split_once(" <")
+        .unwrap_or((author, "x@example.invalid>"));
+    let email = email.trim_end_matches('>');
+    let out = repo
+        .command("git")
+        .args([
+            "commit",
+            "-q",
+            "--no-verify",
+            "--allow-empty",
+            "-m",
+            message,
+        ])
+        .env("GIT_AUTHOR_NAME", name)
+        .env("GIT_AUTHOR_EMAIL", email)
+        .env("GIT_AUTHOR_DATE", date)
+        .env("GIT_COMMITTER_DATE", date)
+        .output()
+        .expect("git commit");
+    assert!(out.status.success(), "{}", text(&out));
+    repo.head()
+}
