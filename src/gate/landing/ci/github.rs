@@ -102,9 +102,9 @@ pub(super) fn detect(env: &CiEnv, git: &dyn Commits) -> Result<Detected, Diagnos
                 Some(before) if git.resolve(before).is_some() => Ok(before.clone()),
                 // An ordinary push whose old tip a shallow clone cut off: say
                 // so, rather than take it for a forced push or a new branch.
-                Some(before) if !forced && git.is_shallow() => Err(format!(
+                Some(before) if !forced && git.is_shallow() => Err(EventError::NoBase(format!(
                     "the push's old tip {before} is not in this shallow clone"
-                )),
+                ))),
                 _ if !on_default && default.is_some() => {
                     Ok(format!("origin/{}", default.clone().unwrap_or_default()))
                 }
