@@ -7,7 +7,7 @@
 //! its YAML.
 
 use super::templates::{
-    BIN, FakeCargo, Runner, copy_tree, gate_repo, github_event, github_events, make_executable,
+    FakeCargo, Runner, copy_tree, gate, gate_repo, github_event, github_events, make_executable,
     path, refs, run_gitlab_job, text,
 };
 use crate::common::{self, require_tool};
@@ -197,7 +197,7 @@ fn the_release_route_downloads_verifies_and_runs_without_cargo() {
         return;
     }
     let server = Server::start();
-    let sum = publish(&server.root.join(VERSION), Path::new(BIN));
+    let sum = publish(&server.root.join(VERSION), Path::new(gate()));
     let download = format!("{}/{VERSION}", server.url);
     let repo = gate_repo(false);
     let events = tempfile::tempdir().unwrap();
@@ -223,7 +223,7 @@ fn the_release_route_downloads_verifies_and_runs_without_cargo() {
     assert!(bin.starts_with(runner.temp.to_str().unwrap()), "{bin}");
     assert_eq!(
         run.out("install", "sha256"),
-        Some(sha256_file(Path::new(BIN)).as_str())
+        Some(sha256_file(Path::new(gate())).as_str())
     );
     assert_eq!(
         run.out("prepare", "cache-key"),
@@ -239,7 +239,7 @@ fn the_release_route_downloads_verifies_and_runs_without_cargo() {
         .root
         .join("acme/mastermind-hooks/releases/download")
         .join(VERSION);
-    publish(&tagged, Path::new(BIN));
+    publish(&tagged, Path::new(gate()));
     let mut at_tag = env.clone();
     at_tag.push(("GITHUB_SERVER_URL", server.url.clone()));
     at_tag.push(("GITHUB_ACTION_REF", String::new()));
@@ -314,7 +314,7 @@ fn a_tampered_release_and_a_poisoned_tool_cache_are_refused() {
 
     // The server's tarball is not the one its SHA256SUMS lists.
     let dir = server.root.join(VERSION);
-    publish(&dir, Path::new(BIN));
+    publish(&dir, Path::new(gate()));
     let fakes = tempfile::tempdir().unwrap();
     pack(&fake_gate(fakes.path()), &dir.join(tarball_name()));
     let scratch = tempfile::tempdir().unwrap();
@@ -329,7 +329,7 @@ fn a_tampered_release_and_a_poisoned_tool_cache_are_refused() {
 
     // An honest release; a runner that outlives its jobs keeps the download in
     // its tool cache, and a later job finds it replaced by a fake.
-    publish(&dir, Path::new(BIN));
+    publish(&dir, Path::new(gate()));
     let scratch = tempfile::tempdir().unwrap();
     let runner = Runner::checked_out(scratch.path(), None);
     let inputs = [("version", VERSION), ("download-url", download.as_str())];
@@ -430,8 +430,8 @@ fn a_binary_the_change_could_have_committed_is_refused() {
     // A pin makes a binary in the workspace acceptable, if it is that binary.
     let real = repo.path().join("tools/real/mastermind-hooks");
     std::fs::create_dir_all(real.parent().unwrap()).unwrap();
-    std::fs::copy(BIN, &real).unwrap();
-    let pin = sha256_file(Path::new(BIN));
+    std::fs::copy(gate(), &real).unwrap();
+    let pin = sha256_file(Path::new(gate()));
     let run = Runner::here(scratch.path()).run(
         repo.path(),
         &[
@@ -532,7 +532,7 @@ fn a_cached_source_build_is_used_only_where_the_change_cannot_have_written_it() 
     assert!(all(&second).contains("the cached build is not used"));
 
     // Pinned by binary-sha256, it is used anywhere, if it is that build.
-    let pin = sha256_file(Path::new(BIN));
+    let pin = sha256_file(Path::new(gate()));
     std::fs::remove_dir_all(&runner.temp).unwrap();
     let third = runner.run(repo.path(), &[("binary-sha256", &pin)], &refs(&merge_group));
     assert_eq!(third.output.status.code(), Some(0), "{}", all(&third));
@@ -554,7 +554,7 @@ fn a_cached_source_build_is_used_only_where_the_change_cannot_have_written_it() 
     assert!(!fake_ran(fakes.path()));
 
     // A push to the default branch reads the default branch's own cache scope.
-    std::fs::copy(BIN, &stored).unwrap();
+    std::fs::copy(gate(), &stored).unwrap();
     let head = repo.head();
     let base = repo.git(&["rev-parse", "main"]).trim().to_string();
     let mut push = github_event(
@@ -687,7 +687,7 @@ fn gitlab_release_route_is_pinned_cached_and_checked_on_every_use() {
         return;
     }
     let server = Server::start();
-    let sum = publish(&server.root.join(VERSION), Path::new(BIN));
+    let sum = publish(&server.root.join(VERSION), Path::new(gate()));
     let repo = gate_repo(false);
     let mut env = merge_request(&repo);
     env.push((
@@ -817,7 +817,10 @@ fn gitlab_reuses_a_cached_build_only_when_pinned_or_protected() {
 
     // Pinned: used.
     let mut pinned = env.clone();
-    pinned.push(("MASTERMIND_HOOKS_BIN_SHA256", sha256_file(Path::new(BIN))));
+    pinned.push((
+        "MASTERMIND_HOOKS_BIN_SHA256",
+        sha256_file(Path::new(gate())),
+    ));
     let third = run_gitlab_job(repo.path(), &refs(&pinned));
     assert_eq!(third.status.code(), Some(0), "{}", log(&third));
     assert_eq!(cargo.calls().len(), 2);
@@ -869,7 +872,7 @@ fn the_default_branch_code_quality_report_states_mains_open_findings() {
             ("CI_DEFAULT_BRANCH", "main".into()),
             ("CI_COMMIT_BEFORE_SHA", base.clone()),
             ("CI_COMMIT_SHA", repo.head()),
-            ("MASTERMIND_HOOKS_BIN", BIN.into()),
+            ("MASTERMIND_HOOKS_BIN", gate().into()),
             ("MASTERMIND_HOOKS_DEFAULT_BRANCH_REPORT", report.into()),
         ]
     };
@@ -898,7 +901,7 @@ fn the_default_branch_code_quality_report_states_mains_open_findings() {
 
     // A merge request pipeline is unaffected.
     let mut mr = merge_request(&repo);
-    mr.push(("MASTERMIND_HOOKS_BIN", BIN.into()));
+    mr.push(("MASTERMIND_HOOKS_BIN", gate().into()));
     let output = run_gitlab_job(repo.path(), &refs(&mr));
     assert_eq!(output.status.code(), Some(1));
     assert!(read("gl-code-quality-report.json").contains("unexpected_file"));

@@ -26,6 +26,25 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 pub(super) const BIN: &str = env!("CARGO_BIN_EXE_mastermind-hooks");
+
+/// The gate as the templates receive it: a two-line script that runs
+/// [`BIN`]. The scripts hash the binary before every run and the release
+/// route packs it; the debug build is some 200 MB, the script a few bytes,
+/// and it judges exactly as the binary does.
+pub(super) fn gate() -> &'static str {
+    static GATE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    GATE.get_or_init(|| {
+        let dir = tempfile::Builder::new()
+            .prefix("mastermind-hooks-gate-")
+            .tempdir()
+            .unwrap()
+            .keep();
+        let script = dir.join("mastermind-hooks");
+        std::fs::write(&script, format!("#!/bin/sh\nexec '{BIN}' \"$@\"\n")).unwrap();
+        make_executable(&script);
+        script.display().to_string()
+    })
+}
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cmd/validate.in");
 
@@ -925,7 +944,7 @@ impl FakeCargo {
             "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{log}'\npwd -P >> '{dirs}'\nroot=; src=\nwhile [ $# -gt 0 ]; do case $1 in --root) root=$2; shift ;; --path) src=$2; shift ;; esac; shift; done\n[ -f \"$src/Cargo.toml\" ] || {{ echo \"error: no Cargo.toml in $src\" >&2; exit 101; }}\necho \"   Compiling mastermind-hooks v0.1.0 ($src)\" >&2\nmkdir -p \"$root/bin\" && cp '{bin}' \"$root/bin/mastermind-hooks\"\n",
             log = dir.join("calls.log").display(),
             dirs = dir.join("dirs.log").display(),
-            bin = BIN
+            bin = gate()
         );
         std::fs::write(dir.join("cargo"), script).unwrap();
         make_executable(&dir.join("cargo"));
@@ -971,7 +990,7 @@ fn github_action_annotates_summarizes_writes_sarif_and_fails() {
     let run = Runner::here(scratch.path()).run(
         root,
         &[
-            ("binary-path", BIN),
+            ("binary-path", gate()),
             ("sarif-file", sarif.to_str().unwrap()),
             ("base", &repo.base),
             ("head", &repo.head),
@@ -1031,7 +1050,7 @@ fn github_action_passes_a_clean_change() {
     let summary = out.path().join("summary.md");
     let output = run_action(
         repo.dir.path(),
-        &[("binary-path", BIN)],
+        &[("binary-path", gate())],
         &[
             (
                 "MASTERMIND_HOOKS_CMD",
@@ -1068,7 +1087,7 @@ fn a_shallow_clone_that_cannot_check_gets_the_fetch_depth_fix() {
     // `validate` of a file that is not there stands in for a gate that cannot see the base.
     let github = run_action(
         &shallow,
-        &[("binary-path", BIN)],
+        &[("binary-path", gate())],
         &[(
             "MASTERMIND_HOOKS_CMD",
             "validate --kind spec base-only/spec.md",
@@ -1080,7 +1099,7 @@ fn a_shallow_clone_that_cannot_check_gets_the_fetch_depth_fix() {
         "ci-templates/gitlab/run.sh",
         &shallow,
         &[
-            ("MASTERMIND_HOOKS_BIN", BIN),
+            ("MASTERMIND_HOOKS_BIN", gate()),
             (
                 "MASTERMIND_HOOKS_CMD",
                 "validate --kind spec base-only/spec.md",
@@ -1121,7 +1140,7 @@ fn gitlab_job_writes_code_quality_and_junit_reports_and_fails() {
     let output = run_gitlab_job(
         root,
         &[
-            ("MASTERMIND_HOOKS_BIN", BIN),
+            ("MASTERMIND_HOOKS_BIN", gate()),
             (
                 "MASTERMIND_HOOKS_CMD",
                 "validate good/spec.md bad/spec.md bad/verification/unit.json",
@@ -1162,7 +1181,7 @@ fn gitlab_job_passes_a_clean_change() {
     let output = run_gitlab_job(
         repo.dir.path(),
         &[
-            ("MASTERMIND_HOOKS_BIN", BIN),
+            ("MASTERMIND_HOOKS_BIN", gate()),
             ("MASTERMIND_HOOKS_CMD", "validate good/spec.md"),
         ],
     );
@@ -1224,7 +1243,7 @@ fn github_action_fails_a_pull_request_whose_task_strays_from_its_scope() {
     let output = run_action(
         repo.path(),
         &[
-            ("binary-path", BIN),
+            ("binary-path", gate()),
             ("sarif-file", sarif.to_str().unwrap()),
         ],
         &refs(&env),
@@ -1279,7 +1298,7 @@ fn github_action_passes_a_pull_request_whose_task_holds() {
     let summary = out.path().join("summary.md");
     let mut env = github_pull_request_env(&repo);
     env.push(("GITHUB_STEP_SUMMARY", summary.display().to_string()));
-    let output = run_action(repo.path(), &[("binary-path", BIN)], &refs(&env));
+    let output = run_action(repo.path(), &[("binary-path", gate())], &refs(&env));
     let stdout = text(&output.stdout);
     assert_eq!(
         output.status.code(),
@@ -1316,13 +1335,13 @@ fn the_require_task_input_makes_a_task_mandatory() {
     repo.git(&["update-ref", "refs/remotes/origin/main", "main"]);
     let env = github_pull_request_env(&repo);
 
-    let relaxed = run_action(repo.path(), &[("binary-path", BIN)], &refs(&env));
+    let relaxed = run_action(repo.path(), &[("binary-path", gate())], &refs(&env));
     assert_eq!(relaxed.status.code(), Some(0), "{}", text(&relaxed.stdout));
     assert!(text(&relaxed.stdout).contains("title=no_task_changed"));
 
     let required = run_action(
         repo.path(),
-        &[("binary-path", BIN), ("require-task", "true")],
+        &[("binary-path", gate()), ("require-task", "true")],
         &refs(&env),
     );
     assert_eq!(
@@ -1341,7 +1360,7 @@ fn the_require_task_input_makes_a_task_mandatory() {
     let gitlab = run_gitlab_job(
         repo.path(),
         &[
-            ("MASTERMIND_HOOKS_BIN", BIN),
+            ("MASTERMIND_HOOKS_BIN", gate()),
             ("MASTERMIND_HOOKS_REQUIRE_TASK", "true"),
             ("GITLAB_CI", "true"),
             ("CI_PIPELINE_SOURCE", "merge_request_event"),
@@ -1368,7 +1387,7 @@ fn a_shallow_checkout_cannot_be_gated_and_the_action_says_how_to_fix_it() {
         "main:refs/remotes/origin/main",
     ]);
     let env = github_pull_request_env(&clone);
-    let output = run_action(clone.path(), &[("binary-path", BIN)], &refs(&env));
+    let output = run_action(clone.path(), &[("binary-path", gate())], &refs(&env));
     let stdout = text(&output.stdout);
     assert_eq!(output.status.code(), Some(2), "{stdout}");
     assert!(stdout.contains("title=git_shallow_history::"), "{stdout}");
@@ -1396,7 +1415,7 @@ fn a_shallow_clone_of_an_ordinary_push_is_diagnosed_as_shallow() {
                 "repository": {"default_branch": default, "full_name": "acme/app"}}),
             &after,
         );
-        let output = run_action(clone.path(), &[("binary-path", BIN)], &refs(&env));
+        let output = run_action(clone.path(), &[("binary-path", gate())], &refs(&env));
         let stdout = text(&output.stdout);
         assert_eq!(output.status.code(), Some(2), "{branch}: {stdout}");
         assert!(
@@ -1418,7 +1437,7 @@ fn gitlab_job_gates_a_merge_request_with_check_ci() {
     let output = run_gitlab_job(
         repo.path(),
         &[
-            ("MASTERMIND_HOOKS_BIN", BIN),
+            ("MASTERMIND_HOOKS_BIN", gate()),
             ("CI", "true"),
             ("GITLAB_CI", "true"),
             ("CI_PIPELINE_SOURCE", "merge_request_event"),
@@ -1575,8 +1594,11 @@ fn every_github_event_gates_the_change_through_the_action() {
             let summary = scratch.path().join("summary.md");
             let mut env = env;
             env.push(("GITHUB_STEP_SUMMARY", summary.display().to_string()));
-            let run =
-                Runner::here(scratch.path()).run(repo.path(), &[("binary-path", BIN)], &refs(&env));
+            let run = Runner::here(scratch.path()).run(
+                repo.path(),
+                &[("binary-path", gate())],
+                &refs(&env),
+            );
             let all = text(&run.output.stdout) + &text(&run.output.stderr);
             assert_eq!(
                 run.output.status.code(),
@@ -1606,7 +1628,7 @@ fn a_base_the_change_could_set_is_refused_in_ci() {
     // The base set to the head: nothing would be judged.
     let output = run_action(
         repo.path(),
-        &[("binary-path", BIN), ("base", &head)],
+        &[("binary-path", gate()), ("base", &head)],
         &refs(&env),
     );
     assert_eq!(output.status.code(), Some(2), "{}", text(&output.stdout));
@@ -1618,7 +1640,7 @@ fn a_base_the_change_could_set_is_refused_in_ci() {
     // The test-only command override.
     let mut env = env;
     env.push(("MASTERMIND_HOOKS_CMD", "validate good/spec.md".into()));
-    let output = run_action(repo.path(), &[("binary-path", BIN)], &refs(&env));
+    let output = run_action(repo.path(), &[("binary-path", gate())], &refs(&env));
     assert_eq!(output.status.code(), Some(2));
     assert!(text(&output.stdout).contains("ci_override_refused"));
 }
@@ -1648,7 +1670,7 @@ fn hostile_file_names_never_become_workflow_commands() {
         env.push(("GITHUB_STEP_SUMMARY", summary.display().to_string()));
         let run = Runner::here(scratch.path()).run(
             repo.path(),
-            &[("binary-path", BIN), ("format", format)],
+            &[("binary-path", gate()), ("format", format)],
             &refs(&env),
         );
         assert_eq!(
@@ -1682,7 +1704,7 @@ fn hostile_file_names_never_become_workflow_commands() {
     let gitlab = run_gitlab_job(
         repo.path(),
         &[
-            ("MASTERMIND_HOOKS_BIN", BIN),
+            ("MASTERMIND_HOOKS_BIN", gate()),
             ("GITLAB_CI", "true"),
             ("CI_PIPELINE_SOURCE", "merge_request_event"),
             ("CI_MERGE_REQUEST_DIFF_BASE_SHA", &base),
@@ -1845,7 +1867,7 @@ fn the_gitlab_job_builds_a_pinned_source_once_and_refuses_an_unpinned_one() {
     pinned.push((
         "MASTERMIND_HOOKS_BIN_SHA256",
         hex::encode(<sha2::Sha256 as sha2::Digest>::digest(
-            std::fs::read(BIN).unwrap(),
+            std::fs::read(gate()).unwrap(),
         )),
     ));
     let output = run_gitlab_job(repo.path(), &refs(&pinned));
