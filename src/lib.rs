@@ -31,6 +31,7 @@ pub mod commands;
 pub mod config;
 pub mod contract;
 pub mod diagnostic;
+pub mod diff;
 pub mod digest;
 pub mod gate;
 pub mod input;

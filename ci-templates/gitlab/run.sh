@@ -6,21 +6,31 @@
 # job log, a Code Quality report and a JUnit report. check --ci takes base and head from
 # GitLab's predefined variables: detached merge request pipelines, merged results, merge
 # trains, branch pipelines (against the default branch, fetched when missing) and the
-# default branch itself (its report is the base Code Quality compares merge requests with).
-# Exits with the gate's status: 0 pass, 1 violations, 2 could not check (any other outcome
-# of the binary is reported as 2, never as a pass). Both reports are written whatever
-# happens, also when no binary could be had.
+# default branch itself. Exits with the gate's status: 0 pass, 1 violations, 2 could not
+# check (any other outcome of the binary is reported as 2, never as a pass). Both reports
+# are written whatever happens, also when no binary could be had.
 #
-# The binary, first found:
-#   MASTERMIND_HOOKS_BIN            path of a binary (an image that has one)
-#   `mastermind-hooks` on PATH      (the image route: the repository's Dockerfile)
+# The binary is part of the trust base. The project directory is the change's own checkout,
+# so nothing in it is run unverified: the job refuses a commit that tracks .mastermind-hooks/
+# (the directory the job's cache keeps), unpacks and builds in a fresh temporary directory
+# outside the project (cargo runs there, so no .cargo/config.toml or rust-toolchain.toml
+# of the change applies), and checks the binary's sha256 before each of its three runs.
+# First found:
+#   MASTERMIND_HOOKS_BIN            path of a binary (an image that has one); refused inside
+#                                   the project directory unless MASTERMIND_HOOKS_BIN_SHA256
+#                                   pins it
+#   `mastermind-hooks` on PATH      (the image route: the repository's Dockerfile), the same
 #   MASTERMIND_HOOKS_RELEASE_URL    a release's download directory, with
-#   + MASTERMIND_HOOKS_RELEASE_SHA256   the sha256 of mastermind-hooks-<target>.tar.gz (pinned:
-#                                   a download that does not match is refused)
+#   + MASTERMIND_HOOKS_RELEASE_SHA256   the sha256 of mastermind-hooks-<target>.tar.gz (its
+#                                   line in the release's SHA256SUMS); the download, cached
+#                                   in .mastermind-hooks/, is checked against it on every use
 #   MASTERMIND_HOOKS_SOURCE_URL     a git URL of mastermind-hooks, with
 #   + MASTERMIND_HOOKS_SOURCE_REV   the full commit id to build (pinned: a branch or tag name
-#                                   is refused); built with cargo once into
-#                                   .mastermind-hooks/<rev>/, which the job caches
+#                                   is refused), built with cargo and kept in
+#                                   .mastermind-hooks/<rev>/ for later pipelines; a cached
+#                                   build is used when MASTERMIND_HOOKS_BIN_SHA256 pins it, or
+#                                   in a pipeline of a protected branch (GitLab keeps their
+#                                   caches apart); elsewhere it is built again
 #   MASTERMIND_HOOKS_SOURCE         a local source tree to build the same way
 #
 # Other variables:
@@ -29,7 +39,18 @@
 #   MASTERMIND_HOOKS_FAIL_ON        error (default) or warning
 #   MASTERMIND_HOOKS_REQUIRE_TASK   true: every change outside .mastermind/ must belong to a
 #                                   checked task (read by check)
-#   MASTERMIND_HOOKS_RERUN          true: `--rerun --rerun-timeout MASTERMIND_HOOKS_RERUN_TIMEOUT`
+#   MASTERMIND_HOOKS_RERUN          true: `--rerun --rerun-timeout MASTERMIND_HOOKS_RERUN_TIMEOUT`;
+#                                   the change's checks then run on the runner: use runners
+#                                   that start every job fresh (ephemeral)
+#   MASTERMIND_HOOKS_RERUN_JOBS     with rerun: checks of different tasks at once (--rerun-jobs)
+#   MASTERMIND_HOOKS_RERUN_IN       with rerun: auto (default), workspace or worktree (--rerun-in)
+#   MASTERMIND_HOOKS_ATTESTATION    with rerun: write the in-toto statement of the re-run to this
+#                                   file (--attestation)
+#   MASTERMIND_HOOKS_DEFAULT_BRANCH_REPORT  state (default): on the default branch the Code
+#                                   Quality report states main's open findings, which is
+#                                   none (what lands passed the gate); the push's findings
+#                                   are in the log and the JUnit report. push: the push's
+#                                   findings, as in any other pipeline.
 #   MASTERMIND_HOOKS_CODEQUALITY    Code Quality report file (default gl-code-quality-report.json)
 #   MASTERMIND_HOOKS_JUNIT          JUnit report file (default mastermind-hooks-junit.xml)
 #   MASTERMIND_HOOKS_CMD            the gate subcommand and its arguments, split on blanks, for
@@ -38,6 +59,12 @@ set -u # and safe under `set -e`, which GitLab uses for job scripts
 
 codequality=${MASTERMIND_HOOKS_CODEQUALITY:-gl-code-quality-report.json}
 junit=${MASTERMIND_HOOKS_JUNIT:-mastermind-hooks-junit.xml}
+work=
+
+cleanup() {
+    [ -z "$work" ] || rm -rf "$work"
+}
+trap cleanup EXIT
 
 # Both reports say "could not check", so the merge request shows why; then exit 2.
 fail() {
@@ -51,12 +78,22 @@ fail() {
     exit 2
 }
 
+warn() {
+    printf 'warning: mastermind-hooks: %s\n' "$1" >&2
+}
+
 sha256_of() {
     if command -v sha256sum >/dev/null 2>&1; then
         sha256sum "$@" | awk '{ print $1 }'
     else
         shasum -a 256 "$@" | awk '{ print $1 }'
     fi
+}
+
+# True for 64 lowercase hex digits.
+is_sha256() {
+    case "$1" in '' | *[!0-9a-f]*) return 1 ;; esac
+    [ "${#1}" = 64 ]
 }
 
 target() {
@@ -79,49 +116,161 @@ download() {
     fi
 }
 
-# The project-local directory the job caches (GitLab caches only paths inside the project).
-cache_root=${CI_PROJECT_DIR:-.}/.mastermind-hooks
+# The physical path of a file, links followed (false when its directory is gone).
+physical() {
+    f=$1
+    n=0
+    while [ -L "$f" ] && [ "$n" -lt 40 ]; do
+        l=$(readlink "$f") || return 1
+        case "$l" in /*) f=$l ;; *) f=$(dirname "$f")/$l ;; esac
+        n=$((n + 1))
+    done
+    d=$(cd "$(dirname "$f")" 2>/dev/null && pwd -P) || return 1
+    printf '%s/%s' "$d" "$(basename "$f")"
+}
 
-# `cargo install` of the source at $1 into $2, with its progress in the job log.
+project=$(cd "${CI_PROJECT_DIR:-.}" 2>/dev/null && pwd -P) || project=${CI_PROJECT_DIR:-.}
+
+# True when $1 lies inside the project directory, which the change supplies.
+in_project() {
+    p=$(physical "$1") || p=$1
+    case "$p" in "$project" | "$project"/*) return 0 ;; esac
+    return 1
+}
+
+# The directory the job caches (GitLab caches only paths inside the project). A commit
+# that tracks it would bring its own gate there: refused.
+cache_root=$project/.mastermind-hooks
+check_cache_root() {
+    if [ -n "$(git -C "$project" ls-files -- .mastermind-hooks 2>/dev/null | head -n 1)" ]; then
+        fail "the commit tracks .mastermind-hooks/, where this job caches the gate, so the change could bring its own: remove it (git rm -r --cached .mastermind-hooks) and ignore it (.gitignore)"
+    fi
+    if [ -L "$cache_root" ] || { [ -e "$cache_root" ] && [ ! -d "$cache_root" ]; }; then
+        fail "$cache_root is not a directory: refused"
+    fi
+}
+
+# A fresh directory outside the project for what the job unpacks and builds.
+workdir() {
+    if [ -z "$work" ]; then
+        work=$(mktemp -d "${TMPDIR:-/tmp}/mastermind-hooks.XXXXXX") || fail "cannot create a temporary directory"
+        if in_project "$work"; then
+            fail "TMPDIR ($work) lies inside the project directory: refused"
+        fi
+    fi
+}
+
+# `cargo install` of the source at $1; sets $bin to the fresh binary outside the project.
 build() {
     command -v cargo >/dev/null 2>&1 ||
-        fail "building mastermind-hooks needs cargo: use a Rust image (the job's default), or set MASTERMIND_HOOKS_BIN"
-    printf 'mastermind-hooks: building %s (once; cached in %s)\n' "$1" "$2" >&2
-    cargo install --locked --root "$2" --path "$1" >&2 || fail "cargo install --path '$1' failed (the build log is above)"
+        fail "building mastermind-hooks needs cargo: use a Rust image (the job's default), set MASTERMIND_HOOKS_RELEASE_URL and MASTERMIND_HOOKS_RELEASE_SHA256 to download a release in seconds, or set MASTERMIND_HOOKS_BIN"
+    workdir
+    printf 'mastermind-hooks: building %s\n' "$1" >&2
+    # From the source directory: cargo and rustup read configuration from where they run.
+    (cd "$1" && CARGO_TARGET_DIR=$work/target cargo install --locked --root "$work/build" --path "$1" >&2) ||
+        fail "cargo install --path '$1' failed (the build log is above)"
+    rm -rf "$work/target"
+    bin=$work/build/bin/mastermind-hooks
+}
+
+# A build this job may take from the cache: pinned, or in a protected branch's pipeline.
+cache_trusted() {
+    [ -n "${MASTERMIND_HOOKS_BIN_SHA256:-}" ] && return 0
+    [ "${CI_COMMIT_REF_PROTECTED:-}" = true ] && [ "${CI_PIPELINE_SOURCE:-}" != merge_request_event ]
+}
+
+# The cached build at $1 if it may be used (sets $bin), else false (and it is removed).
+cached_build() {
+    [ -f "$1" ] || return 1
+    actual=$(sha256_of "$1")
+    pin=${MASTERMIND_HOOKS_BIN_SHA256:-}
+    if ! cache_trusted; then
+        printf 'mastermind-hooks: the cached build is not used: merge request and unprotected pipelines share this cache (set MASTERMIND_HOOKS_BIN_SHA256 to reuse a build)\n' >&2
+    elif [ -n "$pin" ] && [ "$actual" != "$pin" ]; then
+        warn "the cached build has sha256 $actual, not the pinned MASTERMIND_HOOKS_BIN_SHA256 $pin: discarded, building again"
+    else
+        workdir
+        mkdir -p "$work/cached" && cp "$1" "$work/cached/mastermind-hooks" && chmod +x "$work/cached/mastermind-hooks" ||
+            fail "cannot copy the cached build"
+        bin=$work/cached/mastermind-hooks
+        [ "$(sha256_of "$bin")" = "$actual" ] || fail "the cached build changed while it was copied: refused"
+        printf 'mastermind-hooks: using the cached build (sha256 %s)\n' "$actual" >&2
+        return 0
+    fi
+    rm -f "$1"
+    return 1
+}
+
+# Keep a fresh build for later pipelines.
+keep_build() {
+    mkdir -p "$(dirname "$1")" && cp "$bin" "$1.$$" && mv "$1.$$" "$1" || warn "cannot keep the build in $1"
+    actual=$(sha256_of "$bin")
+    pin=${MASTERMIND_HOOKS_BIN_SHA256:-}
+    if [ -z "$pin" ]; then
+        printf 'mastermind-hooks: built sha256 %s; set MASTERMIND_HOOKS_BIN_SHA256 to it to reuse the build in every pipeline\n' "$actual" >&2
+    elif [ "$actual" != "$pin" ]; then
+        warn "this build has sha256 $actual, not MASTERMIND_HOOKS_BIN_SHA256 $pin (a new toolchain?): update the variable"
+    fi
+}
+
+# A binary the job did not make.
+given() {
+    if [ ! -f "$1" ] || [ ! -x "$1" ]; then
+        fail "$2 '$1' is not an executable file"
+    fi
+    pin=${MASTERMIND_HOOKS_BIN_SHA256:-}
+    if [ -n "$pin" ]; then
+        is_sha256 "$pin" || fail "MASTERMIND_HOOKS_BIN_SHA256 must be 64 lowercase hex digits, not '$pin'"
+        actual=$(sha256_of "$1")
+        [ "$actual" = "$pin" ] || fail "$2 '$1' has sha256 $actual, not the pinned MASTERMIND_HOOKS_BIN_SHA256 $pin: refused"
+    elif in_project "$1"; then
+        fail "$2 '$1' lies inside the project directory, which the change supplies: refused. Install the gate outside it (an image), or pin it with MASTERMIND_HOOKS_BIN_SHA256"
+    fi
+    bin=$1
 }
 
 # Sets $bin.
 resolve_bin() {
     if [ -n "${MASTERMIND_HOOKS_BIN:-}" ]; then
-        if [ ! -f "$MASTERMIND_HOOKS_BIN" ] || [ ! -x "$MASTERMIND_HOOKS_BIN" ]; then
-            fail "MASTERMIND_HOOKS_BIN '$MASTERMIND_HOOKS_BIN' is not an executable file"
-        fi
-        bin=$MASTERMIND_HOOKS_BIN
+        given "$MASTERMIND_HOOKS_BIN" MASTERMIND_HOOKS_BIN
         return
     fi
     if command -v mastermind-hooks >/dev/null 2>&1; then
-        bin=$(command -v mastermind-hooks)
+        given "$(command -v mastermind-hooks)" "the mastermind-hooks on PATH"
         return
     fi
+    pin=${MASTERMIND_HOOKS_BIN_SHA256:-}
+    if [ -n "$pin" ] && ! is_sha256 "$pin"; then
+        fail "MASTERMIND_HOOKS_BIN_SHA256 must be 64 lowercase hex digits, not '$pin'"
+    fi
+    check_cache_root
     if [ -n "${MASTERMIND_HOOKS_RELEASE_URL:-}" ]; then
         expected=${MASTERMIND_HOOKS_RELEASE_SHA256:-}
-        case "$expected" in
-            '' | *[!0-9a-f]*) fail "MASTERMIND_HOOKS_RELEASE_URL needs MASTERMIND_HOOKS_RELEASE_SHA256, the 64-digit lowercase sha256 of the tarball: nothing unverified is installed" ;;
-        esac
-        [ "${#expected}" = 64 ] || fail "MASTERMIND_HOOKS_RELEASE_SHA256 must have 64 hex digits"
-        dir=$cache_root/release-$expected
-        if [ ! -x "$dir/bin/mastermind-hooks" ]; then
-            t=$(target) || fail "no release binary for $(uname -sm)"
-            work=$(mktemp -d) || fail "cannot create a temporary directory"
-            url=${MASTERMIND_HOOKS_RELEASE_URL%/}/mastermind-hooks-$t.tar.gz
-            download "$url" "$work/release.tar.gz" || fail "cannot download $url"
-            actual=$(sha256_of "$work/release.tar.gz")
-            [ "$actual" = "$expected" ] || fail "$url has sha256 $actual, not the pinned $expected: refused"
-            mkdir -p "$dir/bin" && tar -xzf "$work/release.tar.gz" -C "$work" &&
-                mv "$work/mastermind-hooks" "$dir/bin/mastermind-hooks" || fail "cannot unpack $url"
-            rm -rf "$work"
+        is_sha256 "$expected" ||
+            fail "MASTERMIND_HOOKS_RELEASE_URL needs MASTERMIND_HOOKS_RELEASE_SHA256, the 64 lowercase hex digits of mastermind-hooks-<target>.tar.gz (its line in the release's SHA256SUMS): nothing unverified is installed"
+        t=$(target) || fail "no release binary for $(uname -sm)"
+        name=mastermind-hooks-$t.tar.gz
+        url=${MASTERMIND_HOOKS_RELEASE_URL%/}/$name
+        cached=$cache_root/release-$expected/$name
+        workdir
+        if [ -f "$cached" ]; then
+            # Copied out first, so what is checked is what is unpacked.
+            cp "$cached" "$work/$name" || fail "cannot read $cached"
+            if [ "$(sha256_of "$work/$name")" != "$expected" ]; then
+                warn "the cached download $cached does not match the pinned sha256: discarded, downloading again"
+                rm -f "$cached" "$work/$name"
+            fi
         fi
-        bin=$dir/bin/mastermind-hooks
+        if [ ! -f "$work/$name" ]; then
+            download "$url" "$work/$name" || fail "cannot download $url"
+            actual=$(sha256_of "$work/$name")
+            [ "$actual" = "$expected" ] || fail "$url has sha256 $actual, not the pinned $expected: refused"
+            mkdir -p "$(dirname "$cached")" && cp "$work/$name" "$cached" || warn "cannot keep the download in $cached"
+        fi
+        mkdir -p "$work/release" && tar -xzf "$work/$name" -C "$work/release" mastermind-hooks ||
+            fail "cannot unpack $url"
+        bin=$work/release/mastermind-hooks
+        printf 'mastermind-hooks: using the release binary %s (sha256 %s, pinned)\n' "$url" "$expected" >&2
         return
     fi
     if [ -n "${MASTERMIND_HOOKS_SOURCE_URL:-}" ]; then
@@ -130,28 +279,31 @@ resolve_bin() {
             '' | *[!0-9a-f]*) fail "MASTERMIND_HOOKS_SOURCE_REV must be the full commit id to build (40 or 64 lowercase hex digits), not '$rev': a branch or tag can move" ;;
         esac
         [ "${#rev}" = 40 ] || [ "${#rev}" = 64 ] || fail "MASTERMIND_HOOKS_SOURCE_REV must be a full commit id, not '$rev'"
-        dir=$cache_root/$rev
-        if [ ! -x "$dir/bin/mastermind-hooks" ]; then
-            work=$(mktemp -d) || fail "cannot create a temporary directory"
-            git init -q "$work/src" &&
-                git -C "$work/src" fetch -q --depth 1 "$MASTERMIND_HOOKS_SOURCE_URL" "$rev" 2>/dev/null ||
-                git -C "$work/src" fetch -q "$MASTERMIND_HOOKS_SOURCE_URL" '+refs/heads/*:refs/remotes/source/*' '+refs/tags/*:refs/tags/*' ||
-                fail "cannot fetch $MASTERMIND_HOOKS_SOURCE_URL"
-            git -C "$work/src" -c advice.detachedHead=false checkout -q "$rev" ||
-                fail "$MASTERMIND_HOOKS_SOURCE_URL has no commit $rev"
-            build "$work/src" "$dir"
-            rm -rf "$work"
-        fi
-        bin=$dir/bin/mastermind-hooks
+        cached=$cache_root/$rev/bin/mastermind-hooks
+        cached_build "$cached" && return
+        workdir
+        git init -q "$work/src" &&
+            git -C "$work/src" fetch -q --depth 1 "$MASTERMIND_HOOKS_SOURCE_URL" "$rev" 2>/dev/null ||
+            git -C "$work/src" fetch -q "$MASTERMIND_HOOKS_SOURCE_URL" '+refs/heads/*:refs/remotes/source/*' '+refs/tags/*:refs/tags/*' ||
+            fail "cannot fetch $MASTERMIND_HOOKS_SOURCE_URL"
+        git -C "$work/src" -c advice.detachedHead=false checkout -q "$rev" ||
+            fail "$MASTERMIND_HOOKS_SOURCE_URL has no commit $rev"
+        build "$work/src"
+        keep_build "$cached"
         return
     fi
     if [ -n "${MASTERMIND_HOOKS_SOURCE:-}" ] && [ -f "$MASTERMIND_HOOKS_SOURCE/Cargo.toml" ]; then
-        dir=$cache_root/source
-        [ -x "$dir/bin/mastermind-hooks" ] || build "$MASTERMIND_HOOKS_SOURCE" "$dir"
-        bin=$dir/bin/mastermind-hooks
+        src=$(cd "$MASTERMIND_HOOKS_SOURCE" && pwd -P)
+        if in_project "$src/Cargo.toml"; then
+            fail "MASTERMIND_HOOKS_SOURCE '$MASTERMIND_HOOKS_SOURCE' lies inside the project directory, so the change would build its own gate: refused"
+        fi
+        cached=$cache_root/source/bin/mastermind-hooks
+        cached_build "$cached" && return
+        build "$src"
+        keep_build "$cached"
         return
     fi
-    fail "no mastermind-hooks binary: set MASTERMIND_HOOKS_SOURCE_URL and MASTERMIND_HOOKS_SOURCE_REV (a pinned source to build), MASTERMIND_HOOKS_RELEASE_URL and MASTERMIND_HOOKS_RELEASE_SHA256, or MASTERMIND_HOOKS_BIN, or use an image with mastermind-hooks on PATH"
+    fail "no mastermind-hooks binary: set MASTERMIND_HOOKS_RELEASE_URL and MASTERMIND_HOOKS_RELEASE_SHA256 (a release, in seconds), MASTERMIND_HOOKS_SOURCE_URL and MASTERMIND_HOOKS_SOURCE_REV (a pinned source to build), or MASTERMIND_HOOKS_BIN, or use an image with mastermind-hooks on PATH"
 }
 
 # 0 and 1 are the gate's answers; anything else (2, a crash, a missing binary) is "could not check".
@@ -185,8 +337,35 @@ rerun_timeout=${MASTERMIND_HOOKS_RERUN_TIMEOUT:-}
 case "$rerun_timeout" in
     *[!0-9]*) fail "MASTERMIND_HOOKS_RERUN_TIMEOUT must be a number of seconds, not '$rerun_timeout'" ;;
 esac
+rerun_jobs=${MASTERMIND_HOOKS_RERUN_JOBS:-}
+case "$rerun_jobs" in
+    *[!0-9]* | 0) fail "MASTERMIND_HOOKS_RERUN_JOBS must be a positive number, not '$rerun_jobs'" ;;
+esac
+rerun_in=${MASTERMIND_HOOKS_RERUN_IN:-}
+case "$rerun_in" in
+    '' | auto | workspace | worktree) ;;
+    *) fail "MASTERMIND_HOOKS_RERUN_IN must be auto, workspace or worktree, not '$rerun_in'" ;;
+esac
+attestation=${MASTERMIND_HOOKS_ATTESTATION:-}
+base_report=${MASTERMIND_HOOKS_DEFAULT_BRANCH_REPORT:-state}
+case "$base_report" in
+    state | push) ;;
+    *) fail "MASTERMIND_HOOKS_DEFAULT_BRANCH_REPORT must be state or push, not '$base_report'" ;;
+esac
 
 resolve_bin
+
+# The binary's digest now; checked again before each run, so nothing that runs in between
+# (a re-run check of the change) can swap it.
+verified=$(sha256_of "$bin")
+run_gate() {
+    now=$(sha256_of "$bin")
+    if [ "$now" != "$verified" ]; then
+        printf 'error: mastermind-hooks: the gate binary %s has sha256 %s, not the %s it had when it was verified: refused\n' "$bin" "$now" "$verified" >&2
+        return 2
+    fi
+    "$bin" "$@"
+}
 
 # The gate command, `check --ci`. MASTERMIND_HOOKS_CMD replaces it outside CI only: in CI
 # the change could set it, and nothing in the change may decide how it is judged.
@@ -205,6 +384,9 @@ else
     if [ "$rerun" = true ]; then
         set -- "$@" --rerun
         [ -z "$rerun_timeout" ] || set -- "$@" --rerun-timeout "$rerun_timeout"
+        [ -z "$rerun_jobs" ] || set -- "$@" --rerun-jobs "$rerun_jobs"
+        [ -z "$rerun_in" ] || set -- "$@" --rerun-in "$rerun_in"
+        [ -z "$attestation" ] || set -- "$@" --attestation "$attestation"
     fi
     # A branch pipeline is judged against the default branch, which GitLab's clone of
     # another branch does not fetch.
@@ -221,21 +403,37 @@ if [ -n "${NO_COLOR:-}" ]; then color=never; else color=always; fi
 
 # GitLab runs job scripts with `set -e`: every status is caught, never fatal.
 rc=0
-"$bin" "$@" --format human --color "$color" || rc=$?
+run_gate "$@" --format human --color "$color" || rc=$?
 status=$(normalize "$rc")
 rc=0
-"$bin" "$@" --format gitlab >"$codequality" || rc=$?
+run_gate "$@" --format gitlab >"$codequality" || rc=$?
 status=$(worst "$status" "$(normalize "$rc")")
 rc=0
-"$bin" "$@" --format junit >"$junit" || rc=$?
+run_gate "$@" --format junit >"$junit" || rc=$?
 status=$(worst "$status" "$(normalize "$rc")")
 
+# The default branch's Code Quality report is what merge requests are compared with, so it
+# states main's open findings, not the last push's: the gate only lets through what passes,
+# so none. Findings of the push itself are in the log and the JUnit report above.
+if [ "$base_report" = state ] && [ -z "${MASTERMIND_HOOKS_CMD:-}" ] &&
+    [ "${CI_PIPELINE_SOURCE:-}" != merge_request_event ] && [ -n "${CI_DEFAULT_BRANCH:-}" ] &&
+    [ "${CI_COMMIT_BRANCH:-}" = "$CI_DEFAULT_BRANCH" ]; then
+    if grep -q '"severity": "minor"' "$codequality"; then warned=true; else warned=false; fi
+    printf '[]\n' >"$codequality"
+    printf 'mastermind-hooks: the Code Quality report of the default branch states main'"'"'s open findings (none); this push'"'"'s findings are above and in the JUnit report\n' >&2
+else
+    warned=
+fi
+
 if [ "$status" = 2 ] && [ "$(git rev-parse --is-shallow-repository 2>/dev/null)" = true ]; then
-    printf 'error: mastermind-hooks: this is a shallow clone, so the merge base may be missing: set the variable GIT_DEPTH: "0" on this job\n' >&2
+    printf 'error: mastermind-hooks: this is a shallow clone, so the base may be missing from it: set the variable GIT_DEPTH: "0" on this job\n' >&2
 fi
 
 # fail-on warning: warnings are the Code Quality issues of severity "minor".
-if [ "$status" = 0 ] && [ "$fail_on" = warning ] && grep -q '"severity": "minor"' "$codequality"; then
+if [ -z "$warned" ]; then
+    if grep -q '"severity": "minor"' "$codequality"; then warned=true; else warned=false; fi
+fi
+if [ "$status" = 0 ] && [ "$fail_on" = warning ] && [ "$warned" = true ]; then
     printf 'error: mastermind-hooks: warnings found and MASTERMIND_HOOKS_FAIL_ON is warning\n' >&2
     status=1
 fi

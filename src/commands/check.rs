@@ -18,5 +18,18 @@ pub fn run(mode: &Mode, out: &OutputArgs) -> ExitStatus {
     } else {
         HumanTo::Stdout
     };
-    output::finish_with_summary_target(&report, out, human, step_summary)
+    let status = output::finish_with_summary_target(&report, out, human, step_summary);
+    // A GitLab server hook (Gitaly sets GL_REPOSITORY and GL_ID): the lines
+    // its web interface shows when it refuses a merge or an edit there.
+    if matches!(mode, Mode::Receive) && under_gitlab(&|name| std::env::var_os(name)) {
+        eprint!("{}", crate::render::gitlab::hook_errors(&report));
+    }
+    status
+}
+
+/// True when GitLab's Gitaly runs this hook.
+fn under_gitlab(var: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> bool {
+    ["GL_REPOSITORY", "GL_ID"]
+        .iter()
+        .any(|name| var(name).is_some_and(|v| !v.is_empty()))
 }

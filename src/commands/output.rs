@@ -46,12 +46,50 @@ impl Default for OutputArgs {
 /// The environment variable GitHub Actions sets to the job summary file.
 pub const STEP_SUMMARY_VAR: &str = "GITHUB_STEP_SUMMARY";
 
-/// Append the job summary to `path`.
+/// Append the job summary to `path`, with the command that checks the
+/// change again locally when the CI context names its base.
 pub fn append_step_summary(path: &Path, report: &Report) -> std::io::Result<()> {
+    let local = local_base(&|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
+        .map(|base| github::local_command(&base));
     // A FIFO or device there is refused instead of blocking the gate.
     let mut file = crate::safe_fs::open_append(path)?;
-    file.write_all(github::step_summary(report).as_bytes())?;
+    file.write_all(github::step_summary_with(report, local.as_deref()).as_bytes())?;
     file.flush()
+}
+
+/// The base a developer passes to `check --ci` to judge the change on their
+/// machine as GitHub Actions did: `origin/<base branch>` of a pull request
+/// or merge group, the old tip of a push, else `origin/<default branch>`.
+/// From GitHub's variables and event payload; `None` when they do not say.
+pub fn local_base(var: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    if let Some(branch) = var("GITHUB_BASE_REF") {
+        return Some(format!("origin/{branch}"));
+    }
+    let event: serde_json::Value = var("GITHUB_EVENT_PATH")
+        .and_then(|path| {
+            crate::safe_fs::read_bounded(Path::new(&path), 32 << 20, crate::safe_fs::Follow::Links)
+                .ok()
+        })
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())?;
+    let text = |pointer: &str| {
+        event
+            .pointer(pointer)
+            .and_then(|v| v.as_str())
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    if let Some(base) = text("/merge_group/base_ref") {
+        return Some(format!(
+            "origin/{}",
+            base.strip_prefix("refs/heads/").unwrap_or(&base)
+        ));
+    }
+    if var("GITHUB_EVENT_NAME").as_deref() == Some("push")
+        && let Some(before) = text("/before").filter(|b| b.bytes().any(|c| c != b'0'))
+    {
+        return Some(before);
+    }
+    text("/repository/default_branch").map(|branch| format!("origin/{branch}"))
 }
 
 /// Where human output goes. Machine formats always go to stdout.
@@ -134,5 +172,59 @@ pub fn show(outcome: &crate::install::flow::Outcome) -> ExitStatus {
     match emit(&outcome.stdout) {
         Ok(()) => outcome.status,
         Err(_) => ExitStatus::CannotCheck,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::local_base;
+
+    fn base(vars: &[(&str, &str)], event: Option<serde_json::Value>) -> Option<String> {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("event.json");
+        let mut vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        if let Some(event) = event {
+            std::fs::write(&file, event.to_string()).unwrap();
+            vars.push(("GITHUB_EVENT_PATH".into(), file.display().to_string()));
+        }
+        local_base(&|name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()))
+    }
+
+    #[test]
+    fn the_local_base_is_what_the_event_merges_into() {
+        let repository = serde_json::json!({"default_branch": "trunk"});
+        assert_eq!(
+            base(&[("GITHUB_BASE_REF", "release/1.x")], None).as_deref(),
+            Some("origin/release/1.x")
+        );
+        assert_eq!(
+            base(
+                &[("GITHUB_EVENT_NAME", "merge_group")],
+                Some(serde_json::json!({"merge_group": {"base_ref": "refs/heads/main"}, "repository": repository}))
+            )
+            .as_deref(),
+            Some("origin/main")
+        );
+        let before = "a".repeat(40);
+        assert_eq!(
+            base(
+                &[("GITHUB_EVENT_NAME", "push")],
+                Some(serde_json::json!({"before": before, "repository": repository}))
+            ),
+            Some(before)
+        );
+        assert_eq!(
+            base(
+                &[("GITHUB_EVENT_NAME", "push")],
+                Some(serde_json::json!({"before": "0".repeat(40), "repository": repository}))
+            )
+            .as_deref(),
+            Some("origin/trunk"),
+            "a new branch"
+        );
+        assert_eq!(base(&[], None), None);
     }
 }

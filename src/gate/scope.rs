@@ -12,7 +12,6 @@ use crate::contract::mastermind::spec::declared_paths::{Target, normalize};
 use crate::diagnostic::Diagnostic;
 use crate::repo::Result;
 use crate::repo::changes::ChangeKind;
-use similar::TextDiff;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The task's changed paths that scope applies to: every content path it
@@ -35,13 +34,7 @@ pub fn path_diff(
     left: &str,
     right: &str,
 ) -> String {
-    let old: String = declared.iter().map(|p| format!("{p}\n")).collect();
-    let new: String = real.iter().map(|p| format!("{p}\n")).collect();
-    TextDiff::from_lines(&old, &new)
-        .unified_diff()
-        .context_radius(usize::MAX / 4)
-        .header(left, right)
-        .to_string()
+    crate::diff::sorted_sets(declared, real, left, right)
 }
 
 /// Compare the task's real changes with the declared targets.

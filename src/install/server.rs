@@ -7,7 +7,11 @@
 //!
 //! The hooks directory is git's own answer (`git rev-parse --git-path
 //! hooks`, which applies `core.hooksPath`); the shim is written atomically
-//! (a temporary file in the same directory, then a rename).
+//! (a temporary file in the same directory, then a rename). Where the
+//! server's own `pre-receive` runs every file of `pre-receive.d/` (Gitea and
+//! Forgejo write such a dispatcher into every repository, next to their own
+//! `pre-receive.d/gitea`), the shim goes there, as
+//! `pre-receive.d/mastermind-hooks`, and the server's hook stays.
 
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
@@ -117,11 +121,47 @@ pub fn hooks_dir(cwd: &Path) -> Result<PathBuf, Diagnostic> {
     )?))
 }
 
-/// Write the shim to `dir/pre-receive`. A foreign hook there is refused
-/// (nothing changes); our own is replaced; a current one is left alone.
-/// Returns the hook's path and whether it was written.
+/// The name of the shim in a `pre-receive.d/` directory.
+pub const DISPATCHED_NAME: &str = "mastermind-hooks";
+
+/// True when the hook at `path` is a dispatcher that runs every file of
+/// `pre-receive.d/` next to it (Gitea's and Forgejo's generated hook loops
+/// over `${hookname}.d/*`), and that directory is there.
+pub fn dispatches(path: &Path) -> bool {
+    let Some(dir) = path.parent() else {
+        return false;
+    };
+    let is_dir = std::fs::symlink_metadata(dir.join("pre-receive.d")).is_ok_and(|m| m.is_dir());
+    if !is_dir {
+        return false;
+    }
+    let Ok(file) = crate::safe_fs::open_read(path, crate::safe_fs::Follow::NoLinks) else {
+        return false;
+    };
+    let Ok(bytes) = crate::safe_fs::read_all(file) else {
+        return false;
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    ["pre-receive.d/", "${hookname}.d/", "$hookname.d/"]
+        .iter()
+        .any(|pattern| text.contains(pattern))
+}
+
+/// Write the shim to `dir/pre-receive`, or to
+/// `dir/pre-receive.d/mastermind-hooks` where the hook there runs that
+/// directory ([`dispatches`]). A foreign hook is refused (nothing changes);
+/// our own is replaced; a current one is left alone. Returns the hook's path
+/// and whether it was written.
 pub fn install(dir: &Path, shim: &[u8]) -> Result<(PathBuf, bool), Diagnostic> {
-    let path = dir.join("pre-receive");
+    let main = dir.join("pre-receive");
+    let (dir, path) = if dispatches(&main) {
+        let d = dir.join("pre-receive.d");
+        let p = d.join(DISPATCHED_NAME);
+        (d, p)
+    } else {
+        (dir.to_path_buf(), main)
+    };
+    let dir = dir.as_path();
     let failed = |what: &str, e: std::io::Error| {
         Diagnostic::new(
             Code::hook_write_failed,
@@ -135,7 +175,7 @@ pub fn install(dir: &Path, shim: &[u8]) -> Result<(PathBuf, bool), Diagnostic> {
             return Err(Diagnostic::new(
                 Code::hook_file_unusable,
                 format!(
-                    "{} is another pre-receive hook; mastermind-hooks does not wrap server hooks. Run `{}` from it, or move it away and install again",
+                    "{} is another pre-receive hook; mastermind-hooks does not wrap server hooks. Run `{}` from it (feeding it the same stdin), make it run every file of a pre-receive.d/ directory next to it (as Gitea's does), or move it away and install again",
                     path.display(),
                     "mastermind-hooks check --receive"
                 ),
@@ -200,5 +240,34 @@ mod tests {
             std::fs::read_to_string(&path).unwrap(),
             "#!/bin/sh\nexit 0\n"
         );
+    }
+
+    /// A pre-receive hook that runs every file of `pre-receive.d/`, the way
+    /// the hook Gitea and Forgejo generate does (its loop is over
+    /// `${hookname}.d/*`).
+    const DISPATCHER: &str = "#!/bin/sh\nhookname=$(basename \"$0\")\nstdin=$(cat)\nstatus=0\nfor hook in \"$(dirname \"$0\")/${hookname}.d/\"*; do\n  [ -f \"$hook\" ] && [ -x \"$hook\" ] || continue\n  printf '%s\\n' \"$stdin\" | \"$hook\" || status=$?\ndone\nexit $status\n";
+
+    #[test]
+    fn a_dispatching_hook_gets_the_shim_in_its_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("pre-receive.d")).unwrap();
+        std::fs::write(dir.path().join("pre-receive.d/gitea"), "#!/bin/sh\n").unwrap();
+        std::fs::write(dir.path().join("pre-receive"), DISPATCHER).unwrap();
+        let shim = render(b"/a/mastermind-hooks");
+        let (path, written) = install(dir.path(), &shim).unwrap();
+        assert!(written);
+        assert_eq!(path, dir.path().join("pre-receive.d/mastermind-hooks"));
+        assert_eq!(std::fs::read(&path).unwrap(), shim);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("pre-receive")).unwrap(),
+            DISPATCHER,
+            "the server's hook stays"
+        );
+        assert!(!install(dir.path(), &shim).unwrap().1, "idempotent");
+        // A pre-receive.d/ that nothing runs is no place for the gate.
+        let plain = tempfile::tempdir().unwrap();
+        std::fs::create_dir(plain.path().join("pre-receive.d")).unwrap();
+        let (path, _) = install(plain.path(), &shim).unwrap();
+        assert_eq!(path, plain.path().join("pre-receive"));
     }
 }

@@ -13,7 +13,7 @@
 
 use crate::diagnostic::{ExitStatus, Severity};
 use crate::render::escape;
-use crate::render::findings::{self, Finding};
+use crate::render::findings::{self, Finding, Problem};
 use crate::report::Report;
 use std::fmt::Write;
 
@@ -69,98 +69,146 @@ fn command_name(severity: Severity) -> &'static str {
 
 /// One finding as one workflow command line.
 pub fn annotation(finding: &Finding<'_>) -> String {
-    let d = finding.diagnostic;
+    problem_annotation(&Problem {
+        primary: *finding,
+        also: Vec::new(),
+    })
+}
+
+/// One problem as one workflow command line: on its first finding's file
+/// and line, titled with every rule it breaks and its task, at its worst
+/// severity; the other findings' messages follow the first's.
+pub fn problem_annotation(problem: &Problem<'_>) -> String {
+    let first = &problem.primary;
+    let d = first.diagnostic;
     let mut properties = Vec::new();
-    if let Some(file) = finding.anchor() {
+    if let Some(file) = first.anchor() {
         properties.push(format!("file={}", escape_property(&file)));
         if let Some(line) = d.line.filter(|_| d.path.is_some()) {
             properties.push(format!("line={line}"));
         }
     }
-    let title = match finding.task {
-        Some(task) => format!("{} [{task}]", d.code.as_str()),
-        None => d.code.as_str().to_string(),
+    let mut codes = vec![d.code.as_str()];
+    for other in &problem.also {
+        if !codes.contains(&other.diagnostic.code.as_str()) {
+            codes.push(other.diagnostic.code.as_str());
+        }
+    }
+    let codes = codes.join(", ");
+    let title = match first.task {
+        Some(task) => format!("{codes} [{task}]"),
+        None => codes,
     };
     properties.push(format!("title={}", escape_property(&title)));
+    let mut message = first.message_with_hint();
+    for other in &problem.also {
+        let od = other.diagnostic;
+        if od.code == d.code && od.message == d.message {
+            continue;
+        }
+        message.push_str(&format!("\nalso {}: ", od.code.as_str()));
+        message.push_str(&other.message_with_hint());
+    }
     format!(
         "::{} {}::{}",
-        command_name(d.severity),
+        command_name(problem.severity()),
         properties.join(","),
-        escape_data(&finding.message_with_hint())
+        escape_data(&message)
     )
 }
 
-/// Which findings become annotations: at most `max` of each kind, errors
-/// first. When any finding is left out, one notice slot is kept for the
-/// notice that counts them, so that notice is never the one GitHub drops.
-pub fn select<'a>(findings: &[Finding<'a>], max: usize) -> (Vec<Finding<'a>>, usize) {
-    let count = |s: Severity| {
-        findings
-            .iter()
-            .filter(|f| f.diagnostic.severity == s)
-            .count()
-    };
-    let notes = count(Severity::Note);
-    let shown_without_notice =
-        count(Severity::Error).min(max) + count(Severity::Warning).min(max) + notes.min(max);
-    let note_cap = if shown_without_notice < findings.len() {
+fn slot(severity: Severity) -> usize {
+    match severity {
+        Severity::Error => 0,
+        Severity::Warning => 1,
+        Severity::Note => 2,
+    }
+}
+
+/// Which problems become annotations: at most `max` of each kind, errors
+/// first, and within a kind spread over the tasks (the first problem of
+/// every task, then the second of every task, ...), so the first tasks
+/// cannot use up the kind. When any problem is left out, one notice slot is
+/// kept for the notice that counts them, so that notice is never the one
+/// GitHub drops. Returns the shown problems and how many were left out.
+pub fn select<'a>(problems: &[Problem<'a>], max: usize) -> (Vec<Problem<'a>>, usize) {
+    let count = |s: Severity| problems.iter().filter(|p| p.severity() == s).count();
+    let shown_without_notice = count(Severity::Error).min(max)
+        + count(Severity::Warning).min(max)
+        + count(Severity::Note).min(max);
+    let note_cap = if shown_without_notice < problems.len() {
         max.saturating_sub(1)
     } else {
         max
     };
-    let mut taken = [0usize; 3];
     let mut shown = Vec::new();
-    for finding in findings {
-        let (slot, cap) = match finding.diagnostic.severity {
-            Severity::Error => (0, max),
-            Severity::Warning => (1, max),
-            Severity::Note => (2, note_cap),
-        };
-        if taken[slot] < cap {
-            taken[slot] += 1;
-            shown.push(*finding);
+    for (severity, cap) in [
+        (Severity::Error, max),
+        (Severity::Warning, max),
+        (Severity::Note, note_cap),
+    ] {
+        // The problems of this kind by task, tasks in order of appearance.
+        let mut groups: Vec<(Option<&str>, Vec<&Problem<'a>>)> = Vec::new();
+        for problem in problems.iter().filter(|p| p.severity() == severity) {
+            let task = problem.primary.task;
+            match groups.iter_mut().find(|(t, _)| *t == task) {
+                Some((_, group)) => group.push(problem),
+                None => groups.push((task, vec![problem])),
+            }
+        }
+        let mut taken = 0;
+        let mut round = 0;
+        while taken < cap && groups.iter().any(|(_, g)| g.len() > round) {
+            for (_, group) in &groups {
+                if taken == cap {
+                    break;
+                }
+                if let Some(problem) = group.get(round) {
+                    shown.push((*problem).clone());
+                    taken += 1;
+                }
+            }
+            round += 1;
         }
     }
-    let hidden = findings.len() - shown.len();
+    let hidden = problems.len() - shown.len();
     (shown, hidden)
 }
 
-/// The sentence that counts the findings not shown as annotations.
-fn hidden_sentence(findings: &[Finding<'_>], shown: &[Finding<'_>], max: usize) -> String {
-    let hidden_of = |s: Severity| {
-        findings
-            .iter()
-            .filter(|f| f.diagnostic.severity == s)
-            .count()
-            - shown.iter().filter(|f| f.diagnostic.severity == s).count()
-    };
-    let parts: Vec<String> = [
-        (Severity::Error, "error"),
-        (Severity::Warning, "warning"),
-        (Severity::Note, "note"),
-    ]
-    .iter()
-    .filter_map(|&(s, name)| {
-        let n = hidden_of(s);
-        (n > 0).then(|| format!("{n} {name}{}", plural(n)))
-    })
-    .collect();
-    let hidden = findings.len() - shown.len();
+/// The sentence that counts the problems not shown as annotations.
+fn hidden_sentence(problems: &[Problem<'_>], shown: &[Problem<'_>], max: usize) -> String {
+    let mut hidden_by = [0usize; 3];
+    for p in problems {
+        hidden_by[slot(p.severity())] += 1;
+    }
+    for p in shown {
+        hidden_by[slot(p.severity())] -= 1;
+    }
+    let parts: Vec<String> = [(0, "error"), (1, "warning"), (2, "note")]
+        .iter()
+        .filter_map(|&(i, name)| {
+            let n = hidden_by[i];
+            (n > 0).then(|| format!("{n} {name}{}", plural(n)))
+        })
+        .collect();
+    let hidden = problems.len() - shown.len();
     format!(
-        "{hidden} more finding{} not shown as annotations ({}; at most {max} of each kind per step, see --max-annotations); the job summary and --format human list every finding",
+        "{hidden} more problem{} not shown as annotations ({}; at most {max} of each kind per step, see --max-annotations); the job summary and --format human list every finding",
         if hidden == 1 { " is" } else { "s are" },
         parts.join(", ")
     )
 }
 
-/// Workflow commands for the findings [`select`] keeps (errors first), a
-/// notice with the exact count of the rest, then a plain summary line.
+/// Workflow commands for the problems [`select`] keeps (errors first, spread
+/// over the tasks), a notice with the exact count of the rest, then a plain
+/// summary line.
 pub fn render(report: &Report, max: usize) -> String {
-    let findings = findings::by_severity(report);
-    let (shown, hidden) = select(&findings, max);
+    let findings = findings::all(report);
+    let problems = findings::problems(&findings);
+    let (shown, hidden) = select(&problems, max);
     let mut out = String::new();
-    for finding in &shown {
-        out.push_str(&annotation(finding));
+    for problem in &shown {
+        out.push_str(&problem_annotation(problem));
         out.push('\n');
     }
     if hidden > 0 {
@@ -168,7 +216,7 @@ pub fn render(report: &Report, max: usize) -> String {
             out,
             "::notice title={}::{}",
             escape_property("mastermind-hooks"),
-            escape_data(&hidden_sentence(&findings, &shown, max))
+            escape_data(&hidden_sentence(&problems, &shown, max))
         );
     }
     let _ = writeln!(out, "mastermind-hooks: {}", summary_sentence(report));
@@ -252,9 +300,37 @@ fn code_span(text: &str) -> String {
     )
 }
 
-/// The Markdown job summary: verdict, a table of tasks (gate) or files
-/// (`validate`), then a table of findings.
+/// Where a finding is shown: its file and line, else the run.
+fn place(finding: &Finding<'_>) -> String {
+    let d = finding.diagnostic;
+    let mut place = finding.anchor().unwrap_or_else(|| "(run)".to_string());
+    if let Some(line) = d.line.filter(|_| d.path.is_some()) {
+        let _ = write!(place, ":{line}");
+    }
+    place
+}
+
+/// The local command when the CI context does not name the branch.
+pub const LOCAL_COMMAND_UNKNOWN: &str =
+    "mastermind-hooks check --ci --base origin/<the branch it lands on>";
+
+/// The command that judges a change locally as CI does: the merge of the
+/// checked-out branch (`HEAD`) into `base` (`origin/main`, or the old tip of
+/// a push).
+pub fn local_command(base: &str) -> String {
+    format!("mastermind-hooks check --ci --base {base}")
+}
+
+/// [`step_summary_with`] without a local command.
 pub fn step_summary(report: &Report) -> String {
+    step_summary_with(report, None)
+}
+
+/// The Markdown job summary: the verdict, a table of tasks (gate) or files
+/// (`validate`), then the findings grouped by task, each group with what to
+/// do and `local`, the command that checks the change again on the
+/// developer's machine ([`local_command`]).
+pub fn step_summary_with(report: &Report, local: Option<&str>) -> String {
     let mut out = String::new();
     let icon = match report.exit_status() {
         ExitStatus::Pass => "✅",
@@ -329,41 +405,99 @@ pub fn step_summary(report: &Report) -> String {
         out.push_str("No task was checked.\n\n");
     }
 
-    let findings = findings::by_severity(report);
-    if !findings.is_empty() {
-        out.push_str(
-            "### Findings\n\n| severity | rule | where | message | fix |\n|---|---|---|---|---|\n",
-        );
-        for finding in findings.iter().take(MAX_SUMMARY_ROWS) {
+    // The findings, grouped by task (the run's own and validate's files
+    // last), each group with what to do and the command that checks again.
+    let all = findings::all(report);
+    let mut groups: Vec<(Option<&str>, Vec<Finding<'_>>)> = Vec::new();
+    for finding in &all {
+        match groups.iter_mut().find(|(t, _)| *t == finding.task) {
+            Some((_, group)) => group.push(*finding),
+            None => groups.push((finding.task, vec![*finding])),
+        }
+    }
+    groups.sort_by_key(|(task, _)| task.is_none());
+    let mut rows = 0usize;
+    for (task, mut group) in groups {
+        group.sort_by_key(|f| slot(f.diagnostic.severity));
+        let worst = group
+            .first()
+            .map_or(Severity::Note, |f| f.diagnostic.severity);
+        let icon = match worst {
+            Severity::Error => "❌",
+            Severity::Warning => "⚠️",
+            Severity::Note => "ℹ️",
+        };
+        match task {
+            Some(task) => {
+                let _ = writeln!(out, "### {icon} {}\n", code_span(task));
+            }
+            None if !report.files.is_empty() => {
+                let _ = writeln!(out, "### {icon} Findings\n");
+            }
+            None => {
+                let _ = writeln!(out, "### {icon} The run\n");
+            }
+        }
+        out.push_str("| severity | rule | where | message |\n|---|---|---|---|\n");
+        let mut listed = 0;
+        for finding in group.iter().take(MAX_SUMMARY_ROWS.saturating_sub(rows)) {
             let d = finding.diagnostic;
-            let mut place = finding.anchor().unwrap_or_else(|| "(run)".to_string());
-            if let Some(line) = d.line.filter(|_| d.path.is_some()) {
-                let _ = write!(place, ":{line}");
+            let mut rule = code_span(d.code.as_str());
+            if let Some(check) = finding.check {
+                let _ = write!(rule, " ({})", escape_markdown(check));
             }
             let mut message = d.message.clone();
             if let Some(pointer) = d.json_pointer.as_deref().filter(|p| !p.is_empty()) {
                 let _ = write!(message, " (at {pointer})");
             }
-            let mut rule = code_span(d.code.as_str());
-            if let Some(check) = finding.check {
-                let _ = write!(rule, " ({})", escape_markdown(check));
-            }
             let _ = writeln!(
                 out,
-                "| {} | {rule} | {} | {} | {} |",
+                "| {} | {rule} | {} | {} |",
                 d.severity.as_str(),
-                code_span(&place),
+                code_span(&place(finding)),
                 escape_markdown(&message),
-                escape_markdown(d.hint.as_deref().unwrap_or("")),
             );
+            listed += 1;
         }
-        if findings.len() > MAX_SUMMARY_ROWS {
+        rows += listed;
+        if listed < group.len() {
             let _ = writeln!(
                 out,
                 "\n{} more findings are not listed; run `mastermind-hooks` with `--format human` to see them all.",
-                findings.len() - MAX_SUMMARY_ROWS
+                group.len() - listed
             );
         }
+        // What to do: each distinct fix once, with where it applies.
+        let mut fixes: Vec<(String, Vec<String>)> = Vec::new();
+        for finding in group
+            .iter()
+            .filter(|f| f.diagnostic.severity != Severity::Note)
+        {
+            let Some(hint) = finding.diagnostic.hint.as_deref().filter(|h| !h.is_empty()) else {
+                continue;
+            };
+            let at = place(finding);
+            match fixes.iter_mut().find(|(h, _)| h == hint) {
+                Some((_, places)) if !places.contains(&at) => places.push(at),
+                Some(_) => {}
+                None => fixes.push((hint.to_string(), vec![at])),
+            }
+        }
+        if !fixes.is_empty() {
+            out.push_str("\n**What to do**\n\n");
+            for (hint, places) in &fixes {
+                let places: Vec<String> = places.iter().map(|p| code_span(p)).collect();
+                let _ = writeln!(out, "- {}: {}", places.join(", "), escape_markdown(hint));
+            }
+        }
+        if task.is_some() && worst != Severity::Note {
+            let _ = writeln!(
+                out,
+                "\n**Check it again locally:** {}",
+                code_span(local.unwrap_or(LOCAL_COMMAND_UNKNOWN))
+            );
+        }
+        out.push('\n');
     }
     // A blank line ends the last table, so what the next step appends stays apart.
     out.push('\n');
@@ -469,7 +603,7 @@ mod tests {
         assert!(lines[3..6].iter().all(|l| l.starts_with("::warning ")));
         assert_eq!(
             lines[6],
-            "::notice title=mastermind-hooks::1 more finding is not shown as annotations (1 warning; at most 3 of each kind per step, see --max-annotations); the job summary and --format human list every finding"
+            "::notice title=mastermind-hooks::1 more problem is not shown as annotations (1 warning; at most 3 of each kind per step, see --max-annotations); the job summary and --format human list every finding"
         );
         assert_eq!(
             lines[7],
@@ -489,7 +623,7 @@ mod tests {
         let text = render(&report, 10);
         let notices: Vec<&str> = text.lines().filter(|l| l.starts_with("::notice")).collect();
         assert_eq!(notices.len(), 10, "GitHub keeps 10 notices: {text}");
-        assert!(notices[9].contains("3 more findings are not shown as annotations (3 notes;"));
+        assert!(notices[9].contains("3 more problems are not shown as annotations (3 notes;"));
     }
 
     #[test]
@@ -533,7 +667,7 @@ mod tests {
     }
 
     #[test]
-    fn step_summary_lists_tasks_and_findings() {
+    fn step_summary_groups_findings_by_task_with_the_fix_and_the_local_command() {
         let task_ok = TaskResult::new(
             ".mastermind/tasks/a",
             vec![CheckOutcome::new("spec", vec![])],
@@ -548,23 +682,110 @@ mod tests {
                         Diagnostic::new(Code::yaml_tag, "a|b")
                             .with_path("src/x.rs")
                             .with_line(Some(4)),
+                        Diagnostic::new(Code::yaml_tag, "c").with_path("src/y.rs"),
                     ],
                 ),
             ],
         );
         let report = Report::assemble(vec![], vec![task_ok, task_bad], vec![]);
-        let md = step_summary(&report);
+        let md = step_summary_with(
+            &report,
+            Some("mastermind-hooks check --ci --base origin/main"),
+        );
         assert!(md.starts_with("## ❌ mastermind-hooks failed\n"), "{md}");
         assert!(
             md.contains("| `.mastermind/tasks/a` | ✅ pass | 1 passed | 0 | 0 |"),
             "{md}"
         );
         assert!(
-            md.contains("| `.mastermind/tasks/b` | ❌ fail | failed: scope | 1 | 0 |"),
+            md.contains("| `.mastermind/tasks/b` | ❌ fail | failed: scope | 2 | 0 |"),
             "{md}"
         );
-        assert!(md.contains("| error | `yaml_tag` (scope) | `src/x.rs:4` | a\\|b | Remove the tag; write the plain value. |"), "{md}");
+        let section = &md[md.find("### ❌ `.mastermind/tasks/b`").expect(&md)..];
+        assert!(
+            section.contains("| error | `yaml_tag` (scope) | `src/x.rs:4` | a\\|b |"),
+            "{md}"
+        );
+        assert!(
+            section.contains(
+                "**What to do**\n\n- `src/x.rs:4`, `src/y.rs`: Remove the tag; write the plain value.\n"
+            ),
+            "one line per distinct fix: {md}"
+        );
+        assert!(
+            section.contains(
+                "**Check it again locally:** `mastermind-hooks check --ci --base origin/main`"
+            ),
+            "{md}"
+        );
+        assert!(
+            !md.contains("### ✅"),
+            "a task without findings has no section"
+        );
         assert!(!md.contains("| file |"));
+        assert!(step_summary(&report).contains(LOCAL_COMMAND_UNKNOWN));
+    }
+
+    /// Forty findings over five tasks, and a stray file that is two findings.
+    fn five_tasks() -> Report {
+        let tasks = (0..5)
+            .map(|t| {
+                let name = format!(".mastermind/tasks/t{t}");
+                let mut scope: Vec<Diagnostic> = (0..8)
+                    .map(|i| {
+                        Diagnostic::new(Code::unexpected_file, format!("src/{t}/{i}.rs was modified"))
+                            .with_path(format!("src/{t}/{i}.rs"))
+                    })
+                    .collect();
+                scope.truncate(if t == 0 { 1 } else { 8 });
+                let mut checks = vec![CheckOutcome::new("scope", scope)];
+                if t == 0 {
+                    checks.push(CheckOutcome::new(
+                        "files_modified",
+                        vec![
+                            Diagnostic::new(
+                                Code::executor_report_missing_changed_file,
+                                "src/0/0.rs was modified (last by commit 1a2b3c4 (\"x\")) but files_modified does not list it",
+                            )
+                            .with_path(format!("{name}/executor-report.md")),
+                        ],
+                    ));
+                }
+                TaskResult::new(&name, checks)
+            })
+            .collect();
+        Report::assemble(vec![], tasks, vec![])
+    }
+
+    #[test]
+    fn annotations_spread_over_tasks_one_per_problem() {
+        let report = five_tasks();
+        let text = render(&report, 10);
+        let errors: Vec<&str> = text.lines().filter(|l| l.starts_with("::error ")).collect();
+        assert_eq!(errors.len(), 10, "{text}");
+        for t in 0..5 {
+            let task = format!("[.mastermind/tasks/t{t}]");
+            assert!(
+                errors.iter().any(|l| l.contains(&task)),
+                "every task gets an annotation: {text}"
+            );
+        }
+        // The stray file of t0 is one annotation naming both rules.
+        let stray: Vec<&&str> = errors.iter().filter(|l| l.contains("src/0/0.rs")).collect();
+        assert_eq!(stray.len(), 1, "{text}");
+        assert!(
+            stray[0].contains(
+                "title=unexpected_file%2C executor_report_missing_changed_file [.mastermind/tasks/t0]"
+            ),
+            "{}",
+            stray[0]
+        );
+        assert!(stray[0].contains("%0Aalso executor_report_missing_changed_file: "));
+        // 1 + 4 x 8 problems, 10 shown.
+        assert!(
+            text.contains("23 more problems are not shown as annotations (23 errors;"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -1,12 +1,15 @@
-//! GitLab Code Quality report: a JSON array with one issue per finding
+//! GitLab: the Code Quality report, a JSON array with one issue per finding
 //! (`description`, `check_name`, `fingerprint`, `severity`, `location`), shown
-//! in the merge request widget when saved as `artifacts:reports:codequality`.
+//! in the merge request widget when saved as `artifacts:reports:codequality`;
+//! and the lines a server hook prints for GitLab's web interface
+//! ([`hook_errors`]).
 
 use crate::codes::Outcome;
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::render::findings;
+use crate::diagnostic::{Diagnostic, ExitStatus, Severity};
+use crate::render::{escape, findings};
 use crate::report::Report;
 use serde::Serialize;
+use std::fmt::Write;
 
 /// Where GitLab shows a finding that has no file of its own (a run-level
 /// finding: configuration, git): the repository root.
@@ -76,6 +79,80 @@ pub fn render(report: &Report) -> String {
     text
 }
 
+/// The prefix GitLab looks for in a server hook's output: such lines are
+/// shown in the web interface (a merge or an edit the hook refused), the
+/// rest only in the logs (GitLab, "Git server hooks", custom error messages;
+/// nothing may come before the prefix on its line).
+pub const HOOK_ERROR_PREFIX: &str = "GL-HOOK-ERR: ";
+
+/// At most this many tasks are named in the web interface's message.
+pub const HOOK_ERROR_TASKS: usize = 5;
+
+/// What GitLab's web interface shows when the gate refuses a push there: a
+/// line that says so and what to do, then one line per failed task (its
+/// first error, and how many more) or per run-level error. Nothing for a
+/// push that passes. Every line is one line of plain text.
+pub fn hook_errors(report: &Report) -> String {
+    let status = report.exit_status();
+    if status == ExitStatus::Pass {
+        return String::new();
+    }
+    let line = |text: &str| {
+        format!(
+            "{HOOK_ERROR_PREFIX}{}\n",
+            escape::control(text.trim_end_matches('\n'))
+        )
+    };
+    let mut out = String::new();
+    let headline = if status == ExitStatus::CannotCheck {
+        "mastermind-hooks could not check this push, so it is refused; the push output (git push in a terminal) has the details"
+    } else {
+        "mastermind-hooks refused this push; fix what is listed and push again (git push in a terminal shows every finding and its fix)"
+    };
+    out.push_str(&line(headline));
+    let mut named = 0;
+    for task in report.tasks.iter().filter(|t| !t.ok) {
+        if named == HOOK_ERROR_TASKS {
+            break;
+        }
+        let errors: Vec<&Diagnostic> = task
+            .checks
+            .iter()
+            .flat_map(|c| &c.diagnostics)
+            .filter(|d| d.is_error())
+            .collect();
+        let mut text = format!("task {}", task.task);
+        if let Some(view) = &task.view {
+            let _ = write!(text, " in {view}");
+        }
+        if let Some(first) = errors.first() {
+            let _ = write!(text, ": {}: {}", first.code.as_str(), first.message);
+            if errors.len() > 1 {
+                let _ = write!(text, " (and {} more)", errors.len() - 1);
+            }
+        }
+        out.push_str(&line(&text.replace(['\r', '\n'], " ")));
+        named += 1;
+    }
+    for d in report.diagnostics.iter().filter(|d| d.is_error()) {
+        if named == HOOK_ERROR_TASKS {
+            break;
+        }
+        let mut text = format!("{}: {}", d.code.as_str(), d.message);
+        if let Some(hint) = d.hint.as_deref().filter(|h| !h.is_empty()) {
+            let _ = write!(text, " ({hint})");
+        }
+        out.push_str(&line(&text.replace(['\r', '\n'], " ")));
+        named += 1;
+    }
+    let failed = report.tasks.iter().filter(|t| !t.ok).count()
+        + report.diagnostics.iter().filter(|d| d.is_error()).count();
+    if failed > named {
+        out.push_str(&line(&format!("and {} more", failed - named)));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,6 +205,56 @@ mod tests {
             assert_eq!(fp.len(), 64);
             assert!(fp.bytes().all(|b| b.is_ascii_hexdigit()));
         }
+    }
+
+    #[test]
+    fn hook_errors_are_prefixed_single_lines_and_only_for_a_refusal() {
+        assert_eq!(hook_errors(&Report::assemble(vec![], vec![], vec![])), "");
+        let task = |name: &str, n: usize| {
+            TaskResult::new(
+                name,
+                vec![CheckOutcome::new(
+                    "scope",
+                    (0..n)
+                        .map(|i| {
+                            Diagnostic::new(
+                                Code::unexpected_file,
+                                format!("src/{i}\n::x was modified"),
+                            )
+                            .with_path(format!("src/{i}"))
+                        })
+                        .collect(),
+                )],
+            )
+        };
+        let mut tasks: Vec<TaskResult> = (0..6).map(|i| task(&format!("t{i}"), 1)).collect();
+        tasks[0] = task("t0\u{1b}[2J", 3);
+        let text = hook_errors(&Report::assemble(vec![], tasks, vec![]));
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 1 + HOOK_ERROR_TASKS + 1, "{text}");
+        assert!(
+            lines.iter().all(|l| l.starts_with(HOOK_ERROR_PREFIX)),
+            "{text}"
+        );
+        assert!(lines[0].contains("refused this push"));
+        assert_eq!(
+            lines[1],
+            "GL-HOOK-ERR: task t0\\u{1b}[2J: unexpected_file: src/0 ::x was modified (and 2 more)"
+        );
+        assert_eq!(lines[6], "GL-HOOK-ERR: and 1 more");
+        let cannot = hook_errors(&Report::assemble(
+            vec![],
+            vec![],
+            vec![Diagnostic::new(Code::internal_error, "boom")],
+        ));
+        assert!(
+            cannot.starts_with("GL-HOOK-ERR: mastermind-hooks could not check"),
+            "{cannot}"
+        );
+        assert!(
+            cannot.contains("\nGL-HOOK-ERR: internal_error: boom"),
+            "{cannot}"
+        );
     }
 
     #[test]

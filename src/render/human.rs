@@ -8,22 +8,16 @@
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::render::escape;
+use crate::render::style::{Style, paint};
 use crate::report::{Report, TaskResult};
-use owo_colors::{OwoColorize, Stream};
 use std::fmt::Write;
 
 fn severity_label(severity: Severity) -> String {
     let label = severity.as_str();
     match severity {
-        Severity::Error => label
-            .if_supports_color(Stream::Stdout, |t| t.red())
-            .to_string(),
-        Severity::Warning => label
-            .if_supports_color(Stream::Stdout, |t| t.yellow())
-            .to_string(),
-        Severity::Note => label
-            .if_supports_color(Stream::Stdout, |t| t.cyan())
-            .to_string(),
+        Severity::Error => paint(label, Style::Red),
+        Severity::Warning => paint(label, Style::Yellow),
+        Severity::Note => paint(label, Style::Cyan),
     }
 }
 
@@ -34,9 +28,7 @@ pub fn diagnostic(out: &mut String, d: &Diagnostic) {
         out,
         "{}[{}]: {}",
         severity_label(d.severity),
-        d.code
-            .as_str()
-            .if_supports_color(Stream::Stdout, |t| t.bold()),
+        paint(d.code.as_str(), Style::Bold),
         lines.next().unwrap_or_default()
     );
     for line in lines {
@@ -69,9 +61,7 @@ pub fn task_diagnostic(out: &mut String, task: &TaskResult, check: &str, d: &Dia
         out,
         "  {}[{}] ({}): {}",
         severity_label(d.severity),
-        d.code
-            .as_str()
-            .if_supports_color(Stream::Stdout, |t| t.bold()),
+        paint(d.code.as_str(), Style::Bold),
         escape::control(check),
         lines.next().unwrap_or_default()
     );
@@ -110,7 +100,7 @@ fn task(out: &mut String, task: &TaskResult) {
         let _ = writeln!(
             out,
             "{}: task {}{view} ({checks} check{} passed)",
-            "ok".if_supports_color(Stream::Stdout, |t| t.green()),
+            paint("ok", Style::Green),
             name,
             if checks == 1 { "" } else { "s" }
         );
@@ -124,8 +114,8 @@ fn task(out: &mut String, task: &TaskResult) {
         let _ = writeln!(
             out,
             "{}: task {}{view} ({} of {checks} check{} failed: {})",
-            "FAILED".if_supports_color(Stream::Stdout, |t| t.red()),
-            name.if_supports_color(Stream::Stdout, |t| t.bold()),
+            paint("FAILED", Style::Red),
+            paint(&name, Style::Bold),
             failed.len(),
             if checks == 1 { "" } else { "s" },
             escape::control(&failed.join(", "))
@@ -166,7 +156,7 @@ fn nothing_to_check(report: &Report) -> Option<String> {
     };
     Some(format!(
         "mastermind-hooks: {level}{}{}\n",
-        first.message,
+        escape::line(&first.message),
         if more > 0 {
             format!(
                 " (and {more} more ref{} alike)",
@@ -194,7 +184,7 @@ pub fn render(report: &Report) -> String {
             let _ = writeln!(
                 out,
                 "{}: {}",
-                "skipped".if_supports_color(Stream::Stdout, |t| t.cyan()),
+                paint("skipped", Style::Cyan),
                 escape::control(why.unwrap_or(&file.path))
             );
             continue;
@@ -203,7 +193,7 @@ pub fn render(report: &Report) -> String {
             let _ = writeln!(
                 out,
                 "{}: {} ({what})",
-                "ok".if_supports_color(Stream::Stdout, |t| t.green()),
+                paint("ok", Style::Green),
                 escape::control(&file.path)
             );
         }

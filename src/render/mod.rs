@@ -10,6 +10,7 @@ pub mod human;
 pub mod json;
 pub mod junit;
 pub mod sarif;
+pub mod style;
 
 use crate::report::Report;
 use std::io::IsTerminal;
@@ -108,9 +109,9 @@ impl ColorChoice {
     /// hook) `auto` is decided here from stderr.
     pub fn apply_to(self, stream: Stream) {
         match self {
-            ColorChoice::Always => owo_colors::set_override(true),
-            ColorChoice::Never => owo_colors::set_override(false),
-            ColorChoice::Auto => owo_colors::set_override(auto_color(
+            ColorChoice::Always => style::set(true),
+            ColorChoice::Never => style::set(false),
+            ColorChoice::Auto => style::set(auto_color(
                 std::env::var_os("NO_COLOR").as_deref(),
                 std::env::var_os("CLICOLOR_FORCE").as_deref(),
                 std::env::var_os("TERM").as_deref(),

@@ -121,7 +121,8 @@ impl Platform {
 /// installed). See the CI chapter of the book.
 pub fn ci_snippet(platform: Platform) -> String {
     let github = r#"# .github/workflows/mastermind-hooks.yml
-# (replace OWNER and <commit id> with where you host mastermind-hooks and the commit you reviewed)
+# (replace OWNER, <commit id> and v0.2.0 with where you host mastermind-hooks, the commit you
+# reviewed and the release it is: the action downloads that release in seconds)
 name: mastermind-hooks
 on:
   pull_request:
@@ -138,16 +139,21 @@ jobs:
       - uses: actions/checkout@v4
         with:
           fetch-depth: 0 # the base must be in the clone
-      - uses: OWNER/mastermind-hooks/ci-templates/github@<commit id>
+      - uses: OWNER/mastermind-hooks/ci-templates/github@<commit id> # v0.2.0
+        with:
+          version: v0.2.0
 "#;
     let gitlab = r#"# .gitlab-ci.yml
-# (replace the host and <commit id> with where you host mastermind-hooks and the commit you reviewed)
+# (replace OWNER, <commit id>, v0.2.0 and <sha256> with where you host mastermind-hooks, the
+# commit you reviewed, its release and that release's SHA256SUMS line for
+# mastermind-hooks-x86_64-unknown-linux-musl.tar.gz)
 include:
-  - remote: "https://<where you host mastermind-hooks>/-/raw/<commit id>/ci-templates/gitlab/mastermind-hooks.yml"
+  - remote: "https://raw.githubusercontent.com/OWNER/mastermind-hooks/<commit id>/ci-templates/gitlab/mastermind-hooks.yml"
 mastermind-hooks:
+  image: buildpack-deps:bookworm-scm
   variables:
-    MASTERMIND_HOOKS_SOURCE_URL: "https://<where you host mastermind-hooks>.git"
-    MASTERMIND_HOOKS_SOURCE_REV: "<commit id>" # a full commit id
+    MASTERMIND_HOOKS_RELEASE_URL: "https://github.com/OWNER/mastermind-hooks/releases/download/v0.2.0"
+    MASTERMIND_HOOKS_RELEASE_SHA256: "<sha256>"
 "#;
     match platform {
         Platform::Github => github.to_string(),
@@ -252,7 +258,12 @@ mod tests {
                 "{text}"
             );
             assert!(
-                text.contains("fetch-depth: 0") || text.contains("MASTERMIND_HOOKS_SOURCE_REV")
+                text.contains("fetch-depth: 0") || text.contains("MASTERMIND_HOOKS_RELEASE_SHA256")
+            );
+            // The pinned commit names its release, so the first run downloads it.
+            assert!(
+                text.contains("version: v") || text.contains("MASTERMIND_HOOKS_RELEASE_URL"),
+                "{text}"
             );
         }
     }

@@ -9,6 +9,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod fingerprints;
 mod formats;
 
 #[test]

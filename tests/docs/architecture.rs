@@ -39,7 +39,7 @@ const LAYERS: &[&[&str]] = &[
         "safe_fs",
     ],
     &["contract"],
-    &["schema", "suggest"],
+    &["schema", "suggest", "diff"],
     &["diagnostic"],
     &["codes"],
 ];

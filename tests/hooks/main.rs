@@ -9,9 +9,11 @@
 mod common;
 
 mod agent_hooks;
+mod ci_binary;
 mod hooks;
 mod managers;
 mod newcomer;
+mod server_hooks;
 mod templates;
 mod walkthroughs;
 mod widen;

@@ -16,7 +16,7 @@
 //! installs the test binary), so the build-once-then-cache path is exercised
 //! without compiling for minutes.
 
-use crate::common::{self, require_tool};
+use crate::common;
 
 use clap::Parser;
 use mastermind_hooks::cli::Cli;
@@ -25,11 +25,30 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_mastermind-hooks");
+pub(super) const BIN: &str = env!("CARGO_BIN_EXE_mastermind-hooks");
+
+/// The gate as the templates receive it: a two-line script that runs
+/// [`BIN`]. The scripts hash the binary before every run and the release
+/// route packs it; the debug build is some 200 MB, the script a few bytes,
+/// and it judges exactly as the binary does.
+pub(super) fn gate() -> &'static str {
+    static GATE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    GATE.get_or_init(|| {
+        let dir = tempfile::Builder::new()
+            .prefix("mastermind-hooks-gate-")
+            .tempdir()
+            .unwrap()
+            .keep();
+        let script = dir.join("mastermind-hooks");
+        std::fs::write(&script, format!("#!/bin/sh\nexec '{BIN}' \"$@\"\n")).unwrap();
+        make_executable(&script);
+        script.display().to_string()
+    })
+}
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cmd/validate.in");
 
-fn path(relative: &str) -> PathBuf {
+pub(super) fn path(relative: &str) -> PathBuf {
     Path::new(ROOT).join(relative)
 }
 
@@ -43,7 +62,11 @@ fn yaml(relative: &str) -> Value {
 
 /// The inputs the action must offer.
 const ACTION_INPUTS: &[&str] = &[
+    "version",
+    "download-url",
+    "sha256",
     "binary-path",
+    "binary-sha256",
     "base",
     "head",
     "format",
@@ -53,29 +76,14 @@ const ACTION_INPUTS: &[&str] = &[
     "max-annotations",
     "rerun",
     "rerun-timeout",
+    "rerun-jobs",
+    "rerun-in",
+    "attestation",
 ];
-
-/// Whether this build's `check` knows `--rerun` (another part of the
-/// project adds it).
-fn check_has_rerun() -> bool {
-    let help = Command::new(BIN)
-        .args(["check", "--help"])
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&help.stdout).contains("--rerun")
-}
 
 /// A recorded command line names a subcommand and flags that exist: clap
 /// parses it exactly as the binary would.
 fn assert_known_command(argv: &[String]) {
-    let mut argv = argv.to_vec();
-    if argv.iter().any(|a| a == "--rerun") && !check_has_rerun() {
-        eprintln!("note: this build's check has no --rerun yet; parsing the rest of {argv:?}");
-        if let Some(i) = argv.iter().position(|a| a == "--rerun-timeout") {
-            argv.drain(i..i + 2);
-        }
-        argv.retain(|a| a != "--rerun");
-    }
     let full = std::iter::once("mastermind-hooks".to_string()).chain(argv.iter().cloned());
     if let Err(error) = Cli::try_parse_from(full) {
         panic!("the CLI rejects {argv:?}: {error}");
@@ -146,6 +154,24 @@ fn action_yml_is_a_composite_action_wiring_every_input_into_run_sh() {
         }
     }
     assert_eq!(used, inputs, "every input reaches the script");
+    // GitHub leaves GITHUB_ACTION_REF empty in composite run steps (actions/runner
+    // issue 2473): the steps that pick the release get it through env.
+    for id in ["prepare", "install"] {
+        let step = steps.iter().find(|s| s["id"] == id).unwrap();
+        assert_eq!(
+            step["env"]["MASTERMIND_HOOKS_ACTION_REF"], "${{ github.action_ref }}",
+            "{id}"
+        );
+        assert_eq!(
+            step["env"]["MASTERMIND_HOOKS_ACTION_REPOSITORY"], "${{ github.action_repository }}",
+            "{id}"
+        );
+    }
+    let gate = steps.iter().find(|s| s["id"] == "gate").unwrap();
+    assert_eq!(
+        gate["env"]["MASTERMIND_HOOKS_VERIFIED_SHA256"], "${{ steps.install.outputs.sha256 }}",
+        "the gate step checks the binary against the digest the install step recorded"
+    );
     assert_eq!(
         action["outputs"]["exit-code"]["value"],
         "${{ steps.gate.outputs.exit-code }}"
@@ -291,7 +317,7 @@ impl Stub {
     }
 }
 
-fn make_executable(file: &Path) {
+pub(super) fn make_executable(file: &Path) {
     use std::os::unix::fs::PermissionsExt;
     let mut permissions = std::fs::metadata(file).unwrap().permissions();
     permissions.set_mode(0o755);
@@ -322,7 +348,7 @@ fn run_script(script: &str, cwd: &Path, env: &[(&str, &str)]) -> Output {
     command.output().unwrap()
 }
 
-fn text(bytes: &[u8]) -> String {
+pub(super) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
@@ -646,24 +672,26 @@ fn pull_request_repo() -> Repo {
 }
 
 /// What one emulated composite run leaves behind.
-struct ActionRun {
+pub(super) struct ActionRun {
     /// Every step's stdout and stderr in order; the status of the gate step.
-    output: Output,
+    pub(super) output: Output,
     /// The outputs each step wrote to `$GITHUB_OUTPUT`, by step id.
     outputs: std::collections::HashMap<String, std::collections::HashMap<String, String>>,
 }
 
 impl ActionRun {
-    fn out(&self, step: &str, key: &str) -> Option<&str> {
+    pub(super) fn out(&self, step: &str, key: &str) -> Option<&str> {
         self.outputs.get(step)?.get(key).map(String::as_str)
     }
 }
 
-/// Substitute `${{ inputs.x }}` and `${{ steps.s.outputs.k }}`.
+/// Substitute `${{ inputs.x }}`, `${{ steps.s.outputs.k }}` and `${{ github.x }}`
+/// (empty unless the run gives it).
 fn expression(
     value: &str,
     inputs: &dyn Fn(&str) -> String,
     outputs: &std::collections::HashMap<String, std::collections::HashMap<String, String>>,
+    github: &[(&str, &str)],
 ) -> String {
     let mut out = String::new();
     let mut rest = value;
@@ -673,6 +701,12 @@ fn expression(
         let inner = rest[start + 3..end].trim();
         let value = if let Some(name) = inner.strip_prefix("inputs.") {
             inputs(name)
+        } else if let Some(name) = inner.strip_prefix("github.") {
+            github
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+                .unwrap_or_default()
         } else if let Some(path) = inner.strip_prefix("steps.") {
             let (step, key) = path.split_once(".outputs.").expect("steps.X.outputs.Y");
             outputs
@@ -702,11 +736,16 @@ fn condition(
     } else {
         panic!("unsupported condition {text}")
     };
-    let value = expression(&format!("${{{{ {left} }}}}"), &|_| String::new(), outputs);
+    let value = expression(
+        &format!("${{{{ {left} }}}}"),
+        &|_| String::new(),
+        outputs,
+        &[],
+    );
     (value == right.trim_matches('\'')) == op
 }
 
-fn copy_tree(from: &Path, to: &Path) {
+pub(super) fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap().flatten() {
         let target = to.join(entry.file_name());
@@ -719,20 +758,25 @@ fn copy_tree(from: &Path, to: &Path) {
 }
 
 /// The runner around an emulated composite run: the action's directory,
-/// HOME, GitHub's cache, and PATH (a fake `cargo` first when given).
-struct Runner {
-    action_dir: PathBuf,
-    home: PathBuf,
-    cache: PathBuf,
-    path: String,
+/// HOME, `$RUNNER_TEMP`, the tool cache, GitHub's cache, and PATH (a fake
+/// `cargo` first when given). The workspace is the directory the run is in.
+pub(super) struct Runner {
+    pub(super) action_dir: PathBuf,
+    pub(super) home: PathBuf,
+    pub(super) temp: PathBuf,
+    pub(super) tool_cache: PathBuf,
+    pub(super) cache: PathBuf,
+    pub(super) path: String,
 }
 
 impl Runner {
     /// The action where this repository has it, PATH as the host's.
-    fn here(scratch: &Path) -> Runner {
+    pub(super) fn here(scratch: &Path) -> Runner {
         Runner {
             action_dir: path("ci-templates/github"),
             home: scratch.join("home"),
+            temp: scratch.join("runner-temp"),
+            tool_cache: scratch.join("tool-cache"),
             cache: scratch.join("github-cache"),
             path: host_path(),
         }
@@ -741,7 +785,7 @@ impl Runner {
     /// The action checked out somewhere else (as a runner or a container
     /// sees it: `_actions/<owner>/<repo>/<ref>/`), with the source the
     /// build needs; PATH has a fake cargo (when `cargo`) and no real one.
-    fn checked_out(scratch: &Path, cargo: Option<&FakeCargo>) -> Runner {
+    pub(super) fn checked_out(scratch: &Path, cargo: Option<&FakeCargo>) -> Runner {
         let root = scratch.join("_actions/acme/mastermind-hooks/v0");
         for dir in ["ci-templates/github", "src", "schemas", "hooks"] {
             copy_tree(&path(dir), &root.join(dir));
@@ -758,13 +802,32 @@ impl Runner {
         Runner {
             action_dir: root.join("ci-templates/github"),
             home: scratch.join("github/home"),
+            temp: scratch.join("github/runner-temp"),
+            tool_cache: scratch.join("github/tool-cache"),
             cache: scratch.join("github-cache"),
             path: dirs.join(":"),
         }
     }
 
     /// Run every step of action.yml in `cwd`.
-    fn run(&self, cwd: &Path, inputs: &[(&str, &str)], extra: &[(&str, &str)]) -> ActionRun {
+    pub(super) fn run(
+        &self,
+        cwd: &Path,
+        inputs: &[(&str, &str)],
+        extra: &[(&str, &str)],
+    ) -> ActionRun {
+        self.run_with(cwd, inputs, extra, &[])
+    }
+
+    /// [`Runner::run`] with the `github` context the expressions of action.yml
+    /// read (`action_ref`, `event.repository.default_branch`, ...).
+    pub(super) fn run_with(
+        &self,
+        cwd: &Path,
+        inputs: &[(&str, &str)],
+        extra: &[(&str, &str)],
+        github: &[(&str, &str)],
+    ) -> ActionRun {
         let action: Value = serde_saphyr::from_str(
             &std::fs::read_to_string(self.action_dir.join("action.yml")).unwrap(),
         )
@@ -782,6 +845,7 @@ impl Runner {
                 })
         };
         std::fs::create_dir_all(&self.home).unwrap();
+        std::fs::create_dir_all(&self.temp).unwrap();
         let mut outputs = std::collections::HashMap::new();
         let (mut stdout, mut stderr, mut status) = (Vec::new(), Vec::new(), None);
         for (i, step) in action["runs"]["steps"]
@@ -796,8 +860,9 @@ impl Runner {
                 continue;
             }
             if let Some(uses) = step["uses"].as_str() {
-                let with =
-                    |k: &str| expression(step["with"][k].as_str().unwrap(), &input, &outputs);
+                let with = |k: &str| {
+                    expression(step["with"][k].as_str().unwrap(), &input, &outputs, github)
+                };
                 let (dir, key) = (PathBuf::from(with("path")), with("key"));
                 let stored = self.cache.join(&key);
                 if uses.starts_with("actions/cache/restore@") {
@@ -822,10 +887,16 @@ impl Runner {
                 .env_clear()
                 .env("PATH", &self.path)
                 .env("HOME", &self.home)
+                .env("RUNNER_TEMP", &self.temp)
+                .env("RUNNER_TOOL_CACHE", &self.tool_cache)
+                .env("GITHUB_WORKSPACE", cwd)
                 .env("GITHUB_ACTION_PATH", &self.action_dir)
                 .env("GITHUB_OUTPUT", &github_output);
             for (var, value) in step["env"].as_object().into_iter().flatten() {
-                command.env(var, expression(value.as_str().unwrap(), &input, &outputs));
+                command.env(
+                    var,
+                    expression(value.as_str().unwrap(), &input, &outputs, github),
+                );
             }
             for (k, v) in extra {
                 command.env(k, v);
@@ -861,25 +932,35 @@ impl Runner {
 
 /// A fake `cargo` that records its arguments and "builds" by copying the
 /// test binary to `--root DIR/bin/`, after checking `--path` is a crate.
-struct FakeCargo {
-    dir: PathBuf,
+pub(super) struct FakeCargo {
+    pub(super) dir: PathBuf,
 }
 
 impl FakeCargo {
-    fn new(scratch: &Path) -> FakeCargo {
+    pub(super) fn new(scratch: &Path) -> FakeCargo {
         let dir = scratch.join("fake-cargo");
         std::fs::create_dir_all(&dir).unwrap();
         let script = format!(
-            "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{log}'\nroot=; src=\nwhile [ $# -gt 0 ]; do case $1 in --root) root=$2; shift ;; --path) src=$2; shift ;; esac; shift; done\n[ -f \"$src/Cargo.toml\" ] || {{ echo \"error: no Cargo.toml in $src\" >&2; exit 101; }}\necho \"   Compiling mastermind-hooks v0.1.0 ($src)\" >&2\nmkdir -p \"$root/bin\" && cp '{bin}' \"$root/bin/mastermind-hooks\"\n",
+            "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{log}'\npwd -P >> '{dirs}'\nroot=; src=\nwhile [ $# -gt 0 ]; do case $1 in --root) root=$2; shift ;; --path) src=$2; shift ;; esac; shift; done\n[ -f \"$src/Cargo.toml\" ] || {{ echo \"error: no Cargo.toml in $src\" >&2; exit 101; }}\necho \"   Compiling mastermind-hooks v0.1.0 ($src)\" >&2\nmkdir -p \"$root/bin\" && cp '{bin}' \"$root/bin/mastermind-hooks\"\n",
             log = dir.join("calls.log").display(),
-            bin = BIN
+            dirs = dir.join("dirs.log").display(),
+            bin = gate()
         );
         std::fs::write(dir.join("cargo"), script).unwrap();
         make_executable(&dir.join("cargo"));
         FakeCargo { dir }
     }
 
-    fn calls(&self) -> Vec<String> {
+    /// The directory each call ran in.
+    pub(super) fn dirs(&self) -> Vec<PathBuf> {
+        std::fs::read_to_string(self.dir.join("dirs.log"))
+            .unwrap_or_default()
+            .lines()
+            .map(PathBuf::from)
+            .collect()
+    }
+
+    pub(super) fn calls(&self) -> Vec<String> {
         std::fs::read_to_string(self.dir.join("calls.log"))
             .unwrap_or_default()
             .lines()
@@ -909,7 +990,7 @@ fn github_action_annotates_summarizes_writes_sarif_and_fails() {
     let run = Runner::here(scratch.path()).run(
         root,
         &[
-            ("binary-path", BIN),
+            ("binary-path", gate()),
             ("sarif-file", sarif.to_str().unwrap()),
             ("base", &repo.base),
             ("head", &repo.head),
@@ -969,7 +1050,7 @@ fn github_action_passes_a_clean_change() {
     let summary = out.path().join("summary.md");
     let output = run_action(
         repo.dir.path(),
-        &[("binary-path", BIN)],
+        &[("binary-path", gate())],
         &[
             (
                 "MASTERMIND_HOOKS_CMD",
@@ -1006,7 +1087,7 @@ fn a_shallow_clone_that_cannot_check_gets_the_fetch_depth_fix() {
     // `validate` of a file that is not there stands in for a gate that cannot see the base.
     let github = run_action(
         &shallow,
-        &[("binary-path", BIN)],
+        &[("binary-path", gate())],
         &[(
             "MASTERMIND_HOOKS_CMD",
             "validate --kind spec base-only/spec.md",
@@ -1018,7 +1099,7 @@ fn a_shallow_clone_that_cannot_check_gets_the_fetch_depth_fix() {
         "ci-templates/gitlab/run.sh",
         &shallow,
         &[
-            ("MASTERMIND_HOOKS_BIN", BIN),
+            ("MASTERMIND_HOOKS_BIN", gate()),
             (
                 "MASTERMIND_HOOKS_CMD",
                 "validate --kind spec base-only/spec.md",
@@ -1030,7 +1111,7 @@ fn a_shallow_clone_that_cannot_check_gets_the_fetch_depth_fix() {
 }
 
 /// Run the GitLab job's script as GitLab does: from the YAML, under `sh -e`.
-fn run_gitlab_job(cwd: &Path, extra: &[(&str, &str)]) -> Output {
+pub(super) fn run_gitlab_job(cwd: &Path, extra: &[(&str, &str)]) -> Output {
     let job = yaml("ci-templates/gitlab/mastermind-hooks.yml");
     let script = job["mastermind-hooks"]["script"][0]
         .as_str()
@@ -1059,7 +1140,7 @@ fn gitlab_job_writes_code_quality_and_junit_reports_and_fails() {
     let output = run_gitlab_job(
         root,
         &[
-            ("MASTERMIND_HOOKS_BIN", BIN),
+            ("MASTERMIND_HOOKS_BIN", gate()),
             (
                 "MASTERMIND_HOOKS_CMD",
                 "validate good/spec.md bad/spec.md bad/verification/unit.json",
@@ -1100,7 +1181,7 @@ fn gitlab_job_passes_a_clean_change() {
     let output = run_gitlab_job(
         repo.dir.path(),
         &[
-            ("MASTERMIND_HOOKS_BIN", BIN),
+            ("MASTERMIND_HOOKS_BIN", gate()),
             ("MASTERMIND_HOOKS_CMD", "validate good/spec.md"),
         ],
     );
@@ -1117,7 +1198,7 @@ const TASK: &str = ".mastermind/tasks/001-change-value";
 /// main has src/lib.py and src/other.py; branch `feature` adds a task that
 /// changes src/lib.py and, when `stray`, also src/other.py, outside its
 /// declared scope. `origin/main` is there, as actions/checkout leaves it.
-fn gate_repo(stray: bool) -> common::TestRepo {
+pub(super) fn gate_repo(stray: bool) -> common::TestRepo {
     let repo = common::TestRepo::new();
     repo.write("src/lib.py", "def value():\n    return 1\n");
     repo.write("src/other.py", "x = 1\n");
@@ -1146,7 +1227,7 @@ fn github_pull_request_env(repo: &common::TestRepo) -> Vec<(&'static str, String
     ]
 }
 
-fn refs<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
+pub(super) fn refs<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
     env.iter().map(|(k, v)| (*k, v.as_str())).collect()
 }
 
@@ -1162,7 +1243,7 @@ fn github_action_fails_a_pull_request_whose_task_strays_from_its_scope() {
     let output = run_action(
         repo.path(),
         &[
-            ("binary-path", BIN),
+            ("binary-path", gate()),
             ("sarif-file", sarif.to_str().unwrap()),
         ],
         &refs(&env),
@@ -1217,7 +1298,7 @@ fn github_action_passes_a_pull_request_whose_task_holds() {
     let summary = out.path().join("summary.md");
     let mut env = github_pull_request_env(&repo);
     env.push(("GITHUB_STEP_SUMMARY", summary.display().to_string()));
-    let output = run_action(repo.path(), &[("binary-path", BIN)], &refs(&env));
+    let output = run_action(repo.path(), &[("binary-path", gate())], &refs(&env));
     let stdout = text(&output.stdout);
     assert_eq!(
         output.status.code(),
@@ -1254,13 +1335,13 @@ fn the_require_task_input_makes_a_task_mandatory() {
     repo.git(&["update-ref", "refs/remotes/origin/main", "main"]);
     let env = github_pull_request_env(&repo);
 
-    let relaxed = run_action(repo.path(), &[("binary-path", BIN)], &refs(&env));
+    let relaxed = run_action(repo.path(), &[("binary-path", gate())], &refs(&env));
     assert_eq!(relaxed.status.code(), Some(0), "{}", text(&relaxed.stdout));
     assert!(text(&relaxed.stdout).contains("title=no_task_changed"));
 
     let required = run_action(
         repo.path(),
-        &[("binary-path", BIN), ("require-task", "true")],
+        &[("binary-path", gate()), ("require-task", "true")],
         &refs(&env),
     );
     assert_eq!(
@@ -1279,7 +1360,7 @@ fn the_require_task_input_makes_a_task_mandatory() {
     let gitlab = run_gitlab_job(
         repo.path(),
         &[
-            ("MASTERMIND_HOOKS_BIN", BIN),
+            ("MASTERMIND_HOOKS_BIN", gate()),
             ("MASTERMIND_HOOKS_REQUIRE_TASK", "true"),
             ("GITLAB_CI", "true"),
             ("CI_PIPELINE_SOURCE", "merge_request_event"),
@@ -1306,7 +1387,7 @@ fn a_shallow_checkout_cannot_be_gated_and_the_action_says_how_to_fix_it() {
         "main:refs/remotes/origin/main",
     ]);
     let env = github_pull_request_env(&clone);
-    let output = run_action(clone.path(), &[("binary-path", BIN)], &refs(&env));
+    let output = run_action(clone.path(), &[("binary-path", gate())], &refs(&env));
     let stdout = text(&output.stdout);
     assert_eq!(output.status.code(), Some(2), "{stdout}");
     assert!(stdout.contains("title=git_shallow_history::"), "{stdout}");
@@ -1317,13 +1398,46 @@ fn a_shallow_checkout_cannot_be_gated_and_the_action_says_how_to_fix_it() {
 }
 
 #[test]
+fn a_shallow_clone_of_an_ordinary_push_is_diagnosed_as_shallow() {
+    // actions/checkout's default: depth 1. The push's old tip is cut off, so
+    // it is not in the clone; that is no forced push and no new branch.
+    let origin = gate_repo(false);
+    let before = origin.git(&["rev-parse", "feature~1"]).trim().to_string();
+    let after = origin.head();
+    let clone = common::TestRepo::clone_of(&origin, &["--depth", "1", "--branch", "feature"]);
+    let events = tempfile::tempdir().unwrap();
+    for (branch, default) in [("feature", "main"), ("main", "main")] {
+        let env = github_event(
+            events.path(),
+            "push",
+            serde_json::json!({"ref": format!("refs/heads/{branch}"), "before": before, "after": after,
+                "created": false, "forced": false,
+                "repository": {"default_branch": default, "full_name": "acme/app"}}),
+            &after,
+        );
+        let output = run_action(clone.path(), &[("binary-path", gate())], &refs(&env));
+        let stdout = text(&output.stdout);
+        assert_eq!(output.status.code(), Some(2), "{branch}: {stdout}");
+        assert!(
+            stdout.contains("title=git_shallow_history::"),
+            "{branch}: {stdout}"
+        );
+        assert!(
+            stdout.contains("not in this shallow clone"),
+            "{branch}: {stdout}"
+        );
+        assert!(!stdout.contains("forced push"), "{branch}: {stdout}");
+    }
+}
+
+#[test]
 fn gitlab_job_gates_a_merge_request_with_check_ci() {
     let repo = gate_repo(true);
     let base = repo.git(&["rev-parse", "main"]).trim().to_string();
     let output = run_gitlab_job(
         repo.path(),
         &[
-            ("MASTERMIND_HOOKS_BIN", BIN),
+            ("MASTERMIND_HOOKS_BIN", gate()),
             ("CI", "true"),
             ("GITLAB_CI", "true"),
             ("CI_PIPELINE_SOURCE", "merge_request_event"),
@@ -1366,7 +1480,12 @@ fn gitlab_job_gates_a_merge_request_with_check_ci() {
 // ---- every event, emulated from the platforms' documented data --------------
 
 /// Write a GitHub event payload and return the variables GitHub sets for it.
-fn github_event(dir: &Path, name: &str, payload: Value, sha: &str) -> Vec<(&'static str, String)> {
+pub(super) fn github_event(
+    dir: &Path,
+    name: &str,
+    payload: Value,
+    sha: &str,
+) -> Vec<(&'static str, String)> {
     let file = dir.join(format!("event-{name}.json"));
     std::fs::write(&file, serde_json::to_vec(&payload).unwrap()).unwrap();
     vec![
@@ -1380,7 +1499,7 @@ fn github_event(dir: &Path, name: &str, payload: Value, sha: &str) -> Vec<(&'sta
 }
 
 /// The events of a workflow that gates `feature` (head) against `main`.
-fn github_events(
+pub(super) fn github_events(
     repo: &common::TestRepo,
     dir: &Path,
 ) -> Vec<(String, Vec<(&'static str, String)>)> {
@@ -1475,8 +1594,11 @@ fn every_github_event_gates_the_change_through_the_action() {
             let summary = scratch.path().join("summary.md");
             let mut env = env;
             env.push(("GITHUB_STEP_SUMMARY", summary.display().to_string()));
-            let run =
-                Runner::here(scratch.path()).run(repo.path(), &[("binary-path", BIN)], &refs(&env));
+            let run = Runner::here(scratch.path()).run(
+                repo.path(),
+                &[("binary-path", gate())],
+                &refs(&env),
+            );
             let all = text(&run.output.stdout) + &text(&run.output.stderr);
             assert_eq!(
                 run.output.status.code(),
@@ -1506,7 +1628,7 @@ fn a_base_the_change_could_set_is_refused_in_ci() {
     // The base set to the head: nothing would be judged.
     let output = run_action(
         repo.path(),
-        &[("binary-path", BIN), ("base", &head)],
+        &[("binary-path", gate()), ("base", &head)],
         &refs(&env),
     );
     assert_eq!(output.status.code(), Some(2), "{}", text(&output.stdout));
@@ -1518,196 +1640,9 @@ fn a_base_the_change_could_set_is_refused_in_ci() {
     // The test-only command override.
     let mut env = env;
     env.push(("MASTERMIND_HOOKS_CMD", "validate good/spec.md".into()));
-    let output = run_action(repo.path(), &[("binary-path", BIN)], &refs(&env));
+    let output = run_action(repo.path(), &[("binary-path", gate())], &refs(&env));
     assert_eq!(output.status.code(), Some(2));
     assert!(text(&output.stdout).contains("ci_override_refused"));
-}
-
-#[test]
-fn the_action_builds_its_own_source_once_then_runs_from_the_cache() {
-    let repo = gate_repo(false);
-    let events = tempfile::tempdir().unwrap();
-    let (_, env) = github_events(&repo, events.path()).remove(2); // merge_group
-    let scratch = tempfile::tempdir().unwrap();
-    let cargo = FakeCargo::new(scratch.path());
-    let runner = Runner::checked_out(scratch.path(), Some(&cargo));
-    let first = runner.run(repo.path(), &[], &refs(&env));
-    let log = text(&first.output.stdout) + &text(&first.output.stderr);
-    assert_eq!(first.output.status.code(), Some(0), "{log}");
-    let calls = cargo.calls();
-    assert_eq!(calls.len(), 1, "{calls:?}");
-    let source = runner.action_dir.parent().unwrap().parent().unwrap();
-    assert!(
-        calls[0].starts_with("install --locked --root "),
-        "{calls:?}"
-    );
-    assert!(
-        calls[0].ends_with(&format!("--path {}", source.display())),
-        "the action's own source: {calls:?}"
-    );
-    assert!(
-        log.contains("::group::Building mastermind-hooks"),
-        "progress is shown: {log}"
-    );
-    assert!(log.contains("Compiling mastermind-hooks"), "{log}");
-    let key = first.out("prepare", "cache-key").unwrap().to_string();
-    assert!(
-        key.starts_with("mastermind-hooks-Linux-") || key.starts_with("mastermind-hooks-Darwin-"),
-        "{key}"
-    );
-    assert!(
-        runner
-            .cache
-            .join(&key)
-            .join("bin/mastermind-hooks")
-            .is_file(),
-        "saved right after the build"
-    );
-
-    // A new runner (fresh HOME) with GitHub's cache: no build.
-    std::fs::remove_dir_all(&runner.home).unwrap();
-    let second = runner.run(repo.path(), &[], &refs(&env));
-    assert_eq!(
-        second.output.status.code(),
-        Some(0),
-        "{}",
-        text(&second.output.stderr)
-    );
-    assert_eq!(cargo.calls().len(), 1, "the cached binary is reused");
-    assert_eq!(second.out("prepare", "cache-key"), Some(key.as_str()));
-    assert!(text(&second.output.stderr).contains("using the cached build"));
-
-    // Another source is another key.
-    std::fs::write(source.join("src/lib.rs"), b"// changed\n").unwrap();
-    let third = runner.run(repo.path(), &[], &refs(&env));
-    assert_ne!(third.out("prepare", "cache-key"), Some(key.as_str()));
-    assert_eq!(cargo.calls().len(), 2);
-}
-
-#[test]
-fn the_action_works_in_a_container_job() {
-    // In a `container:` job the action sits at the container's path
-    // (/__w/_actions/...), HOME is /github/home, and the host's
-    // `github.action_path` means nothing: run.sh derives everything itself.
-    let repo = gate_repo(true);
-    let events = tempfile::tempdir().unwrap();
-    let (_, env) = github_events(&repo, events.path()).remove(0);
-    let scratch = tempfile::tempdir().unwrap();
-    let cargo = FakeCargo::new(scratch.path());
-    let runner = Runner::checked_out(scratch.path(), Some(&cargo));
-    let run = runner.run(repo.path(), &[], &refs(&env));
-    assert_eq!(
-        run.output.status.code(),
-        Some(1),
-        "{}",
-        text(&run.output.stderr)
-    );
-    assert_eq!(run.out("gate", "exit-code"), Some("1"));
-    let dir = run.out("prepare", "cache-dir").unwrap();
-    assert!(dir.starts_with(runner.home.to_str().unwrap()), "{dir}");
-}
-
-#[test]
-fn exit_code_is_set_when_no_binary_can_be_had() {
-    let repo = gate_repo(false);
-    let events = tempfile::tempdir().unwrap();
-    let (_, env) = github_events(&repo, events.path()).remove(0);
-    let scratch = tempfile::tempdir().unwrap();
-    let runner = Runner::checked_out(scratch.path(), None); // no cargo at all
-    let summary = scratch.path().join("summary.md");
-    let mut env = env;
-    env.push(("GITHUB_STEP_SUMMARY", summary.display().to_string()));
-    let run = runner.run(repo.path(), &[], &refs(&env));
-    assert_eq!(run.output.status.code(), Some(2));
-    assert_eq!(run.out("gate", "exit-code"), Some("2"));
-    assert!(
-        text(&run.output.stdout).contains("needs cargo"),
-        "{}",
-        text(&run.output.stdout)
-    );
-    let summary = std::fs::read_to_string(&summary).unwrap();
-    assert!(
-        summary.starts_with("## ⛔ mastermind-hooks could not check"),
-        "{summary}"
-    );
-}
-
-/// A release of the action's tag served where GITHUB_SERVER_URL points.
-fn release(server: &Path, tag: &str, tamper: bool) -> String {
-    let target = match (std::env::consts::OS, std::env::consts::ARCH) {
-        ("linux", "x86_64") => "x86_64-unknown-linux-musl",
-        ("linux", "aarch64") => "aarch64-unknown-linux-musl",
-        ("macos", "aarch64") => "aarch64-apple-darwin",
-        _ => "x86_64-apple-darwin",
-    };
-    let dir = server.join(format!("acme/mastermind-hooks/releases/download/{tag}"));
-    std::fs::create_dir_all(&dir).unwrap();
-    let staging = server.join("staging");
-    std::fs::create_dir_all(&staging).unwrap();
-    std::fs::copy(BIN, staging.join("mastermind-hooks")).unwrap();
-    let name = format!("mastermind-hooks-{target}.tar.gz");
-    let status = Command::new("tar")
-        .args([
-            "-czf",
-            dir.join(&name).to_str().unwrap(),
-            "-C",
-            staging.to_str().unwrap(),
-            "mastermind-hooks",
-        ])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let sum = Command::new("sha256sum")
-        .arg(dir.join(&name))
-        .output()
-        .unwrap();
-    let mut hex = text(&sum.stdout)
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .to_string();
-    if tamper {
-        hex = "0".repeat(64);
-    }
-    std::fs::write(
-        dir.join(format!("{name}.sha256")),
-        format!("{hex}  {name}\n"),
-    )
-    .unwrap();
-    format!("file://{}", server.display())
-}
-
-#[test]
-fn a_verified_release_binary_is_preferred_and_a_tampered_one_refused() {
-    // curl and sha256sum serve and check a release over file://.
-    if require_tool("curl").is_none() || require_tool("sha256sum").is_none() {
-        return;
-    }
-    let repo = gate_repo(false);
-    let events = tempfile::tempdir().unwrap();
-    let (_, env) = github_events(&repo, events.path()).remove(0);
-    for tamper in [false, true] {
-        let scratch = tempfile::tempdir().unwrap();
-        let server = release(&scratch.path().join("server"), "v9.9.9", tamper);
-        let cargo = FakeCargo::new(scratch.path());
-        let runner = Runner::checked_out(scratch.path(), Some(&cargo));
-        let mut env = env.clone();
-        env.push(("GITHUB_SERVER_URL", server));
-        env.push(("GITHUB_ACTION_REPOSITORY", "acme/mastermind-hooks".into()));
-        env.push(("GITHUB_ACTION_REF", "v9.9.9".into()));
-        let run = runner.run(repo.path(), &[], &refs(&env));
-        let all = text(&run.output.stdout) + &text(&run.output.stderr);
-        assert!(cargo.calls().is_empty(), "no build: {all}");
-        if tamper {
-            assert_eq!(run.output.status.code(), Some(2), "{all}");
-            assert_eq!(run.out("gate", "exit-code"), Some("2"));
-            assert!(all.contains("does not match its published sha256"), "{all}");
-            assert!(run.out("install", "bin").is_none(), "nothing installed");
-        } else {
-            assert_eq!(run.output.status.code(), Some(0), "{all}");
-            assert!(all.contains("using the release binary"), "{all}");
-        }
-    }
 }
 
 #[test]
@@ -1735,7 +1670,7 @@ fn hostile_file_names_never_become_workflow_commands() {
         env.push(("GITHUB_STEP_SUMMARY", summary.display().to_string()));
         let run = Runner::here(scratch.path()).run(
             repo.path(),
-            &[("binary-path", BIN), ("format", format)],
+            &[("binary-path", gate()), ("format", format)],
             &refs(&env),
         );
         assert_eq!(
@@ -1769,7 +1704,7 @@ fn hostile_file_names_never_become_workflow_commands() {
     let gitlab = run_gitlab_job(
         repo.path(),
         &[
-            ("MASTERMIND_HOOKS_BIN", BIN),
+            ("MASTERMIND_HOOKS_BIN", gate()),
             ("GITLAB_CI", "true"),
             ("CI_PIPELINE_SOURCE", "merge_request_event"),
             ("CI_MERGE_REQUEST_DIFF_BASE_SHA", &base),
@@ -1922,14 +1857,25 @@ fn the_gitlab_job_builds_a_pinned_source_once_and_refuses_an_unpinned_one() {
     env.push(("MASTERMIND_HOOKS_SOURCE_URL", url));
     let mut pinned = env.clone();
     pinned.push(("MASTERMIND_HOOKS_SOURCE_REV", rev.clone()));
+    // Merge request pipelines share the job's cache, so an unpinned build
+    // is made again; with the binary's sha256 pinned, it is reused.
     for _ in 0..2 {
         let output = run_gitlab_job(repo.path(), &refs(&pinned));
         assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     }
+    assert_eq!(cargo.calls().len(), 2);
+    pinned.push((
+        "MASTERMIND_HOOKS_BIN_SHA256",
+        hex::encode(<sha2::Sha256 as sha2::Digest>::digest(
+            std::fs::read(gate()).unwrap(),
+        )),
+    ));
+    let output = run_gitlab_job(repo.path(), &refs(&pinned));
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     assert_eq!(
         cargo.calls().len(),
-        1,
-        "built once, then from .mastermind-hooks/ (the job's cache)"
+        2,
+        "pinned, the build in .mastermind-hooks/ (the job's cache) is reused"
     );
     assert!(
         repo.path()
@@ -1974,10 +1920,40 @@ fn the_gitlab_job_without_a_binary_still_writes_both_reports() {
 #[test]
 fn rerun_is_passed_exactly_when_asked() {
     for script in ["ci-templates/github/run.sh", "ci-templates/gitlab/run.sh"] {
-        for (rerun, timeout, tail) in [
-            ("false", "600", vec![]),
-            ("true", "600", vec!["--rerun", "--rerun-timeout", "600"]),
-            ("true", "", vec!["--rerun"]),
+        for (rerun, timeout, extra, tail) in [
+            ("false", "600", vec![], vec![]),
+            (
+                "true",
+                "600",
+                vec![],
+                vec!["--rerun", "--rerun-timeout", "600"],
+            ),
+            ("true", "", vec![], vec!["--rerun"]),
+            (
+                "true",
+                "",
+                vec![
+                    ("MASTERMIND_HOOKS_RERUN_JOBS", "3"),
+                    ("MASTERMIND_HOOKS_RERUN_IN", "worktree"),
+                    ("MASTERMIND_HOOKS_ATTESTATION", "rerun.intoto.json"),
+                ],
+                vec![
+                    "--rerun",
+                    "--rerun-jobs",
+                    "3",
+                    "--rerun-in",
+                    "worktree",
+                    "--attestation",
+                    "rerun.intoto.json",
+                ],
+            ),
+            // Without rerun the re-run's settings say nothing.
+            (
+                "false",
+                "",
+                vec![("MASTERMIND_HOOKS_ATTESTATION", "rerun.intoto.json")],
+                vec![],
+            ),
         ] {
             let stub = Stub::new();
             let work = tempfile::tempdir().unwrap();
@@ -1990,7 +1966,10 @@ fn rerun_is_passed_exactly_when_asked() {
                     ("MASTERMIND_HOOKS_RERUN", rerun),
                     ("MASTERMIND_HOOKS_RERUN_TIMEOUT", timeout),
                     ("NO_COLOR", "1"),
-                ],
+                ]
+                .into_iter()
+                .chain(extra.iter().copied())
+                .collect::<Vec<_>>(),
             );
             assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
             for (argv, _) in stub.calls() {
@@ -1999,6 +1978,27 @@ fn rerun_is_passed_exactly_when_asked() {
                 assert_eq!(argv[..expected.len()], expected[..], "{script} {rerun}");
                 assert_known_command(&argv);
             }
+        }
+        // A bad value is refused before anything runs.
+        for (name, value) in [
+            ("MASTERMIND_HOOKS_RERUN_JOBS", "0"),
+            ("MASTERMIND_HOOKS_RERUN_JOBS", "many"),
+            ("MASTERMIND_HOOKS_RERUN_IN", "elsewhere"),
+        ] {
+            let stub = Stub::new();
+            let work = tempfile::tempdir().unwrap();
+            let output = run_script(
+                script,
+                work.path(),
+                &[
+                    ("MASTERMIND_HOOKS_BIN", stub.bin().to_str().unwrap()),
+                    ("MASTERMIND_HOOKS_RERUN", "true"),
+                    (name, value),
+                    ("NO_COLOR", "1"),
+                ],
+            );
+            assert_eq!(output.status.code(), Some(2), "{script} {name}={value}");
+            assert!(stub.calls().is_empty(), "{script} {name}={value}");
         }
     }
 }
@@ -2051,10 +2051,71 @@ fn the_release_workflow_builds_every_platform_with_checksums_and_an_image() {
     }
 }
 
+/// The `[package.metadata.binstall]` keys of Cargo.toml.
+fn binstall_metadata() -> std::collections::BTreeMap<String, String> {
+    let mut keys = std::collections::BTreeMap::new();
+    let mut inside = false;
+    for line in read("Cargo.toml").lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            inside = line == "[package.metadata.binstall]";
+        } else if inside && let Some((key, value)) = line.split_once('=') {
+            keys.insert(
+                key.trim().to_string(),
+                value.trim().trim_matches('"').to_string(),
+            );
+        }
+    }
+    keys
+}
+
+#[test]
+fn cargo_binstall_finds_the_tarballs_the_release_workflow_publishes() {
+    let meta = binstall_metadata();
+    assert_eq!(meta.get("pkg-fmt").map(String::as_str), Some("tgz"));
+    // The workflow packs `-C target/<t>/dist mastermind-hooks`: the binary at the root.
+    assert_eq!(
+        meta.get("bin-dir").map(String::as_str),
+        Some("{ bin }{ binary-ext }")
+    );
+    let workflow = read(".github/workflows/release.yml");
+    assert!(workflow.contains("-C \"target/$t/dist\" mastermind-hooks"));
+    assert!(workflow.contains("tar -czf \"dist/mastermind-hooks-$t.tar.gz\""));
+    let tags = &yaml(".github/workflows/release.yml")["on"]["push"]["tags"];
+    assert_eq!(tags[0], "v[0-9]*", "tags are v<version>");
+    let template = meta.get("pkg-url").expect("pkg-url");
+    let repo = "https://github.com/acme/mastermind-hooks";
+    for target in [
+        "x86_64-unknown-linux-musl",
+        "aarch64-unknown-linux-musl",
+        "x86_64-apple-darwin",
+        "aarch64-apple-darwin",
+    ] {
+        let url = template
+            .replace("{ repo }", repo)
+            .replace("{ version }", env!("CARGO_PKG_VERSION"))
+            .replace("{ name }", "mastermind-hooks")
+            .replace("{ target }", target);
+        assert_eq!(
+            url,
+            format!(
+                "{repo}/releases/download/v{}/mastermind-hooks-{target}.tar.gz",
+                env!("CARGO_PKG_VERSION")
+            )
+        );
+        assert!(
+            workflow.contains(&format!("target: {target}")),
+            "{target} is built"
+        );
+    }
+}
+
 #[test]
 fn profiles_build_fast_for_users_and_small_for_releases() {
     let cargo: toml_like::Profiles = toml_like::profiles(&read("Cargo.toml"));
-    assert_eq!(cargo.get("release", "lto"), Some("\"thin\""));
+    // `cargo install` builds the release profile: no cross-crate LTO, small code.
+    assert_eq!(cargo.get("release", "lto"), Some("false"));
+    assert_eq!(cargo.get("release", "opt-level"), Some("\"s\""));
     assert_eq!(cargo.get("dist", "opt-level"), Some("3"));
     assert_eq!(cargo.get("release", "strip"), Some("true"));
     assert_eq!(cargo.get("dist", "inherits"), Some("\"release\""));

@@ -6,7 +6,6 @@ use super::model::{Frontmatter, VerifyEntry};
 use crate::codes::Code;
 use crate::contract::mastermind::argv_display::{RunDeclaration, display_command};
 use crate::diagnostic::Diagnostic;
-use similar::{ChangeTag, TextDiff};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub const MAX_OBSERVED: usize = 32;
@@ -94,31 +93,9 @@ pub fn argv_problems(run: &RunDeclaration) -> Vec<(String, String)> {
     out
 }
 
-/// A word-diff of `actual` against `expected`: `[-removed-]{+added+}`.
+/// A character diff of `actual` against `expected`: `[-removed-]{+added+}`.
 pub fn inline_diff(actual: &str, expected: &str) -> String {
-    let diff = TextDiff::from_chars(actual, expected);
-    let mut out = String::new();
-    let mut open: Option<ChangeTag> = None;
-    let close = |out: &mut String, tag: Option<ChangeTag>| match tag {
-        Some(ChangeTag::Delete) => out.push_str("-]"),
-        Some(ChangeTag::Insert) => out.push_str("+}"),
-        _ => {}
-    };
-    for change in diff.iter_all_changes() {
-        let tag = change.tag();
-        if open != Some(tag) {
-            close(&mut out, open);
-            match tag {
-                ChangeTag::Delete => out.push_str("[-"),
-                ChangeTag::Insert => out.push_str("{+"),
-                ChangeTag::Equal => {}
-            }
-            open = Some(tag);
-        }
-        out.push_str(change.value());
-    }
-    close(&mut out, open);
-    out
+    crate::diff::inline(actual, expected)
 }
 
 /// Validate every observed declaration of a front matter. Each run is

@@ -140,9 +140,17 @@ pub trait Commits {
     fn resolve(&self, rev: &str) -> Option<ObjectId>;
     /// True when `ancestor` is `descendant` or one of its ancestors.
     fn is_ancestor(&self, ancestor: ObjectId, descendant: ObjectId) -> bool;
+    /// True for a shallow clone, where a missing commit may only be cut off.
+    fn is_shallow(&self) -> bool {
+        false
+    }
 }
 
 impl Commits for Repo {
+    fn is_shallow(&self) -> bool {
+        Repo::is_shallow(self)
+    }
+
     fn resolve(&self, rev: &str) -> Option<ObjectId> {
         self.resolve_commit(rev).ok()
     }

@@ -94,8 +94,17 @@ pub(super) fn detect(env: &CiEnv, git: &dyn Commits) -> Result<Detected, Diagnos
                 _ => false,
             };
             let before = text("/before");
+            let forced = event
+                .and_then(|e| e.get("forced"))
+                .and_then(|v| v.as_bool())
+                .unwrap_or(false);
             let base = match &before {
                 Some(before) if git.resolve(before).is_some() => Ok(before.clone()),
+                // An ordinary push whose old tip a shallow clone cut off: say
+                // so, rather than take it for a forced push or a new branch.
+                Some(before) if !forced && git.is_shallow() => Err(EventError::NoBase(format!(
+                    "the push's old tip {before} is not in this shallow clone"
+                ))),
                 _ if !on_default && default.is_some() => {
                     Ok(format!("origin/{}", default.clone().unwrap_or_default()))
                 }
@@ -110,10 +119,6 @@ pub(super) fn detect(env: &CiEnv, git: &dyn Commits) -> Result<Detected, Diagnos
                 )),
             };
             // A forced push may move a branch back: then nothing lands, honestly.
-            let forced = event
-                .and_then(|e| e.get("forced"))
-                .and_then(|v| v.as_bool())
-                .unwrap_or(false);
             let expects_change =
                 !forced && matches!(&before, Some(b) if base.as_deref() == Ok(b.as_str()));
             Detected {

@@ -83,6 +83,14 @@ pub fn revisions(
         }
         (Some(given), _) => given.to_string(),
         (None, Ok(expected)) => expected.clone(),
+        (None, Err(why)) if git.is_shallow() => {
+            return Err(Diagnostic::new(
+                Code::git_shallow_history,
+                format!(
+                    "check --ci cannot tell the base of this {event}: {why}; this is a shallow clone: fetch the full history (actions/checkout `fetch-depth: 0`, GitLab `GIT_DEPTH: 0`, or `git fetch --unshallow`)"
+                ),
+            ));
+        }
         (None, Err(why)) => {
             return Err(Diagnostic::new(
                 Code::ci_base_unknown,
