@@ -78,25 +78,9 @@ pub fn untasked_changes(step: &Step, bookkeeping: &Bookkeeping<'_>) -> Vec<(Stri
 mod tests {
     use super::*;
     use crate::config::Globs;
-    use crate::gate::change::{Identity, StepAt};
-    use crate::repo::history::PathChange;
 
     fn step(paths: &[&str]) -> Step {
-        Step {
-            at: StepAt::Pending,
-            parents: Vec::new(),
-            label: "s".into(),
-            identity: Identity::default(),
-            changes: paths
-                .iter()
-                .map(|p| PathChange {
-                    path: (*p).into(),
-                    kind: ChangeKind::Modified,
-                    old: None,
-                    new: None,
-                })
-                .collect(),
-        }
+        Step::modifying("s", paths)
     }
 
     #[test]

@@ -189,6 +189,26 @@ pub struct Step {
 }
 
 impl Step {
+    /// A pending step that modified `paths`, for unit tests.
+    #[cfg(test)]
+    pub fn modifying(label: &str, paths: &[&str]) -> Step {
+        Step {
+            at: StepAt::Pending,
+            parents: Vec::new(),
+            label: label.into(),
+            identity: Identity::default(),
+            changes: paths
+                .iter()
+                .map(|p| crate::repo::history::PathChange {
+                    path: (*p).into(),
+                    kind: crate::repo::changes::ChangeKind::Modified,
+                    old: None,
+                    new: None,
+                })
+                .collect(),
+        }
+    }
+
     /// A commit as a step, with its own changes.
     pub fn commit(meta: &CommitMeta, changes: Vec<PathChange>) -> Step {
         let subject: String = meta.subject().chars().take(60).collect();

@@ -199,9 +199,6 @@ pub fn in_force(repo: &Repo, landing: &Landing) -> Result<Config, Vec<Diagnostic
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gate::change::{Identity, StepAt};
-    use crate::repo::changes::ChangeKind;
-    use crate::repo::history::PathChange;
     use std::ffi::OsStr;
 
     #[test]
@@ -223,21 +220,7 @@ mod tests {
     }
 
     fn step(paths: &[&str]) -> Step {
-        Step {
-            at: StepAt::Pending,
-            parents: Vec::new(),
-            label: "the index".into(),
-            identity: Identity::default(),
-            changes: paths
-                .iter()
-                .map(|p| PathChange {
-                    path: (*p).into(),
-                    kind: ChangeKind::Modified,
-                    old: None,
-                    new: None,
-                })
-                .collect(),
-        }
+        Step::modifying("the index", paths)
     }
 
     #[test]
