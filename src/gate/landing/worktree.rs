@@ -32,6 +32,11 @@ pub fn landing(repo: &Repo, since: Option<&str>) -> Result<Landing, RepoError> {
         &head_view,
         head.into_iter().collect(),
     )?);
+    let branch = steps::current_branch(repo);
+    let (_, landed_locally) = steps::elsewhere(
+        branch.as_deref(),
+        crate::repo::remote::local_default_branch(repo),
+    );
     let base_label = match base_commit {
         Some(id) => format!("commit {}", short(id)),
         None => "the empty tree (no commit yet)".to_string(),
@@ -49,9 +54,12 @@ pub fn landing(repo: &Repo, since: Option<&str>) -> Result<Landing, RepoError> {
         tip: At::Pending,
         tip_label: view.label.clone(),
         pending: Some(view),
-        branch: steps::current_branch(repo),
+        branch,
         label: None,
         identity: Default::default(),
+        // The agent's stop hook judges the work as it would land: strict.
+        work_in_progress: None,
+        landed_locally,
     })
 }
 
