@@ -201,3 +201,92 @@ fn allowing_work_in_progress_again_is_reported_as_a_loosening() {
     let invalid = repo.run(&["validate", "--kind", "hooks-config", "other.yaml"], None);
     assert_eq!(status(&invalid), 1, "{}", text(&invalid));
 }
+
+/// `task widen 001-a --touches PATH`, the edit, the re-run the command
+/// names, the report; then pre-commit. Asserts that before the re-run the
+/// receipt is stale (the spec it ran under changed) and that the route
+/// itself meets no refusal.
+fn widen_route(forge: &Forge, path: &str, files: &[&str]) {
+    let repo = &forge.work;
+    let widened = repo.run(&["task", "widen", "001-a", "--touches", path], None);
+    assert_eq!(status(&widened), 0, "{}", text(&widened));
+    let named = "mastermind-hooks verification run .mastermind/tasks/001-a/spec.md --id unit";
+    assert!(text(&widened).contains(named), "{}", text(&widened));
+    repo.write(path, "alpha too\n");
+    let before = repo.run(&["check", "--worktree", "--format", "json"], None);
+    let found = codes(&json(&before));
+    assert!(
+        found.contains(&"receipt_spec_changed".to_string()),
+        "the widened spec makes the receipt stale until it runs again: {found:?}"
+    );
+    assert!(
+        !found.contains(&"spec_changed_with_work".to_string()),
+        "{found:?}"
+    );
+    verify(repo, "001-a");
+    write_report(repo, "001-a", files, "src/a.py", "alpha");
+    repo.git(&["add", "-A"]);
+    let commit = staged(forge);
+    commit.expect(0, &format!("pre-commit after widening to {path}"));
+    for code in [
+        "spec_changed_with_work",
+        "work_in_progress",
+        "receipt_spec_changed",
+    ] {
+        assert!(!commit.has(code), "{code}: {commit:?}");
+    }
+}
+
+#[test]
+fn widening_a_task_whose_spec_never_landed_passes_before_and_after_a_push() {
+    let forge = forge("");
+    let repo = &forge.work;
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    do_task(repo, "001-a", "src/a.py", "alpha");
+    repo.git(&["add", "-A"]);
+    staged(&forge).expect(0, "the task's first commit");
+    commit_as(repo, "task a", AGENT, "2024-01-01T10:00:00");
+
+    // Before any push: one more file.
+    widen_route(&forge, "src/b.py", &["src/a.py", "src/b.py"]);
+    commit_as(repo, "task a: b too", AGENT, "2024-01-01T11:00:00");
+    forge
+        .pre_push("feature", "heads/feature")
+        .expect(0, "pre-push");
+    forge.receive(&["feature"]).expect(0, "pre-receive");
+
+    // After the push: the spec on the remote branch is still the agent's
+    // own, since it never landed on main.
+    widen_route(&forge, "src/c.py", &["src/a.py", "src/b.py", "src/c.py"]);
+    commit_as(repo, "task a: c too", AGENT, "2024-01-01T12:00:00");
+    let push = forge.pre_push("feature", "heads/feature");
+    push.expect(0, "pre-push after widening a pushed branch");
+    assert!(!push.has("spec_changed_with_work"), "{push:?}");
+    forge.receive(&["feature"]).expect(0, "pre-receive");
+
+    // It lands as one task.
+    forge.ci("main", "feature").expect(0, "check --ci");
+    forge
+        .receive(&["feature:main"])
+        .expect(0, "pre-receive of main");
+
+    // A spec that has landed is the plan: widening it with the work is
+    // still refused (the planning rule), on a branch too.
+    repo.git(&["fetch", "-q", "origin"]);
+    repo.git(&["checkout", "-q", "-b", "more", "origin/main"]);
+    let widened = repo.run(&["task", "widen", "001-a", "--touches", "src/d.py"], None);
+    assert_eq!(status(&widened), 0, "{}", text(&widened));
+    repo.write("src/d.py", "d\n");
+    verify(repo, "001-a");
+    write_report(
+        repo,
+        "001-a",
+        &["src/a.py", "src/b.py", "src/c.py", "src/d.py"],
+        "src/a.py",
+        "alpha",
+    );
+    repo.git(&["add", "-A"]);
+    let verdict = staged(&forge);
+    verdict.expect(1, "widening a landed spec with the work");
+    assert!(verdict.has("spec_changed_with_work"), "{verdict:?}");
+}
