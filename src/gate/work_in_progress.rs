@@ -109,7 +109,7 @@ pub fn apply(gate: &Gate<'_>, result: &mut TaskResult) {
     let finding = Diagnostic::new(
         Code::work_in_progress,
         format!(
-            "task {dir} is unfinished ({}), and {reason}, so these are warnings: the work may be committed and pushed here, but it is refused where it lands on the protected branch (a pull request's CI, pre-receive or a push to the default branch) until it is finished",
+            "task {dir} is unfinished ({}) and {reason}, so these findings are warnings: the work may be committed and pushed, but it is refused where it lands on the protected branch (a pull request's CI, pre-receive or a push to the default branch) until it is finished",
             codes.join(", ")
         ),
     )

@@ -298,7 +298,7 @@ pub fn check(
             && line.remote_ref != default
         {
             landing.work_in_progress = Some(format!(
-                "{} is not the remote's default branch {}, so this push does not land on the protected branch",
+                "{} is not the remote's default branch {}",
                 line.remote_ref, default
             ));
         }

@@ -95,7 +95,7 @@ pub fn elsewhere(
     match (branch, default) {
         (Some(branch), Some((default, tip))) if branch != default => (
             Some(format!(
-                "branch {branch} is not the default branch {default}, so this commit does not land on the protected branch"
+                "branch {branch} is not the default branch {default}"
             )),
             Some(tip),
         ),

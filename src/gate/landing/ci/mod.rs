@@ -175,9 +175,7 @@ fn fill_identity(landing: &mut Landing, env: &CiEnv, repo: &Repo, base: ObjectId
     let data = identity::ci::CiData { var: &var, event };
     landing.branch = identity::ci::branches(&data).0;
     landing.work_in_progress = identity::ci::pushed_elsewhere(&data).map(|(pushed, default)| {
-        format!(
-            "this CI push pipeline builds branch {pushed}, not the default branch {default}, so it does not judge a landing on the protected branch"
-        )
+        format!("this CI push pipeline builds branch {pushed}, not the default branch {default}")
     });
     landing.identity = identity::ci::facts(&data, base, &|rev| repo.resolve_commit(rev).ok());
 }
