@@ -217,7 +217,10 @@ mod tests {
         assert_eq!(config.agent_hooks, defaults.agent_hooks);
         assert_eq!(config.contracts, defaults.contracts);
         for section in ["work_in_progress:", "agent_hooks:", "contracts:"] {
-            assert!(CONFIG_TEMPLATE.contains(&format!("\n{section}")), "{section}");
+            assert!(
+                CONFIG_TEMPLATE.contains(&format!("\n{section}")),
+                "{section}"
+            );
         }
     }
 
