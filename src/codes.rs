@@ -313,6 +313,9 @@ codes! {
     executor_report_rejected: Error, Violation,
         "The report is valid but not `complete` (status_partial or status_failed), so completion is rejected.",
         "Finish the task and report `status: complete`.";
+    executor_report_unfilled: Error, Violation,
+        "The report is still the skeleton `task new` wrote: its status (and a test runner's tests_run) are placeholders.",
+        "Fill in the report: set `status` to complete, partial or failed (partial and failed need a defect), list files_modified, and record each verification row.";
     unexpected_file: Error, Violation,
         "A changed path outside .mastermind/ is not declared by the task (touches, creates, expected_docs).",
         "Declare the path in the spec's front matter, or revert the change.";

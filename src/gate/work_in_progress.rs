@@ -24,12 +24,13 @@ use crate::report::TaskResult;
 use std::collections::BTreeSet;
 
 /// The findings that say a task is not finished yet (as opposed to wrong):
-/// no report or one that is not `complete`, a changed file the report does
+/// no report, the skeleton `task new` wrote, or one that is not `complete`, a changed file the report does
 /// not list yet, a declared command without its passing row, a declared
 /// creation not made yet, and every observed check without a passing,
 /// current receipt (missing, pending, failed or stale).
 pub const INCOMPLETE: &[Code] = &[
     Code::executor_report_missing,
+    Code::executor_report_unfilled,
     Code::executor_report_rejected,
     Code::executor_report_missing_changed_file,
     Code::verification_requirement_unmet,
@@ -73,6 +74,7 @@ pub fn apply(gate: &Gate<'_>, result: &mut TaskResult) {
             downgraded.insert(d.code.as_str());
             match d.code {
                 Code::executor_report_missing
+                | Code::executor_report_unfilled
                 | Code::executor_report_rejected
                 | Code::executor_report_missing_changed_file
                 | Code::verification_requirement_unmet => report = true,

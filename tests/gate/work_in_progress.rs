@@ -290,3 +290,43 @@ fn widening_a_task_whose_spec_never_landed_passes_before_and_after_a_push() {
     verdict.expect(1, "widening a landed spec with the work");
     assert!(verdict.has("spec_changed_with_work"), "{verdict:?}");
 }
+
+#[test]
+fn a_backup_commit_right_after_task_new_is_work_in_progress_not_a_broken_report() {
+    let forge = forge("");
+    let repo = &forge.work;
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    let new = repo.run(
+        &[
+            "task",
+            "new",
+            "fix",
+            "--touches",
+            "src/a.py",
+            "--check",
+            "true",
+        ],
+        None,
+    );
+    assert_eq!(status(&new), 0, "{}", text(&new));
+    repo.write("src/a.py", "a = 1\n");
+    repo.git(&["add", "-A"]);
+    let commit = staged(&forge);
+    commit.expect(0, "a backup commit of a fresh task on a branch");
+    for code in [
+        "executor_report_unfilled",
+        "receipt_missing",
+        "work_in_progress",
+    ] {
+        assert!(commit.has(code), "{code}: {commit:?}");
+    }
+    assert!(
+        !commit.has("executor_report_schema_violation"),
+        "{commit:?}"
+    );
+    // Where it lands, the skeleton is an error.
+    commit_as(repo, "wip", AGENT, "2024-01-01T10:00:00");
+    let ci = forge.ci("main", "feature");
+    ci.expect(1, "check --ci");
+    assert!(ci.has("executor_report_unfilled"), "{ci:?}");
+}
