@@ -313,6 +313,9 @@ codes! {
     executor_report_rejected: Error, Violation,
         "The report is valid but not `complete` (status_partial or status_failed), so completion is rejected.",
         "Finish the task and report `status: complete`.";
+    executor_report_unfilled: Error, Violation,
+        "The report is still the skeleton `task new` wrote: its status (and a test runner's tests_run) are placeholders.",
+        "Fill in the report: set `status` to complete, partial or failed (partial and failed need a defect), list files_modified, and record each verification row.";
     unexpected_file: Error, Violation,
         "A changed path outside .mastermind/ is not declared by the task (touches, creates, expected_docs).",
         "Declare the path in the spec's front matter, or revert the change.";
@@ -423,6 +426,9 @@ codes! {
     allowed_signers_unavailable: Warning, Violation,
         "identity.allowed_signers names a file the protected branch does not have as a readable regular file, so no SSH signature names a signer.",
         "Add the allowed-signers file (git's gpg.ssh.allowedSignersFile format) at the configured path on the protected branch, or fix the path.";
+    work_in_progress: Warning, Violation,
+        "A task is unfinished (its report is not `complete` or missing, a declared command or check has no passing, current record) on a branch that does not land on the protected branch: its commit or push passes with warnings, and what lands on the protected branch must be complete.",
+        "Finish the task before it lands: run the commands the message names, set `status: complete` in the report, commit; or set `work_in_progress: deny` on the protected branch to refuse unfinished work everywhere.";
     ci_definition_changed: Warning, Violation,
         "The change edits a CI definition (.github/workflows/, .github/actions/, .gitlab-ci.yml, .gitlab/*.yml).",
         "Review the pipeline change; protect CI definitions as the CI chapter describes.";

@@ -240,6 +240,20 @@ struct SpecsFile {
     require_on_base: bool,
 }
 
+/// `work_in_progress`: whether an unfinished task may be committed and
+/// pushed on a branch that does not land on the protected branch (its
+/// incomplete-work findings are warnings there; DESIGN.md section 7).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkInProgress {
+    /// Warnings on such branches; what lands on the protected branch must
+    /// be complete.
+    #[default]
+    Allow,
+    /// Every mode refuses unfinished work.
+    Deny,
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RefsFile {
@@ -374,6 +388,8 @@ struct ConfigFile {
     #[serde(default)]
     refs: RefsFile,
     #[serde(default)]
+    work_in_progress: WorkInProgress,
+    #[serde(default)]
     agent_hooks: AgentHooksFile,
     #[serde(default)]
     contracts: Contracts,
@@ -457,6 +473,9 @@ pub struct Config {
     /// `refs.allow_unrelated_histories`: a pushed ref may share no history
     /// with the default branch.
     pub allow_unrelated_histories: bool,
+    /// `work_in_progress`: unfinished tasks on branches that do not land on
+    /// the protected branch (`crate::gate::work_in_progress`).
+    pub work_in_progress: WorkInProgress,
     /// `agent_hooks`: the agent-harness hooks (`agent-hook stop|subagent`).
     pub agent_hooks: AgentHooks,
     /// The contract knobs (`contracts:`).
@@ -627,6 +646,7 @@ impl Config {
             spec_changes: file.specs.changes,
             specs_on_base: file.specs.require_on_base,
             allow_unrelated_histories: file.refs.allow_unrelated_histories,
+            work_in_progress: file.work_in_progress,
             require_task: file.require_task,
             freshness,
             accept_unverifiable_v1: file.receipts.accept_unverifiable_v1,

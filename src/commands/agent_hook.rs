@@ -4,9 +4,10 @@
 //! (nothing at all for a silent allow). Exit status 2 is left for a failure
 //! to write the answer, which the harness shows as a hook error.
 //!
-//! * `stop` runs the gate exactly as `check --worktree` does
-//!   ([`mode::report`]) on a worker thread with a deadline below the
-//!   harness's hook timeout. A failing task, or a gate that cannot check
+//! * `stop` runs the gate on the agent's work ([`Mode::AgentWork`]: the
+//!   working tree and every commit since the merge base with the upstream
+//!   or the default branch, under the default branch's configuration) on
+//!   a worker thread with a deadline below the harness's hook timeout. A failing task, or a gate that cannot check
 //!   (including a crash or the deadline), blocks the stop with a reason the
 //!   agent can act on, under the loop guard ([`crate::agent::loop_guard`]):
 //!   after `max_consecutive_blocks` blocked stops in a row the stop goes
@@ -17,9 +18,10 @@
 //!   subagent itself back to rewrite its return (under the same loop
 //!   guard); at Claude Code's `PostToolUse` it goes to the orchestrator.
 //!
-//! The `agent_hooks` configuration is read from HEAD's
-//! `.mastermind/hooks.yaml`, so an agent cannot relax its own guard by
-//! editing the working tree.
+//! The `agent_hooks` configuration is read from the default branch's tip
+//! where the clone knows it, else from HEAD's `.mastermind/hooks.yaml`, so
+//! an agent cannot relax its own guard by editing the working tree or by
+//! committing on its branch.
 
 use crate::agent::decision::{self, Audience, GateVerdict};
 use crate::agent::loop_guard::{self, Step, Store};
@@ -74,8 +76,8 @@ fn open_repo() -> Result<Repo, Diagnostic> {
     Repo::discover(&cwd).map_err(|e| e.to_diagnostic())
 }
 
-/// The `agent_hooks` section of HEAD's configuration (defaults without a
-/// commit or a file).
+/// The `agent_hooks` section of the protected configuration (the default
+/// branch's tip, else HEAD; defaults without a commit or a file).
 fn agent_config(repo: &Repo) -> Result<AgentHooks, Vec<Diagnostic>> {
     let fail = |e: String| {
         vec![
@@ -83,10 +85,12 @@ fn agent_config(repo: &Repo) -> Result<AgentHooks, Vec<Diagnostic>> {
                 .with_path(CONFIG_PATH),
         ]
     };
-    let Ok(mut head) = repo.gix().head() else {
+    // The default branch's tip where known, else HEAD: a relaxed
+    // `hooks.yaml` the agent committed on its branch relaxes nothing.
+    let Ok(Some(id)) = crate::gate::landing::worktree::protected_commit(repo) else {
         return Ok(AgentHooks::default());
     };
-    let Some(commit) = head.peel_to_commit().ok() else {
+    let Ok(commit) = repo.gix().find_commit(id) else {
         return Ok(AgentHooks::default());
     };
     let tree = commit.tree().map_err(|e| fail(e.to_string()))?;
@@ -166,7 +170,8 @@ fn debug_fault() {
 #[cfg(not(debug_assertions))]
 fn debug_fault() {}
 
-/// Run the gate as `check --worktree` does, within `deadline`.
+/// Run the gate on the agent's work ([`Mode::AgentWork`]), within
+/// `deadline`.
 fn gate_within(deadline: Duration) -> Report {
     let (tx, rx) = mpsc::channel();
     let spawned = std::thread::Builder::new()
@@ -174,7 +179,7 @@ fn gate_within(deadline: Duration) -> Report {
         .spawn(move || {
             let result = std::panic::catch_unwind(|| {
                 debug_fault();
-                mode::report(&Mode::Worktree { since: None })
+                mode::report(&Mode::AgentWork)
             });
             let _ = tx.send(result);
         });

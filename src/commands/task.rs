@@ -193,21 +193,21 @@ pub fn widen(name: &str, touches: &[String], creates: &[String]) -> ExitStatus {
         );
     }
     let _ = writeln!(out, "next:");
-    let _ = writeln!(
-        out,
-        "  1. commit the plan on its own: git add {rel} && git commit -m \"{name}: declare {}\"",
-        widened.added.join(", ")
-    );
-    let _ = writeln!(out, "  2. make the change");
+    let _ = writeln!(out, "  1. make the change");
     for id in &ids {
         let _ = writeln!(
             out,
-            "  3. mastermind-hooks verification run {rel} --id {id}"
+            "  2. mastermind-hooks verification run {rel} --id {id}"
         );
     }
     let _ = writeln!(
         out,
-        "  4. list the new files under files_modified in the report, then `git add -A && git commit`"
+        "  3. list the new files under files_modified in the report, then `git add -A && git commit`"
+    );
+    let _ = writeln!(
+        out,
+        "a spec that has not landed on the default branch is the task's own: it is committed with the work. One that has landed changes only in a planning change: land it alone first (git add {rel} && git commit -m \"{name}: declare {}\", pushed or merged on its own), then the work.",
+        widened.added.join(", ")
     );
     match emit(&out) {
         Ok(()) => ExitStatus::Pass,

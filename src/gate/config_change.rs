@@ -107,6 +107,14 @@ pub fn loosenings(old: &Config, new: &Config) -> Vec<String> {
             new.allowed_signers.as_deref().unwrap_or("(none)")
         ));
     }
+    if old.work_in_progress == crate::config::WorkInProgress::Deny
+        && new.work_in_progress == crate::config::WorkInProgress::Allow
+    {
+        out.push(
+            "work_in_progress: deny -> allow (unfinished tasks pass with warnings on branches that do not land on the protected branch)"
+                .to_string(),
+        );
+    }
     for code in Code::ALL {
         let before = old
             .severity
@@ -294,6 +302,18 @@ mod tests {
         assert!(
             lines[0].starts_with("identity.allowed_signers: a -> b"),
             "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn allowing_work_in_progress_again_is_a_loosening() {
+        let deny = config("work_in_progress: deny\n");
+        let lines = loosenings(&deny, &config(""));
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(lines[0].starts_with("work_in_progress: deny -> allow"));
+        assert!(loosenings(&config(""), &deny).is_empty());
+        assert!(
+            loosenings(&deny, &config("work_in_progress: allow\n"))[0].contains("deny -> allow")
         );
     }
 }

@@ -31,6 +31,7 @@ pub mod task;
 pub mod task_history;
 pub mod untasked;
 pub mod verifications;
+pub mod work_in_progress;
 
 pub use crate::bookkeeping::{MASTERMIND_DIR, TASKS_DIR};
 pub use landing::ViewKind;
@@ -567,6 +568,7 @@ pub fn run<'a>(gate: &'a Gate<'a>) -> Result<GateOutcome> {
             }
             check.ok = !check.diagnostics.iter().any(Diagnostic::is_error);
         }
+        work_in_progress::apply(gate, &mut result);
         result
             .checks
             .retain(|c| c.name != "contract" || !c.diagnostics.is_empty());

@@ -1,6 +1,12 @@
 //! The contract comes from before the work (DESIGN.md section 5, "Trust").
 //!
-//! A task's spec is judged against the spec the base already has:
+//! A task's spec is judged against the spec the protected branch has
+//! ([`crate::gate::landing::Landing::protected`]: the remote's default
+//! branch in pre-push and pre-receive, the target in CI, the clone's
+//! default branch in the local modes; the target where the mode cannot
+//! tell). A spec that never landed there is the agent's own: on its branch
+//! it may change with the work, whatever the branch's own earlier commits
+//! said (its receipts still go stale with it). For a landed spec:
 //!
 //! * a spec with a byte-order mark is refused (`spec_bom`): the reference
 //!   would read it as a legacy spec and silently drop its front matter;
@@ -9,8 +15,8 @@
 //! * no observed check, declared command or acceptance criterion of the
 //!   base's spec may disappear (`spec_loosened`, with a diff);
 //! * with `specs.changes: planning` (the default) a spec that is on the base
-//!   changes only in a planning change: one whose steps for the task touch
-//!   nothing outside the task's artifacts (`spec_changed_with_work`);
+//!   changes only in a planning change: a change that changes the spec
+//!   and does work for the task is refused (`spec_changed_with_work`);
 //! * with `specs.require_on_base: true` work lands only for a task whose
 //!   spec is on the target (`spec_not_on_base`); a change that only plans
 //!   a task (its spec, no content) lands first.
@@ -25,7 +31,7 @@ use crate::contract::mastermind::spec::{self, ParsedSpec};
 use crate::diagnostic::Diagnostic;
 use crate::repo::Result;
 use crate::repo::snapshot::Snapshot;
-use crate::repo::tree::Content;
+use crate::repo::tree::{Content, short};
 use std::collections::BTreeSet;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -86,7 +92,22 @@ pub fn check(ctx: &TaskContext<'_>) -> Result<Vec<Diagnostic>> {
         );
     }
     let base = gate.target();
-    let Some(before) = read_spec(ctx, base, &path)? else {
+    let on_target = read_spec(ctx, base, &path)?;
+    // The spec is judged against the protected branch's where the mode
+    // knows it: a spec that never landed there is the agent's own to
+    // change on its branch, whatever its own earlier commits or pushes
+    // said.
+    let (before, where_) = match gate.landing.protected() {
+        Some(protected) if Some(protected) != gate.landing.target.commit => {
+            let tree = Snapshot::Tree(gate.repo.commit_tree(protected)?);
+            (
+                read_spec(ctx, tree, &path)?,
+                format!("the protected branch (commit {})", short(protected)),
+            )
+        }
+        _ => (on_target.clone(), gate.landing.target.label.clone()),
+    };
+    if on_target.is_none() {
         if gate.config.specs_on_base && !ctx.planned {
             out.push(
                 Diagnostic::new(
@@ -100,6 +121,9 @@ pub fn check(ctx: &TaskContext<'_>) -> Result<Vec<Diagnostic>> {
             );
         }
         return Ok(out);
+    }
+    let Some(before) = before else {
+        return Ok(out); // never landed: the agent's own spec
     };
     if before == now {
         return Ok(out);
@@ -111,8 +135,8 @@ pub fn check(ctx: &TaskContext<'_>) -> Result<Vec<Diagnostic>> {
             Diagnostic::new(
                 Code::spec_frontmatter_removed,
                 format!(
-                    "{path} has front matter on {} but not in {}: a planned spec cannot become a legacy spec",
-                    gate.landing.target.label, ctx.at_label
+                    "{path} has front matter on {where_} but not in {}: a planned spec cannot become a legacy spec",
+                    ctx.at_label
                 ),
             )
             .with_path(path.clone())
@@ -129,8 +153,7 @@ pub fn check(ctx: &TaskContext<'_>) -> Result<Vec<Diagnostic>> {
             Diagnostic::new(
                 Code::spec_loosened,
                 format!(
-                    "{path} drops what {} declared: {}\n{}",
-                    gate.landing.target.label,
+                    "{path} drops what {where_} declared: {}\n{}",
                     lost.join("; "),
                     path_diff(&old_set, &new_set, "base", "change")
                 ),
@@ -139,18 +162,24 @@ pub fn check(ctx: &TaskContext<'_>) -> Result<Vec<Diagnostic>> {
         );
     }
     if gate.config.spec_changes == SpecChanges::Planning {
-        let working = ctx
-            .steps
+        // Only a change that itself changes the spec: a branch whose plan
+        // commit was judged before (pushed alone) is not refused again for
+        // the work that follows it.
+        let change = ctx.change();
+        let changes_spec = change.iter().any(|s| {
+            s.changes
+                .iter()
+                .any(|c| c.path.as_slice() == path.as_bytes())
+        });
+        let working = change
             .iter()
-            .skip(ctx.steps.len() - ctx.change_steps)
             .find(|s| s.content_changes(&gate.bookkeeping).next().is_some());
-        if let Some(step) = working {
+        if let (true, Some(step)) = (changes_spec, working) {
             out.push(
                 Diagnostic::new(
                     Code::spec_changed_with_work,
                     format!(
-                        "{path} differs from {} and the same change does work for the task ({} changes {}): a spec on the base changes only in a planning change",
-                        gate.landing.target.label,
+                        "{path} differs from {where_} and the same change does work for the task ({} changes {}): a spec on the base changes only in a planning change",
                         step.label,
                         step.content_changes(&gate.bookkeeping)
                             .map(|(p, _)| p)

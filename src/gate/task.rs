@@ -285,6 +285,19 @@ pub fn check<'r>(
                 }
                 Some(report)
             }
+            Err(errors) if executor_report::is_unfilled_skeleton(&bytes, &errors) => {
+                report_diagnostics.push(
+                    Diagnostic::new(
+                        Code::executor_report_unfilled,
+                        format!(
+                            "{report_path} is still the skeleton `mastermind-hooks task new` wrote: its status is `{}`",
+                            executor_report::STATUS_PLACEHOLDER
+                        ),
+                    )
+                    .with_pointer("/status"),
+                );
+                None
+            }
             Err(errors) => {
                 report_diagnostics.extend(errors);
                 None

@@ -144,6 +144,51 @@ pub fn local_default_tips(repo: &Repo) -> Vec<ObjectId> {
     tips
 }
 
+/// The default branch as this clone knows it: its name and tip. The first
+/// remote whose `refs/remotes/<remote>/HEAD` names a branch (`git clone`
+/// and `git remote set-head` write it), else a remote's `main` or
+/// `master`, else (no remote knows one) the local `main` or `master`.
+/// `None` when nothing names one. Like [`local_default_tips`], local
+/// knowledge anyone can move: the local hooks use it only to judge less
+/// (whether a commit lands on the default branch; whether a spec landed).
+pub fn local_default_branch(repo: &Repo) -> Option<(String, ObjectId)> {
+    let gix = repo.gix();
+    let tip = |reference: &str| -> Option<ObjectId> {
+        let mut found = gix.try_find_reference(reference).ok().flatten()?;
+        let id = found.peel_to_id().ok()?.detach();
+        repo.has_commit(id).then_some(id)
+    };
+    let names: Vec<String> = gix.remote_names().iter().map(|n| n.to_string()).collect();
+    for name in &names {
+        let head = format!("refs/remotes/{name}/HEAD");
+        let Ok(Some(found)) = gix.try_find_reference(head.as_str()) else {
+            continue;
+        };
+        if let gix::refs::TargetRef::Symbolic(target) = found.target() {
+            let target = target.as_bstr().to_string();
+            let prefix = format!("refs/remotes/{name}/");
+            if let Some(branch) = target.strip_prefix(&prefix)
+                && let Some(id) = tip(&target)
+            {
+                return Some((branch.to_string(), id));
+            }
+        }
+    }
+    for name in &names {
+        for branch in ["main", "master"] {
+            if let Some(id) = tip(&format!("refs/remotes/{name}/{branch}")) {
+                return Some((branch.to_string(), id));
+            }
+        }
+    }
+    for branch in ["main", "master"] {
+        if let Some(id) = tip(&format!("refs/heads/{branch}")) {
+            return Some((branch.to_string(), id));
+        }
+    }
+    None
+}
+
 impl Advertised {
     /// The target of a new branch or tag: the remote's default branch as
     /// it is now (none for an empty remote). A default branch whose tip

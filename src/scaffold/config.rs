@@ -86,6 +86,38 @@ specs:
   changes: planning
   # true: a task's spec must be on the base before its work can land.
   require_on_base: false
+
+# Unfinished tasks (a report not `complete` or missing, a check without a
+# passing, current receipt) on a branch that does not land on the protected
+# branch: allow commits and pushes them with warnings (work_in_progress);
+# deny refuses them everywhere. What lands on the protected branch is judged
+# strictly either way.
+work_in_progress: allow
+
+# The agent-harness hooks (`mastermind-hooks install --agent`), read from the
+# default branch so an agent cannot relax them on its branch.
+agent_hooks:
+  # Blocked stops in a row, per session, before the stop goes through with a
+  # note to the user (1 to 100).
+  max_consecutive_blocks: 3
+  subagent:
+    # A routed subagent return that breaks its contract: block or warn.
+    default: block
+    # A return whose dispatch description routes nowhere: block, warn or allow.
+    unknown: allow
+    # Per description prefix (`{probe-: warn}`): block or warn; the longest
+    # matching prefix wins.
+    prefixes: {}
+
+# How the plastic and subagent-return contracts grade the rules their
+# authors left soft.
+contracts:
+  # A well-formed synthesized fallback plastic report: warning or error.
+  synthesized_reports: warning
+  # Rules only the plastic role prompts state (the Tier lines): warning or error.
+  role_prompt_rules: warning
+  # A return whose dispatch matches no routing prefix: allow, warn or block.
+  unknown_dispatch: warn
 "#;
 
 /// Where a repository's CI runs, as far as `init` can tell.
@@ -187,6 +219,15 @@ mod tests {
         assert_eq!(config.untasked.default, None, "the mode decides");
         assert!(config.untasked.rules.is_empty() && config.planning.rules.is_empty());
         assert_eq!(config.allowed_signers, None);
+        assert_eq!(config.work_in_progress, defaults.work_in_progress);
+        assert_eq!(config.agent_hooks, defaults.agent_hooks);
+        assert_eq!(config.contracts, defaults.contracts);
+        for section in ["work_in_progress:", "agent_hooks:", "contracts:"] {
+            assert!(
+                CONFIG_TEMPLATE.contains(&format!("\n{section}")),
+                "{section}"
+            );
+        }
     }
 
     #[test]

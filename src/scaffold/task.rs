@@ -15,8 +15,7 @@ pub const MAX_NAME: usize = 64;
 /// The timeout written into each observed check.
 pub const TIMEOUT_SECS: u64 = 600;
 /// What the report skeleton says wherever the agent must decide.
-pub const STATUS_PLACEHOLDER: &str = "<complete | partial | failed>";
-pub const TESTS_RUN_PLACEHOLDER: &str = "<how many tests the check ran>";
+pub use crate::contract::mastermind::executor_report::{STATUS_PLACEHOLDER, TESTS_RUN_PLACEHOLDER};
 
 /// One observed check: the id the runner knows it by and its argv.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -348,6 +347,28 @@ mod tests {
         assert!(
             codes.contains(&Code::executor_report_schema_violation),
             "{skeleton}\n{codes:?}"
+        );
+        // The gate tells the untouched skeleton from a broken report.
+        let errors = crate::contract::mastermind::executor_report::parse(skeleton.as_bytes())
+            .err()
+            .unwrap_or_default();
+        assert!(
+            crate::contract::mastermind::executor_report::is_unfilled_skeleton(
+                skeleton.as_bytes(),
+                &errors
+            ),
+            "{errors:?}"
+        );
+        let broken = skeleton.replace("files_modified:", "files_modifed:");
+        let errors = crate::contract::mastermind::executor_report::parse(broken.as_bytes())
+            .err()
+            .unwrap_or_default();
+        assert!(
+            !crate::contract::mastermind::executor_report::is_unfilled_skeleton(
+                broken.as_bytes(),
+                &errors
+            ),
+            "a skeleton broken otherwise is broken: {errors:?}"
         );
         let filled = skeleton
             .replace(&scalar(STATUS_PLACEHOLDER), "complete")

@@ -295,10 +295,18 @@ fn one_task_over_three_commits_and_two_pushes() {
     pushed_ok(&repo, &["origin", "feature"]);
     let (code, codes, out) = check(&repo, &["--ci", "--base", "main", "--head", "feature"]);
     assert_eq!(code, 0, "{codes:?}\n{out}");
-    // A report that forgot part 1's file is caught, though part 1 landed.
+    // A report that forgot part 1's file is caught, though part 1 landed:
+    // on the feature branch as unfinished work (a warning), on main as an
+    // error.
     write_report(&repo, "001-a", &["src/b.py"], "src/a.py", "alpha");
     repo.git(&["add", "-A"]);
     let (code, codes, _) = check(&repo, &["--staged"]);
+    assert_eq!(code, 0, "{codes:?}");
+    for expected in ["executor_report_missing_changed_file", "work_in_progress"] {
+        assert!(codes.iter().any(|c| c == expected), "{codes:?}");
+    }
+    repo.git(&["commit", "-q", "--no-verify", "-m", "forgot part 1"]);
+    let (code, codes, _) = check(&repo, &["--ci", "--base", "main", "--head", "feature"]);
     assert_eq!(code, 1);
     assert!(
         codes

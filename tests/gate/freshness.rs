@@ -11,8 +11,16 @@ use crate::common::tasks::*;
 const AGENT: &str = "Agent <agent@example.invalid>";
 const HUMAN: &str = "Human <human@example.invalid>";
 
+/// Pushes of the branch itself are compared with CI's verdict on its
+/// merge into main: `work_in_progress: deny` judges them as strictly (by
+/// default an unfinished task only warns on a branch that does not land on
+/// the protected branch).
 fn forge() -> Forge {
     Forge::new(&[
+        (
+            ".mastermind/hooks.yaml",
+            "untasked:\n  default: allow\nwork_in_progress: deny\n",
+        ),
         ("src/a.py", "a = 0\n"),
         ("src/b.py", "b = 0\n"),
         ("README.md", "# demo\n"),

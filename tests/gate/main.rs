@@ -39,3 +39,4 @@ mod signers;
 mod snapshot_v1;
 mod trust;
 mod verification_dir;
+mod work_in_progress;

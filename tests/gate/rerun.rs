@@ -531,7 +531,7 @@ fn an_executable_in_an_ignored_directory_is_bound_by_what_the_runner_saw() {
     repo.write(".gitignore", "node_modules/\n");
     repo.write(
         ".mastermind/hooks.yaml",
-        "rerun:\n  setup:\n    - [sh, -c, 'mkdir -p node_modules/.bin && printf \"#!/bin/sh\\n# installed by CI\\ngrep -q \\\"return 2\\\" src/lib.py\\n\" > node_modules/.bin/unit && chmod +x node_modules/.bin/unit']\n",
+        "work_in_progress: deny\nrerun:\n  setup:\n    - [sh, -c, 'mkdir -p node_modules/.bin && printf \"#!/bin/sh\\n# installed by CI\\ngrep -q \\\"return 2\\\" src/lib.py\\n\" > node_modules/.bin/unit && chmod +x node_modules/.bin/unit']\n",
     );
     let base = repo.commit_all("base");
     repo.git(&["checkout", "-q", "-b", "feature"]);

@@ -1021,3 +1021,48 @@ fn optional_payload_fields_and_every_agent_result_are_understood() {
     let answer = subagent(&repo, "claude-code", &exact).expect("a block");
     assert_eq!(answer["decision"], "block");
 }
+
+#[test]
+fn an_agent_that_commits_without_the_hooks_is_still_judged_when_it_stops() {
+    let origin = TestRepo::new();
+    origin.write("src/a.rs", "fn a() {}\n");
+    origin.commit_all("base");
+    for branch in ["task", "main"] {
+        let repo = TestRepo::clone_of(&origin, &[]);
+        if branch != "main" {
+            repo.git(&["checkout", "-q", "-b", branch]);
+        }
+        // The work is committed past the hooks, and the working tree is
+        // clean: still judged, on a task branch and on the default branch.
+        repo.write_task("001-change-a", &["src/a.rs"], &["src/a.rs"]);
+        repo.write("src/a.rs", "fn a() { /* changed */ }\n");
+        repo.write("src/extra.rs", "// not declared\n");
+        repo.commit_all("work, committed with --no-verify");
+        let answer = stop(&repo, "claude-code", false).expect("a block");
+        assert_eq!(answer["decision"], "block", "{branch}");
+        let reason = answer["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("- [unexpected_file] src/extra.rs:"),
+            "{branch}: {reason}"
+        );
+        // A relaxed configuration committed on the branch relaxes nothing:
+        // the default branch's configuration judges.
+        repo.write(
+            ".mastermind/hooks.yaml",
+            "severity:\n  unexpected_file: note\nagent_hooks:\n  max_consecutive_blocks: 50\n",
+        );
+        repo.commit_all("relax the gate, with --no-verify");
+        let answer = stop(&repo, "claude-code", false).expect("still a block");
+        assert_eq!(answer["decision"], "block", "{branch}");
+        let reason = answer["reason"].as_str().unwrap();
+        assert!(reason.contains("[unexpected_file]"), "{branch}: {reason}");
+        // Fixed and committed: the stop goes through silently.
+        repo.remove("src/extra.rs");
+        repo.git(&["checkout", "-q", "origin/main", "--", "."]);
+        repo.git(&["rm", "-q", "--cached", ".mastermind/hooks.yaml"]);
+        repo.remove(".mastermind/hooks.yaml");
+        repo.write("src/a.rs", "fn a() { /* changed */ }\n");
+        repo.commit_all("fix");
+        assert_eq!(stop(&repo, "claude-code", false), None, "{branch}");
+    }
+}

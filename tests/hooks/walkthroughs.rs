@@ -211,3 +211,166 @@ fn shell_blocks_keep_inner_fences_of_longer_blocks() {
     let doc = "x\n<!-- t:begin -->\n```sh\na\n```\n```yaml\nno\n```\n````sh\nb <<E\n```yaml\nE\n````\n<!-- t:end -->\n```sh\nafter\n```\n";
     assert_eq!(shell_blocks(doc, "t"), "a\n\nb <<E\n```yaml\nE\n\n");
 }
+
+/// The partial report an agent commits mid-task: valid, `partial`, with
+/// the defect that says what is left.
+const PARTIAL_REPORT: &str = r#"cat > .mastermind/tasks/more-values/executor-report.md <<'EOF'
+# Executor report: more-values
+
+<!-- mastermind:report-begin -->
+```yaml
+schema_version: 1
+spec: .mastermind/tasks/more-values/spec.md
+status: partial
+phases:
+  - id: implement
+    status: stopped_here
+files_modified:
+  - extra.py
+claims: []
+defects:
+  - kind: unfinished
+    phase: implement
+    details: double() is written, its check has not run yet
+    remediation_hint: run the check and finish the report
+verifications: []
+```
+<!-- mastermind:report-end -->
+EOF
+"#;
+
+/// The complete report of a task that changed `files`.
+fn complete_report(task: &str, files: &[&str]) -> String {
+    let listed: String = files.iter().map(|f| format!("  - {f}\n")).collect();
+    format!(
+        "cat > .mastermind/tasks/{task}/executor-report.md <<'EOF'\n# Executor report: {task}\n\n<!-- mastermind:report-begin -->\n```yaml\nschema_version: 1\nspec: .mastermind/tasks/{task}/spec.md\nstatus: complete\nphases:\n  - id: implement\n    status: done\nfiles_modified:\n{listed}claims: []\ndefects: []\nverifications:\n  - cmd: python3 -m unittest -v\n    result: pass\n    observed:\n      exit_code: 0\n```\n<!-- mastermind:report-end -->\nEOF\n"
+    )
+}
+
+#[test]
+fn the_quick_start_goes_on_widening_working_in_progress_and_landing_from_a_teammates_clone() {
+    if require_tool("python3").is_none() {
+        return;
+    }
+    let readme = std::fs::read_to_string("README.md").expect("README.md");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = tempfile::tempdir().expect("home");
+    let step = |what: &str, script: &str| -> Output {
+        let output = run_script(script, dir.path(), home.path());
+        eprintln!("== {what}\n{}", transcript(&output));
+        output
+    };
+    let stderr = |o: &Output| String::from_utf8_lossy(&o.stderr).into_owned();
+    let quick = step("the quick start", &shell_blocks(&readme, "quickstart"));
+    assert!(quick.status.success(), "{}", transcript(&quick));
+
+    // The server runs the gate from here on.
+    let server = step(
+        "install --server",
+        "cd demo-origin.git && mastermind-hooks install --server",
+    );
+    assert!(server.status.success(), "{}", transcript(&server));
+
+    // 1. A second commit widens the pushed task: declare, edit, re-run the
+    // check `task widen` names, report, commit, push. No refusal.
+    let widen = step(
+        "widen the task",
+        &format!(
+            "cd demo\nmastermind-hooks task widen change-value --touches test_lib.py\nprintf '\\n    def test_value_is_an_int(self):\\n        self.assertIsInstance(value(), int)\\n' >> test_lib.py\nmastermind-hooks verification run .mastermind/tasks/change-value/spec.md --id python3-unittest\n{}git add -A && git commit -qm 'change-value: test_lib.py too'\ngit push -q\n",
+            complete_report("change-value", &["lib.py", "test_lib.py"])
+        ),
+    );
+    assert!(widen.status.success(), "{}", transcript(&widen));
+    let printed = stderr(&widen);
+    assert!(
+        printed.contains("ok: task .mastermind/tasks/change-value (")
+            && printed
+                .contains("ok: task .mastermind/tasks/change-value in refs/heads/change-value")
+            && !printed.contains("error["),
+        "{printed}"
+    );
+
+    // 2. Work in progress on a feature branch: committed and pushed with
+    // warnings, exit 0, through pre-commit, pre-push and pre-receive.
+    let wip = step(
+        "a work-in-progress commit and push",
+        &format!(
+            "cd demo\ngit switch -q -c more-values\nmastermind-hooks task new more-values --touches extra.py --check 'python3 -m unittest -v'\nprintf 'def double():\\n    return 4\\n' > extra.py\n{PARTIAL_REPORT}git add -A && git commit -qm 'wip: double()'\ngit push -q -u origin more-values\n"
+        ),
+    );
+    assert!(wip.status.success(), "{}", transcript(&wip));
+    let printed = stderr(&wip);
+    assert!(
+        printed.matches("warning[work_in_progress]").count() >= 3,
+        "pre-commit, pre-push and pre-receive each warn: {printed}"
+    );
+    assert!(
+        printed.contains("remote: ") && !printed.contains("error["),
+        "{printed}"
+    );
+    assert!(
+        printed.contains(
+            "mastermind-hooks verification run .mastermind/tasks/more-values/spec.md --id python3-unittest"
+        ),
+        "the warning names the command that finishes the task: {printed}"
+    );
+
+    // What is unfinished does not land: CI on the branch's merge, and a
+    // push to main past the local hook, which pre-receive refuses.
+    let ci = step(
+        "CI on the unfinished branch",
+        "cd ci && git fetch -q && mastermind-hooks check --ci --base origin/main --head origin/more-values",
+    );
+    assert_eq!(ci.status.code(), Some(1), "{}", transcript(&ci));
+    let refused = step(
+        "an unfinished push to main",
+        "cd demo && git push -q --no-verify origin more-values:main",
+    );
+    assert!(!refused.status.success(), "{}", transcript(&refused));
+    assert!(
+        stderr(&refused).contains("remote: ") && stderr(&refused).contains("error["),
+        "{}",
+        transcript(&refused)
+    );
+
+    // 3. A teammate's clone, hooks installed there, finishes the task and
+    // lands it on main.
+    let finish = step(
+        "a teammate finishes the task",
+        &format!(
+            "git clone -q demo-origin.git teammate && cd teammate\nmastermind-hooks install\ngit switch -q more-values\nmastermind-hooks verification run .mastermind/tasks/more-values/spec.md --id python3-unittest\n{}git add -A && git commit -qm 'more-values: done'\ngit push -q origin more-values\n",
+            complete_report("more-values", &["extra.py"])
+        ),
+    );
+    assert!(finish.status.success(), "{}", transcript(&finish));
+    let printed = stderr(&finish);
+    assert!(
+        printed.contains("ok: task .mastermind/tasks/more-values (")
+            && !printed.contains("warning[work_in_progress]")
+            && !printed.contains("error["),
+        "{printed}"
+    );
+    let ci = step(
+        "CI on the finished branch",
+        "cd ci && git fetch -q && mastermind-hooks check --ci --base origin/main --head origin/more-values",
+    );
+    assert!(ci.status.success(), "{}", transcript(&ci));
+    let land = step(
+        "land on main",
+        "cd teammate && git switch -q main && git merge -q --ff-only more-values && git push -q origin main",
+    );
+    assert!(land.status.success(), "{}", transcript(&land));
+    assert!(!stderr(&land).contains("error["), "{}", transcript(&land));
+    assert_eq!(
+        git(
+            &dir.path().join("demo-origin.git"),
+            home.path(),
+            &["rev-parse", "main"]
+        ),
+        git(
+            &dir.path().join("demo-origin.git"),
+            home.path(),
+            &["rev-parse", "more-values"]
+        ),
+    );
+}

@@ -58,7 +58,10 @@ fn widen_declares_keeps_the_rest_names_stale_checks_and_is_idempotent() {
         out.contains("mastermind-hooks verification run .mastermind/tasks/fix/spec.md --id sh"),
         "{out}"
     );
-    assert!(out.contains("commit the plan on its own"), "{out}");
+    assert!(
+        out.contains("a spec that has not landed on the default branch is the task's own"),
+        "{out}"
+    );
     let after = std::fs::read_to_string(&spec).unwrap();
     assert_eq!(
         after,

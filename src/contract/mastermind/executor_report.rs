@@ -18,6 +18,29 @@ use std::collections::HashSet;
 /// Reports larger than this are rejected before decoding.
 pub const MAX_REPORT_BYTES: usize = 1024 * 1024;
 
+/// What the report skeleton `task new` writes says where the executor must
+/// decide: the status, and a test runner's `tests_run`.
+pub const STATUS_PLACEHOLDER: &str = "<complete | partial | failed>";
+pub const TESTS_RUN_PLACEHOLDER: &str = "<how many tests the check ran>";
+
+/// True when `errors` (what [`parse`] refused `bytes` for) say only that
+/// the report is still the skeleton: its status is the placeholder, and
+/// every error is a schema violation at `/status` or at a `tests_run`
+/// still holding its placeholder. A report that is wrong in any other way
+/// is not an unfilled skeleton.
+pub fn is_unfilled_skeleton(bytes: &[u8], errors: &[Diagnostic]) -> bool {
+    let text = String::from_utf8_lossy(bytes);
+    let status_line = format!("status: \"{STATUS_PLACEHOLDER}\"");
+    text.lines().any(|line| line.trim_end() == status_line)
+        && !errors.is_empty()
+        && errors.iter().all(|d| {
+            d.code == Code::executor_report_schema_violation
+                && d.json_pointer
+                    .as_deref()
+                    .is_some_and(|p| p == "/status" || p.ends_with("/tests_run"))
+        })
+}
+
 pub const REPORT_BEGIN: &str = "mastermind:report-begin";
 pub const REPORT_END: &str = "mastermind:report-end";
 pub const LEGACY_BEGIN: &str = "mastermind:executor-begin";

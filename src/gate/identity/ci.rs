@@ -164,6 +164,20 @@ pub fn branches(data: &CiData<'_>) -> (Option<String>, Option<String>) {
     }
 }
 
+/// For a push pipeline (no change request) of a branch other than the
+/// repository's default branch: that branch and the default branch. Such a
+/// run does not judge a landing on the protected branch (its unfinished
+/// tasks are work in progress); a change request always does, and so does
+/// a run where the platform does not name both branches.
+pub fn pushed_elsewhere(data: &CiData<'_>) -> Option<(String, String)> {
+    if change_request(data).is_some() {
+        return None;
+    }
+    let pushed = pushed_branch(data)?;
+    let default = default_branch(data)?;
+    (pushed != default).then_some((pushed, default))
+}
+
 /// The CI facts: actors, the source branch, and the protected branch's
 /// commit planning is judged against: the change request's target (`base`,
 /// which the event gave), or for a push the default branch (`base` when the

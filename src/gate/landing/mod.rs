@@ -136,9 +136,26 @@ pub struct Landing {
     pub identity: crate::gate::identity::facts::Facts,
     /// A label for the change in task results (the pushed ref, say).
     pub label: Option<String>,
+    /// Why this landing does not land on the protected branch (a feature
+    /// branch's commit, push, pre-receive update or CI push pipeline): its
+    /// unfinished tasks are work in progress
+    /// (`crate::gate::work_in_progress`). `None`: it lands there, or the
+    /// mode cannot tell, and it is judged strictly.
+    pub work_in_progress: Option<String>,
+    /// The protected branch's tip as a local mode knows it (the clone's
+    /// default branch, `crate::repo::remote::local_default_branch`), used
+    /// only to judge less: whether a task's spec has landed. Where the mode
+    /// knows the protected branch (`identity.protected`), that wins.
+    pub landed_locally: Option<ObjectId>,
 }
 
 impl Landing {
+    /// The protected branch's tip, as far as the mode knows it: what it
+    /// vouches for (`identity.protected`), else the local view of it.
+    pub fn protected(&self) -> Option<ObjectId> {
+        self.identity.protected.or(self.landed_locally)
+    }
+
     /// The content at `at`.
     pub fn snapshot(&self, at: At) -> Snapshot<'_> {
         match (at, &self.pending) {

@@ -27,6 +27,10 @@ pub enum Mode {
     Worktree {
         since: Option<String>,
     },
+    /// The agent's stop hook: the working tree and every commit since the
+    /// merge base with the upstream or the default branch
+    /// ([`worktree::agent_landing`]).
+    AgentWork,
     /// A bare repository's pre-receive hook.
     Receive,
 }
@@ -75,6 +79,9 @@ pub fn report(mode: &Mode) -> Report {
             &mut out,
         ),
         Mode::Worktree { since } => worktree::check(&repo, since.as_deref(), &mut out),
+        Mode::AgentWork => worktree::agent_landing(&repo).map(|landing| {
+            super::judge::judge(&repo, &landing, &mut out);
+        }),
     };
     if let Err(e) = result {
         out.fail(e);

@@ -128,6 +128,8 @@ impl Update {
             branch: self.branch,
             label: Some(self.label),
             identity: Default::default(),
+            work_in_progress: None,
+            landed_locally: None,
         })
     }
 }
@@ -289,6 +291,17 @@ pub fn check(
             .ok()
             .and_then(|refs| refs.default_tip)
             .filter(|id| repo.has_commit(*id));
+        // A branch other than the remote's default branch does not land on
+        // the protected branch: its unfinished tasks are work in progress.
+        if let Ok(Some(default)) = advertised.as_ref().map(|refs| refs.default_ref.as_deref())
+            && line.remote_ref.starts_with("refs/heads/")
+            && line.remote_ref != default
+        {
+            landing.work_in_progress = Some(format!(
+                "{} is not the remote's default branch {}",
+                line.remote_ref, default
+            ));
+        }
         judge(repo, &landing, out);
     }
     Ok(())

@@ -237,6 +237,20 @@ fn judge_all(repo: &Repo, updates: &[RefUpdate], out: &mut Collected) -> Result<
                 // was before the push (crate::gate::identity).
                 landing.identity.pushers = pushers.clone();
                 landing.identity.protected = default_tip;
+                // As pre-push: a branch other than the default branch does
+                // not land on the protected branch. Where HEAD names a
+                // branch that does not exist, no default branch is known:
+                // strict.
+                if let Some(default) = default_ref.as_deref()
+                    && default_tip.is_some()
+                    && update.name.starts_with("refs/heads/")
+                    && update.name != default
+                {
+                    landing.work_in_progress = Some(format!(
+                        "{} is not the default branch {default}",
+                        update.name
+                    ));
+                }
                 judge(repo, &landing, out);
             }
         }

@@ -5,7 +5,7 @@
 
 use super::judge::{Collected, judge};
 use super::{At, Landing, Target, ViewKind, steps};
-use crate::repo::remote::local_default_tips;
+use crate::repo::remote::{local_default_branch, local_default_tips};
 use crate::repo::tree::View;
 use crate::repo::{Repo, RepoError};
 use gix::ObjectId;
@@ -78,6 +78,9 @@ pub fn landing(repo: &Repo) -> Result<Landing, RepoError> {
     let heads = parents.clone();
     steps.push(steps::pending(repo, &view, &base_view, parents)?);
     let base_label = base_view.label.clone();
+    let branch = steps::current_branch(repo);
+    let (work_in_progress, landed_locally) =
+        steps::elsewhere(branch.as_deref(), local_default_branch(repo));
     Ok(Landing {
         kind: ViewKind::Staged,
         target: Target::at(repo, head, base_label.clone())?,
@@ -91,9 +94,11 @@ pub fn landing(repo: &Repo) -> Result<Landing, RepoError> {
         tip: At::Pending,
         tip_label: view.label.clone(),
         pending: Some(view),
-        branch: steps::current_branch(repo),
+        branch,
         label: None,
         identity: Default::default(),
+        work_in_progress,
+        landed_locally,
     })
 }
 

@@ -79,3 +79,51 @@ pub fn current_branch(repo: &Repo) -> Option<String> {
         .flatten()
         .map(|name| name.shorten().to_str_lossy().into_owned())
 }
+
+/// For the local modes: whether the commit being made on `branch` lands on
+/// the clone's default branch (`default`: its name and tip, as
+/// [`crate::repo::remote::local_default_branch`] knows it). On another
+/// branch: why the commit does not land there (its unfinished tasks are
+/// work in progress) and the default branch's tip (where a task's spec is
+/// read to tell whether it landed). On the default branch, a detached
+/// HEAD, or where no default branch is known: `(None, None)`, judged
+/// strictly against HEAD.
+pub fn elsewhere(
+    branch: Option<&str>,
+    default: Option<(String, ObjectId)>,
+) -> (Option<String>, Option<ObjectId>) {
+    match (branch, default) {
+        (Some(branch), Some((default, tip))) if branch != default => (
+            Some(format!(
+                "branch {branch} is not the default branch {default}"
+            )),
+            Some(tip),
+        ),
+        _ => (None, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_named_branch_other_than_the_default_is_elsewhere() {
+        let tip = ObjectId::null(gix::hash::Kind::Sha1);
+        let main = || Some(("main".to_string(), tip));
+        let (why, landed) = elsewhere(Some("feature/x"), main());
+        assert!(why.is_some_and(|w| w.contains("branch feature/x is not the default branch main")));
+        assert_eq!(landed, Some(tip));
+        assert_eq!(elsewhere(Some("main"), main()), (None, None));
+        assert_eq!(
+            elsewhere(None, main()),
+            (None, None),
+            "a detached HEAD is strict"
+        );
+        assert_eq!(
+            elsewhere(Some("feature"), None),
+            (None, None),
+            "no default known: strict"
+        );
+    }
+}

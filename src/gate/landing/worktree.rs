@@ -1,8 +1,11 @@
-//! `check --worktree` (and the agent's stop hook): the working tree
+//! `check --worktree` and the agent's stop hook: the working tree
 //! (tracked and non-ignored untracked files) lands on HEAD; with
 //! `--since REV`, the commits from `REV` to HEAD are steps of the change
 //! too. The configuration comes from that base, so an agent's edit of
-//! `hooks.yaml` in the working tree never relaxes its own gate.
+//! `hooks.yaml` in the working tree never relaxes its own gate. The stop
+//! hook ([`agent_landing`]) judges everything since the branch left its
+//! upstream or the default branch, under the default branch's
+//! configuration.
 
 use super::judge::{Collected, judge};
 use super::{At, Landing, Target, ViewKind, steps};
@@ -11,11 +14,52 @@ use crate::repo::{Repo, RepoError};
 
 /// The working tree landing on HEAD, or on `since`.
 pub fn landing(repo: &Repo, since: Option<&str>) -> Result<Landing, RepoError> {
-    let head = repo.head_commit()?;
     let since = match since {
         Some(rev) => Some(repo.resolve_commit(rev)?),
         None => None,
     };
+    landing_on(repo, since, None)
+}
+
+/// The commit whose configuration judges an agent's work: the default
+/// branch's tip as this clone knows it, else HEAD (`None`: no commit yet).
+/// Never the working tree, and never a commit only the agent's branch has
+/// where the default branch is known.
+pub fn protected_commit(repo: &Repo) -> Result<Option<gix::ObjectId>, RepoError> {
+    match crate::repo::remote::local_default_branch(repo) {
+        Some((_, tip)) => Ok(Some(tip)),
+        None => repo.head_commit(),
+    }
+}
+
+/// The agent's work as its stop hook judges it: every commit since the
+/// merge base of HEAD with its upstream (`@{upstream}`), else with the
+/// default branch, and the working tree, committed or not (an agent that
+/// commits with `--no-verify` is still judged), under the configuration of
+/// the default branch's tip where it is known ([`protected_commit`]), so a
+/// relaxed `hooks.yaml` the agent committed on its branch relaxes nothing.
+pub fn agent_landing(repo: &Repo) -> Result<Landing, RepoError> {
+    let head = repo.head_commit()?;
+    let default = crate::repo::remote::local_default_branch(repo).map(|(_, tip)| tip);
+    let upstream = repo
+        .resolve_commit("@{upstream}")
+        .ok()
+        .filter(|id| repo.has_commit(*id));
+    let since = match (head, upstream.or(default)) {
+        (Some(head), Some(other)) => repo.merge_base(head, other)?,
+        _ => None,
+    };
+    landing_on(repo, since, default)
+}
+
+/// The working tree on HEAD with the commits since `since` as steps,
+/// judged under `target`'s configuration (`None`: `since`, else HEAD).
+fn landing_on(
+    repo: &Repo,
+    since: Option<gix::ObjectId>,
+    target: Option<gix::ObjectId>,
+) -> Result<Landing, RepoError> {
+    let head = repo.head_commit()?;
     let base_commit = since.or(head);
     let head_view = match head {
         Some(id) => View::from_commit(repo, id)?,
@@ -32,13 +76,24 @@ pub fn landing(repo: &Repo, since: Option<&str>) -> Result<Landing, RepoError> {
         &head_view,
         head.into_iter().collect(),
     )?);
+    let branch = steps::current_branch(repo);
+    let (_, landed_locally) = steps::elsewhere(
+        branch.as_deref(),
+        crate::repo::remote::local_default_branch(repo),
+    );
     let base_label = match base_commit {
         Some(id) => format!("commit {}", short(id)),
         None => "the empty tree (no commit yet)".to_string(),
     };
+    let target = match target {
+        Some(id) if Some(id) != base_commit => {
+            Target::at(repo, Some(id), format!("the default branch {}", short(id)))?
+        }
+        _ => Target::at(repo, base_commit, base_label.clone())?,
+    };
     Ok(Landing {
         kind: ViewKind::Worktree,
-        target: Target::at(repo, base_commit, base_label.clone())?,
+        target,
         base: base_commit,
         base_label,
         steps,
@@ -49,9 +104,12 @@ pub fn landing(repo: &Repo, since: Option<&str>) -> Result<Landing, RepoError> {
         tip: At::Pending,
         tip_label: view.label.clone(),
         pending: Some(view),
-        branch: steps::current_branch(repo),
+        branch,
         label: None,
         identity: Default::default(),
+        // The agent's stop hook judges the work as it would land: strict.
+        work_in_progress: None,
+        landed_locally,
     })
 }
 

@@ -151,16 +151,25 @@ pub fn evaluate<'r>(
                     ),
                     &v1_path,
                 ),
-                None => result(
-                    &run.id,
-                    CheckState::Missing,
-                    Code::receipt_missing,
-                    format!(
-                        "receipt_missing: observed check `{}` has no receipt in {} ({tree_path} or {v1_path})",
-                        run.id, ctx.at_label
-                    ),
-                    &tree_path,
-                ),
+                None => {
+                    let mut missing = result(
+                        &run.id,
+                        CheckState::Missing,
+                        Code::receipt_missing,
+                        format!(
+                            "receipt_missing: observed check `{}` has no receipt in {} ({tree_path} or {v1_path})",
+                            run.id, ctx.at_label
+                        ),
+                        &tree_path,
+                    );
+                    let hint = freshness::refresh_hint(&spec_path, &run.id, &tree_path);
+                    missing.diagnostics = missing
+                        .diagnostics
+                        .into_iter()
+                        .map(|d| d.with_hint(hint.clone()))
+                        .collect();
+                    missing
+                }
                 Some(Content::NotRegular(_)) => result(
                     &run.id,
                     CheckState::Unavailable,
@@ -212,6 +221,8 @@ pub fn evaluate_in_worktree(
         branch: None,
         label: None,
         identity: Default::default(),
+        work_in_progress: None,
+        landed_locally: None,
     };
     let gate = super::Gate::new(repo, config, &landing);
     let ctx = TaskContext {
