@@ -148,6 +148,20 @@ impl SchemaId {
         &SLOTS[self as usize]
     }
 
+    /// Compile `ids` on a background thread that nobody waits for, so their
+    /// compilation (a few milliseconds of a hook's run) overlaps the
+    /// caller's git reads; a validation that needs one before it is ready
+    /// waits for it (the slots are `OnceLock`s) and the answer is the same.
+    pub fn prewarm(ids: &'static [SchemaId]) {
+        let _ = std::thread::Builder::new()
+            .name("schemas".into())
+            .spawn(move || {
+                for id in ids {
+                    let _ = id.validator();
+                }
+            });
+    }
+
     fn validator(self) -> Result<&'static jsonschema::Validator, SchemaUnavailable> {
         let unusable = |message: String| SchemaUnavailable {
             schema: self.name(),

@@ -164,6 +164,48 @@ impl Repo {
         &self.inner
     }
 
+    /// The author (`committer: false`) or committer `git commit` would
+    /// record, as "Name <email>", resolved as gix's own `author()` and
+    /// `committer()` do (environment, `author.*` or `committer.*`, then
+    /// `user.*`, then gix's fallbacks; name and email independently), but
+    /// without the date: gix computes the local time with them, which loads
+    /// the time-zone database (a walk of the zoneinfo directory, about a
+    /// millisecond) for a date the gate never reads.
+    pub fn person(&self, committer: bool) -> Option<String> {
+        use gix::bstr::ByteSlice;
+        use gix::config::tree::{Author, Committer, User, gitoxide};
+        let config = self.inner.config_snapshot();
+        let (name, email, name_fallback, email_fallback) = if committer {
+            (
+                Committer::NAME,
+                Committer::EMAIL,
+                gitoxide::Committer::NAME_FALLBACK,
+                gitoxide::Committer::EMAIL_FALLBACK,
+            )
+        } else {
+            (
+                Author::NAME,
+                Author::EMAIL,
+                gitoxide::Author::NAME_FALLBACK,
+                gitoxide::Author::EMAIL_FALLBACK,
+            )
+        };
+        let name = config
+            .string(name)
+            .or_else(|| config.string(User::NAME))
+            .or_else(|| config.string(name_fallback))?;
+        let email = config
+            .string(email)
+            .or_else(|| config.string(User::EMAIL))
+            .or_else(|| config.string(gitoxide::User::EMAIL_FALLBACK))
+            .or_else(|| config.string(email_fallback))?;
+        Some(format!(
+            "{} <{}>",
+            name.to_str_lossy().trim(),
+            email.to_str_lossy().trim()
+        ))
+    }
+
     /// The working tree root, for non-bare repositories.
     pub fn workdir(&self) -> Option<&Path> {
         self.inner.workdir()

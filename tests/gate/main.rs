@@ -26,6 +26,7 @@ mod gate;
 mod local_merge;
 mod one_verdict;
 mod parallel;
+mod person;
 mod planning;
 mod protected_target;
 mod pushers;

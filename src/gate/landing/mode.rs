@@ -9,6 +9,7 @@ use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
 use crate::repo::{Repo, RepoError};
 use crate::report::Report;
+use crate::schema::SchemaId;
 
 /// The gate mode.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,6 +66,18 @@ pub fn report(mode: &Mode) -> Report {
             return out.into_report();
         }
     };
+    // A repository with task folders has specs, reports and receipts to
+    // validate: compile their schemas while the gate reads git.
+    if repo
+        .workdir()
+        .is_some_and(|dir| dir.join(crate::bookkeeping::TASKS_DIR).is_dir())
+    {
+        SchemaId::prewarm(&[
+            SchemaId::SpecFrontmatterV1,
+            SchemaId::ExecutorReportV1,
+            SchemaId::TreeReceiptV1,
+        ]);
+    }
     let result = match mode {
         Mode::Receive => Ok(()), // judged above
         Mode::Staged => staged::check(&repo, &mut out),

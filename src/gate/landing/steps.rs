@@ -37,22 +37,13 @@ pub fn pending(
         let second = repo.commit_tree(*theirs)?;
         changes = own_changes(repo, changes, first, second, &merge)?;
     }
-    let who = |signature: Option<Result<gix::actor::SignatureRef<'_>, _>>| {
-        signature.and_then(Result::ok).map(|s| {
-            format!(
-                "{} <{}>",
-                s.name.to_str_lossy().trim(),
-                s.email.to_str_lossy().trim()
-            )
-        })
-    };
     Ok(Step {
         at: StepAt::Pending,
         parents,
         label: view.label.clone(),
         identity: Identity {
-            author: who(repo.gix().author()),
-            committer: who(repo.gix().committer()),
+            author: repo.person(false),
+            committer: repo.person(true),
             message: None,
         },
         changes,
