@@ -416,7 +416,7 @@ fn a_binary_the_change_could_have_committed_is_refused() {
         format!(
             "{}:{}",
             fake.parent().unwrap().display(),
-            std::env::var("PATH").unwrap()
+            super::templates::host_path()
         ),
     ));
     let run = Runner::here(scratch.path()).run(repo.path(), &[], &refs(&path_env));
@@ -466,7 +466,7 @@ fn the_gate_step_refuses_a_binary_changed_since_install() {
         .arg(path("ci-templates/github/run.sh"))
         .current_dir(scratch.path())
         .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("PATH", super::templates::host_path())
         .env("MASTERMIND_HOOKS_BIN", &fake)
         .env("MASTERMIND_HOOKS_VERIFIED_SHA256", "0".repeat(64))
         .output()
@@ -670,15 +670,13 @@ fn merge_request(repo: &common::TestRepo) -> Vec<(&'static str, String)> {
 
 /// PATH without any cargo, so a build cannot happen unnoticed.
 fn path_without_cargo(first: Option<&Path>) -> String {
-    let mut dirs: Vec<String> = first.iter().map(|d| d.display().to_string()).collect();
-    dirs.extend(
-        std::env::var("PATH")
-            .unwrap_or_default()
-            .split(':')
-            .filter(|d| !Path::new(d).join("cargo").exists())
-            .map(str::to_string),
-    );
-    dirs.join(":")
+    let rest = crate::common::tools::path_without(&["cargo", "mastermind-hooks"])
+        .into_string()
+        .expect("a UTF-8 PATH");
+    match first {
+        Some(dir) => format!("{}:{rest}", dir.display()),
+        None => rest,
+    }
 }
 
 #[test]

@@ -326,7 +326,8 @@ pub(super) fn make_executable(file: &Path) {
 
 /// The host's PATH without an installed `mastermind-hooks`: what a template
 /// runs is the binary a test names, never one the machine happens to have.
-fn host_path() -> String {
+/// The host's PATH without any installed `mastermind-hooks`.
+pub(super) fn host_path() -> String {
     crate::common::tools::path_without(&["mastermind-hooks"])
         .into_string()
         .expect("a UTF-8 PATH")
