@@ -67,10 +67,14 @@ pub fn report(mode: &Mode) -> Report {
         }
     };
     // A repository with task folders has specs, reports and receipts to
-    // validate: compile their schemas while the gate reads git.
-    if repo
-        .workdir()
-        .is_some_and(|dir| dir.join(crate::bookkeeping::TASKS_DIR).is_dir())
+    // validate: compile their schemas while the gate reads git. Not in CI:
+    // a re-run removes the CI's secrets from the environment, which must
+    // happen with no other thread alive (crate::runner::secrets), and CI's
+    // run is not the latency a hook's is.
+    if !matches!(mode, Mode::Ci { .. })
+        && repo
+            .workdir()
+            .is_some_and(|dir| dir.join(crate::bookkeeping::TASKS_DIR).is_dir())
     {
         SchemaId::prewarm(&[
             SchemaId::SpecFrontmatterV1,
