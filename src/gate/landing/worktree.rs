@@ -18,7 +18,8 @@ pub fn landing(repo: &Repo, since: Option<&str>) -> Result<Landing, RepoError> {
         Some(rev) => Some(repo.resolve_commit(rev)?),
         None => None,
     };
-    landing_on(repo, since, None)
+    let default = crate::repo::remote::local_default_branch(repo);
+    landing_on(repo, since, None, default)
 }
 
 /// The commit whose configuration judges an agent's work: the default
@@ -40,7 +41,8 @@ pub fn protected_commit(repo: &Repo) -> Result<Option<gix::ObjectId>, RepoError>
 /// relaxed `hooks.yaml` the agent committed on its branch relaxes nothing.
 pub fn agent_landing(repo: &Repo) -> Result<Landing, RepoError> {
     let head = repo.head_commit()?;
-    let default = crate::repo::remote::local_default_branch(repo).map(|(_, tip)| tip);
+    let known = crate::repo::remote::local_default_branch(repo);
+    let default = known.as_ref().map(|(_, tip)| *tip);
     let upstream = repo
         .resolve_commit("@{upstream}")
         .ok()
@@ -49,15 +51,18 @@ pub fn agent_landing(repo: &Repo) -> Result<Landing, RepoError> {
         (Some(head), Some(other)) => repo.merge_base(head, other)?,
         _ => None,
     };
-    landing_on(repo, since, default)
+    landing_on(repo, since, default, known)
 }
 
 /// The working tree on HEAD with the commits since `since` as steps,
-/// judged under `target`'s configuration (`None`: `since`, else HEAD).
+/// judged under `target`'s configuration (`None`: `since`, else HEAD);
+/// `default_branch` is [`crate::repo::remote::local_default_branch`],
+/// read once by the caller.
 fn landing_on(
     repo: &Repo,
     since: Option<gix::ObjectId>,
     target: Option<gix::ObjectId>,
+    default_branch: Option<(String, gix::ObjectId)>,
 ) -> Result<Landing, RepoError> {
     let head = repo.head_commit()?;
     let base_commit = since.or(head);
@@ -77,10 +82,7 @@ fn landing_on(
         head.into_iter().collect(),
     )?);
     let branch = steps::current_branch(repo);
-    let (_, landed_locally) = steps::elsewhere(
-        branch.as_deref(),
-        crate::repo::remote::local_default_branch(repo),
-    );
+    let (_, landed_locally) = steps::elsewhere(branch.as_deref(), default_branch);
     let base_label = match base_commit {
         Some(id) => format!("commit {}", short(id)),
         None => "the empty tree (no commit yet)".to_string(),
