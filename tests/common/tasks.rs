@@ -59,3 +59,41 @@ pub fn do_task(repo: &TestRepo, name: &str, file: &str, needle: &str) {
     verify(repo, name);
     write_report(repo, name, &[file], file, needle);
 }
+
+/// The spec and complete report of task `name` with one observed check
+/// per `(id, argv)` (each with `timeout_secs`), changing `files`.
+pub fn write_task_with_checks(
+    repo: &TestRepo,
+    name: &str,
+    files: &[&str],
+    checks: &[(&str, &[&str])],
+    timeout_secs: u64,
+) {
+    let dir = format!(".mastermind/tasks/{name}");
+    let mut verify = String::new();
+    let mut rows = String::new();
+    for (id, argv) in checks {
+        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+        let cmd = serde_json::to_string(
+            &mastermind_hooks::contract::mastermind::argv_display::display_command(&argv),
+        )
+        .unwrap();
+        verify.push_str(&format!(
+            "  - cmd: {cmd}\n    run:\n      id: {id}\n      argv: {}\n      cwd: .\n      timeout_secs: {timeout_secs}\n",
+            serde_json::to_string(&argv).unwrap()
+        ));
+        rows.push_str(&format!("  - cmd: {cmd}\n    result: pass\n"));
+    }
+    let touches: String = files.iter().map(|f| format!("  - file: {f}\n")).collect();
+    repo.write(
+        &format!("{dir}/spec.md"),
+        &format!("---\nmode: verified\ntouches:\n{touches}verify:\n{verify}---\n# Task {name}\n"),
+    );
+    let listed: String = files.iter().map(|f| format!("  - {f}\n")).collect();
+    repo.write(
+        &format!("{dir}/executor-report.md"),
+        &format!(
+            "# Report\n\n<!-- mastermind:report-begin -->\n```yaml\nschema_version: 1\nspec: {dir}/spec.md\nstatus: complete\nphases: []\nfiles_modified:\n{listed}claims: []\ndefects: []\nverifications:\n{rows}```\n<!-- mastermind:report-end -->\n"
+        ),
+    );
+}

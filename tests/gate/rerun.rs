@@ -11,6 +11,7 @@
 //! gate's own `/proc/<pid>/environ`; an executable in an ignored directory
 //! is bound by what the runner saw and resolved again after setup.
 
+use crate::common::tasks::write_task_with_checks;
 use crate::common::*;
 use mastermind_hooks::contract::mastermind::argv_display::display_command;
 use serde_json::Value;
@@ -270,35 +271,6 @@ fn rerun_output_cannot_issue_workflow_commands_or_read_ci_credentials() {
     assert!(!written.is_empty(), "the job summary was written");
 }
 
-/// The spec and report of task `name` with one observed check per
-/// `(id, argv)`, changing `files`.
-fn write_named_task(repo: &TestRepo, name: &str, files: &[&str], checks: &[(&str, &[&str])]) {
-    let dir = format!(".mastermind/tasks/{name}");
-    let mut verify = String::new();
-    let mut rows = String::new();
-    for (id, argv) in checks {
-        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
-        let cmd = serde_json::to_string(&display_command(&argv)).unwrap();
-        verify.push_str(&format!(
-            "  - cmd: {cmd}\n    run:\n      id: {id}\n      argv: {}\n      cwd: .\n      timeout_secs: 60\n",
-            serde_json::to_string(&argv).unwrap()
-        ));
-        rows.push_str(&format!("  - cmd: {cmd}\n    result: pass\n"));
-    }
-    let touches: String = files.iter().map(|f| format!("  - file: {f}\n")).collect();
-    repo.write(
-        &format!("{dir}/spec.md"),
-        &format!("---\nmode: verified\ntouches:\n{touches}verify:\n{verify}---\n# Task {name}\n"),
-    );
-    let listed: String = files.iter().map(|f| format!("  - {f}\n")).collect();
-    repo.write(
-        &format!("{dir}/executor-report.md"),
-        &format!(
-            "# Report\n\n<!-- mastermind:report-begin -->\n```yaml\nschema_version: 1\nspec: {dir}/spec.md\nstatus: complete\nphases: []\nfiles_modified:\n{listed}claims: []\ndefects: []\nverifications:\n{rows}```\n<!-- mastermind:report-end -->\n"
-        ),
-    );
-}
-
 fn message_of(out: &Output, code: &str) -> String {
     let report = json(out);
     let mut found = Vec::new();
@@ -437,8 +409,20 @@ fn checks_of_different_tasks_run_in_parallel_with_prefixed_output() {
     let base = repo.commit_all("base");
     repo.git(&["checkout", "-q", "-b", "feature"]);
     let (a, b) = (rendezvous("a", "b"), rendezvous("b", "a"));
-    write_named_task(&repo, "001-a", &["a.txt"], &[("meet", &["sh", "-c", &a])]);
-    write_named_task(&repo, "002-b", &["b.txt"], &[("meet", &["sh", "-c", &b])]);
+    write_task_with_checks(
+        &repo,
+        "001-a",
+        &["a.txt"],
+        &[("meet", &["sh", "-c", &a])],
+        60,
+    );
+    write_task_with_checks(
+        &repo,
+        "002-b",
+        &["b.txt"],
+        &[("meet", &["sh", "-c", &b])],
+        60,
+    );
     repo.write("a.txt", "a2\n");
     repo.write("b.txt", "b2\n");
     repo.commit_all("two tasks");

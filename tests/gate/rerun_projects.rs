@@ -8,8 +8,8 @@
 //! that `attestation verify` accepts for the commit, and for the merge
 //! commit whose tree is the landing.
 
+use crate::common::tasks::write_task_with_checks;
 use crate::common::*;
-use mastermind_hooks::contract::mastermind::argv_display::display_command;
 use serde_json::Value;
 use std::process::Output;
 
@@ -21,35 +21,6 @@ const NPM_ENV: &[(&str, &str)] = &[
     ("npm_config_update_notifier", "false"),
     ("npm_config_loglevel", "error"),
 ];
-
-/// A task `name` changing `files`, one observed check per `(id, argv)`,
-/// and its complete report.
-fn write_task(repo: &TestRepo, name: &str, files: &[&str], checks: &[(&str, &[&str])]) {
-    let dir = format!(".mastermind/tasks/{name}");
-    let mut verify = String::new();
-    let mut rows = String::new();
-    for (id, argv) in checks {
-        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
-        let cmd = serde_json::to_string(&display_command(&argv)).unwrap();
-        verify.push_str(&format!(
-            "  - cmd: {cmd}\n    run:\n      id: {id}\n      argv: {}\n      cwd: .\n      timeout_secs: 120\n",
-            serde_json::to_string(&argv).unwrap()
-        ));
-        rows.push_str(&format!("  - cmd: {cmd}\n    result: pass\n"));
-    }
-    let touches: String = files.iter().map(|f| format!("  - file: {f}\n")).collect();
-    repo.write(
-        &format!("{dir}/spec.md"),
-        &format!("---\nmode: verified\ntouches:\n{touches}verify:\n{verify}---\n# Task {name}\n"),
-    );
-    let listed: String = files.iter().map(|f| format!("  - {f}\n")).collect();
-    repo.write(
-        &format!("{dir}/executor-report.md"),
-        &format!(
-            "# Report\n\n<!-- mastermind:report-begin -->\n```yaml\nschema_version: 1\nspec: {dir}/spec.md\nstatus: complete\nphases: []\nfiles_modified:\n{listed}claims: []\ndefects: []\nverifications:\n{rows}```\n<!-- mastermind:report-end -->\n"
-        ),
-    );
-}
 
 /// `check --ci --rerun` of `head` into `base` with `extra` flags, as JSON.
 fn rerun(repo: &TestRepo, base: &str, head: &str, extra: &[&str]) -> (i32, Vec<String>, Output) {
@@ -155,11 +126,12 @@ fn a_node_project_passes_in_the_workspace_and_in_a_worktree_and_fails_when_broke
     let (repo, base) = node_project();
     let local: &[&str] = &["node_modules/.bin/unit"];
     let npm: &[&str] = &["npm", "test", "--silent"];
-    write_task(
+    write_task_with_checks(
         &repo,
         "001-node",
         &["src/value.txt"],
         &[("unit", local), ("npm-test", npm)],
+        120,
     );
     repo.write("src/value.txt", "ok\n");
     run_all(&repo, "001-node");
@@ -271,11 +243,12 @@ const CLEAN: &[&str] = &["git", "diff", "--exit-code"];
 #[test]
 fn a_lint_over_git_ls_files_passes_in_both_places_and_fails_when_a_script_is_broken() {
     let (repo, base) = lint_project();
-    write_task(
+    write_task_with_checks(
         &repo,
         "001-lint",
         &["scripts/b.sh"],
         &[("lint", LINT), ("clean", CLEAN)],
+        120,
     );
     repo.write("scripts/b.sh", "#!/bin/sh\necho b\n");
     repo.git(&["add", "-A"]);
@@ -339,11 +312,12 @@ fn verify(repo: &TestRepo, file: &std::path::Path, commit: &str) -> Output {
 #[test]
 fn the_attestation_is_an_in_toto_statement_that_verifies_against_the_commit() {
     let (repo, base) = lint_project();
-    write_task(
+    write_task_with_checks(
         &repo,
         "001-lint",
         &["scripts/b.sh"],
         &[("lint", LINT), ("clean", CLEAN)],
+        120,
     );
     repo.write("scripts/b.sh", "#!/bin/sh\necho b\n");
     repo.git(&["add", "-A"]);
