@@ -9,7 +9,8 @@
 //! * [`safe_fs`]: opening files without following links or blocking;
 //! * [`install`]: the git hook shims (`install`, `uninstall`, `status`);
 //! * [`agent`]: the agent-harness hook protocols (`agent-hook`, `install --agent`);
-//! * [`process_env`]: git variables child processes must not inherit.
+//! * [`process_env`]: git variables child processes must not inherit;
+//! * [`crash`]: what a panic does (exit 2, or a crash its waiter reports).
 
 // Diagnostics are the error values of this crate; they are built once per
 // finding, never on a hot path, so their size is not worth boxing.
@@ -30,6 +31,7 @@ pub mod codes;
 pub mod commands;
 pub mod config;
 pub mod contract;
+pub mod crash;
 pub mod diagnostic;
 pub mod diff;
 pub mod digest;

@@ -7,6 +7,9 @@ use mastermind_hooks::diagnostic::ExitStatus;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // A panic anywhere is reported and exits 2 (src/crash.rs); the release
+    // profile aborts on panic, so nothing here may rely on unwinding.
+    mastermind_hooks::crash::install_hook();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
@@ -15,19 +18,11 @@ fn main() -> ExitCode {
             return ExitCode::from(if error.use_stderr() { 2 } else { 0 });
         }
     };
-    let status = std::panic::catch_unwind(|| {
-        // Debug builds only: lets the test suite prove that a panic exits 2.
-        #[cfg(debug_assertions)]
-        if std::env::var_os("MASTERMIND_HOOKS_DEBUG_PANIC").is_some() {
-            panic!("panic requested by MASTERMIND_HOOKS_DEBUG_PANIC");
-        }
-        cli::run(cli)
-    })
-    .unwrap_or_else(|_| {
-        eprintln!(
-            "error[internal_error]: mastermind-hooks hit an internal error; nothing was judged (exit 2). Please report it."
-        );
-        ExitStatus::CannotCheck
-    });
+    // Debug builds only: lets the test suite prove that a panic exits 2.
+    #[cfg(debug_assertions)]
+    if std::env::var_os("MASTERMIND_HOOKS_DEBUG_PANIC").is_some() {
+        panic!("panic requested by MASTERMIND_HOOKS_DEBUG_PANIC");
+    }
+    let status: ExitStatus = cli::run(cli);
     ExitCode::from(status.code() as u8)
 }

@@ -173,22 +173,17 @@ fn debug_fault() {}
 /// Run the gate on the agent's work ([`Mode::AgentWork`]), within
 /// `deadline`.
 fn gate_within(deadline: Duration) -> Report {
-    let (tx, rx) = mpsc::channel();
-    let spawned = std::thread::Builder::new()
-        .name("gate".into())
-        .spawn(move || {
-            let result = std::panic::catch_unwind(|| {
-                debug_fault();
-                mode::report(&Mode::AgentWork)
-            });
-            let _ = tx.send(result);
-        });
+    let spawned = crate::crash::spawn_watched("gate", || {
+        debug_fault();
+        mode::report(&Mode::AgentWork)
+    });
     let fault = |code: Code, message: String| {
         Report::assemble(Vec::new(), Vec::new(), vec![Diagnostic::new(code, message)])
     };
-    if let Err(e) = spawned {
-        return fault(Code::internal_error, format!("cannot start the gate: {e}"));
-    }
+    let rx = match spawned {
+        Ok(rx) => rx,
+        Err(e) => return fault(Code::internal_error, format!("cannot start the gate: {e}")),
+    };
     match rx.recv_timeout(deadline) {
         Ok(Ok(report)) => report,
         Ok(Err(_)) | Err(mpsc::RecvTimeoutError::Disconnected) => fault(

@@ -37,6 +37,7 @@ const LAYERS: &[&[&str]] = &[
         "input",
         "process_env",
         "safe_fs",
+        "crash",
     ],
     &["contract"],
     &["schema", "suggest", "diff"],
