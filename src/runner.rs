@@ -570,7 +570,7 @@ impl Context<'_> {
                 if let Some(snapshot) = last {
                     return Ok(snapshot.digest.clone());
                 }
-                let taken = snapshot::worktree(self.repo, &mut self.digester)
+                let taken = snapshot::worktree(self.repo, &mut self.digester, None)
                     .map_err(RunError::SnapshotUnavailable)?;
                 let digest = taken.digest.clone();
                 *last = Some(Box::new(taken));
@@ -589,7 +589,7 @@ impl Context<'_> {
                 Ok((after, changes))
             }
             Place::Worktree { last } => {
-                let taken = snapshot::worktree(self.repo, &mut self.digester);
+                let taken = snapshot::worktree(self.repo, &mut self.digester, last.as_deref());
                 let taken = taken.map_err(RunError::SnapshotUnavailable)?;
                 let changes = match last.as_deref() {
                     Some(before) if before.digest != taken.digest => {

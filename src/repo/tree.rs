@@ -15,7 +15,7 @@ mod derived_base;
 pub mod stat_reuse;
 pub mod worktree;
 
-pub use worktree::{DiskContent, Known, Listed};
+pub use worktree::{DiskContent, Known, Listed, Reads};
 
 /// A file's mode as git records it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -331,6 +331,16 @@ impl View {
     /// digest, so the digest is of the very bytes the view names).
     pub fn from_worktree(repo: &Repo) -> Result<View> {
         worktree::view(repo, true)
+    }
+
+    /// [`View::from_worktree`] taking over the files `earlier` read where
+    /// their stat data shows them unchanged since (see
+    /// [`worktree::Reads`]), and what this view read, for the next one.
+    pub fn from_worktree_after(
+        repo: &Repo,
+        earlier: Option<&worktree::Reads>,
+    ) -> Result<(View, worktree::Reads)> {
+        worktree::view_after(repo, true, earlier)
     }
 
     /// [`View::from_worktree`] reading every file, trusting no stat data:

@@ -9,7 +9,7 @@ use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
 use crate::digest::TreeDigester;
 use crate::repo::merge_join::{Paired, merge_join};
-use crate::repo::tree::{Entry, EntryMode, View};
+use crate::repo::tree::{Entry, EntryMode, Reads, View};
 use crate::repo::{Repo, RepoError};
 use gix::bstr::{BString, ByteSlice};
 
@@ -71,14 +71,27 @@ impl Changes {
 pub struct Snapshot {
     pub digest: String,
     view: View,
+    /// The files this snapshot read, for the next one to take over where
+    /// unchanged.
+    reads: Reads,
 }
 
 /// Read the working tree (tracked files as on disk plus untracked files
-/// that are not ignored) and take its tree-v2 digest.
-pub fn worktree(repo: &Repo, digester: &mut TreeDigester<'_>) -> Result<Snapshot, RepoError> {
-    let view = View::from_worktree(repo)?;
+/// that are not ignored) and take its tree-v2 digest. With `earlier` (the
+/// snapshot before the check), files it read that are unchanged since, by
+/// their stat data, are not read again (see [`Reads`]).
+pub fn worktree(
+    repo: &Repo,
+    digester: &mut TreeDigester<'_>,
+    earlier: Option<&Snapshot>,
+) -> Result<Snapshot, RepoError> {
+    let (view, reads) = View::from_worktree_after(repo, earlier.map(|s| &s.reads))?;
     let digest = digester.of_view(&view)?;
-    Ok(Snapshot { digest, view })
+    Ok(Snapshot {
+        digest,
+        view,
+        reads,
+    })
 }
 
 /// The paths that differ between two snapshots, task artifacts (receipts,

@@ -304,3 +304,69 @@ fn the_local_tree_memo_spares_unchanged_directories() {
     assert_ne!(first, second);
     assert_eq!(second, digest(false).0);
 }
+
+/// The runner's snapshot after a check takes over the files the snapshot
+/// before it read (dirty tracked files, untracked files) where their stat
+/// data shows them unchanged, and reads the rest: a same-size rewrite whose
+/// mtime is put back is seen by its ctime, a grown file by its size, and the
+/// result names the same entries and digest as a view that reads every
+/// file.
+#[test]
+fn a_later_snapshot_takes_over_only_files_unchanged_since_the_earlier_one() {
+    use mastermind_hooks::repo::tree::worktree::RACY_MARGIN_SECS;
+    let sandbox = common::worktree_ops::Sandbox::new().unwrap();
+    sandbox.write("tracked.txt", b"committed\n").unwrap();
+    sandbox.settle().unwrap();
+    sandbox.write("tracked.txt", b"dirty\n").unwrap();
+    for (name, data) in [
+        ("kept.txt", &b"kept\n"[..]),
+        ("restamped.txt", b"before\n"),
+        ("grown.txt", b"x\n"),
+    ] {
+        sandbox.write(name, data).unwrap();
+    }
+    // Past the racy margin: files changed just before a view began are
+    // never taken over.
+    std::thread::sleep(std::time::Duration::from_millis(
+        (RACY_MARGIN_SECS as u64 + 1) * 1000 + 100,
+    ));
+    let repo = Repo::discover(sandbox.path()).unwrap();
+    let (_, earlier) = View::from_worktree_after(&repo, None).unwrap();
+    assert_eq!(earlier.len(), 4, "one dirty tracked file, three untracked");
+    assert_eq!(earlier.taken_over(), 0);
+
+    // What a check might do: rewrite a file at its size and put its mtime
+    // back, and grow another.
+    let restamped = sandbox.path().join("restamped.txt");
+    let mtime = std::fs::metadata(&restamped).unwrap().modified().unwrap();
+    sandbox.write("restamped.txt", b"after!\n").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&restamped)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    sandbox.write("grown.txt", b"xy\n").unwrap();
+
+    let (view, later) = View::from_worktree_after(&repo, Some(&earlier)).unwrap();
+    assert_eq!(later.taken_over(), 2, "tracked.txt and kept.txt");
+    let full = View::from_worktree_reading_all(&repo).unwrap();
+    assert_eq!(
+        view.entries().collect::<Vec<_>>(),
+        full.entries().collect::<Vec<_>>()
+    );
+    let config = Config::strict_defaults();
+    assert_eq!(
+        TreeDigester::new(&repo, &config, false)
+            .of_view(&view)
+            .unwrap(),
+        TreeDigester::new(&repo, &config, false)
+            .of_view(&full)
+            .unwrap()
+    );
+
+    // In turn: the two settled files again; the two the check changed are
+    // read again, having changed within the racy margin of the second view.
+    let (_, third) = View::from_worktree_after(&repo, Some(&later)).unwrap();
+    assert_eq!(third.taken_over(), 2, "tracked.txt and kept.txt");
+}

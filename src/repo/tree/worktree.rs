@@ -48,6 +48,66 @@ pub struct Listed {
     pub vouching: Option<Stat>,
 }
 
+/// The files a working-tree view read (those no index entry vouched for),
+/// each with the stat data of the bytes it hashed, and when the view began.
+/// A later view of the same tree takes over a file whose `lstat` still
+/// matches and that was not racy then (its mtime and ctime at least
+/// [`RACY_MARGIN_SECS`] before the earlier view began), instead of reading
+/// it again: the runner's snapshot after a check reuses the one before it.
+/// ctime is part of the match, and no process can set it, so a check that
+/// rewrites a file and restores its mtime is still seen.
+#[derive(Clone, Debug, Default)]
+pub struct Reads {
+    /// Whole seconds since the epoch at which the view began.
+    began_secs: i64,
+    /// Sorted by path.
+    files: Vec<(BString, Stat, Entry, DiskContent)>,
+    /// How many of them were taken over from an earlier view, not read.
+    taken_over: usize,
+}
+
+/// A file changed less than this many seconds before a view began may have
+/// changed again within the same timestamp tick (file timestamps come from
+/// the kernel's coarse clock): it is never taken over.
+pub const RACY_MARGIN_SECS: i64 = 2;
+
+impl Reads {
+    /// How many files the view knows by their bytes (read now or taken
+    /// over).
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// How many of those were taken over from the earlier view, not read.
+    pub fn taken_over(&self) -> usize {
+        self.taken_over
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// The earlier read of `path`, when it may stand for the file now.
+    fn prior(&self, path: &BString) -> Option<(&Stat, &Entry, &DiskContent)> {
+        let at = self
+            .files
+            .binary_search_by(|(p, ..)| p.as_slice().cmp(path.as_slice()))
+            .ok()?;
+        let (_, stat, entry, content) = &self.files[at];
+        let settled = |t: &gix::index::entry::stat::Time| {
+            i64::from(t.secs) + RACY_MARGIN_SECS <= self.began_secs
+        };
+        (settled(&stat.mtime) && settled(&stat.ctime)).then_some((stat, entry, content))
+    }
+}
+
+fn now_secs() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
 /// The working tree's candidate paths without reading any file, sorted by
 /// path, each once. Returns the root too.
 pub fn listing(repo: &Repo) -> Result<(PathBuf, Vec<Listed>)> {
@@ -114,24 +174,46 @@ fn listing_and_trees(repo: &Repo, reuse: bool) -> Result<(PathBuf, Vec<Listed>, 
 /// Every file of the working tree, read on all cores where stat data does
 /// not vouch for it. With `reuse` false, every file is read.
 pub(super) fn view(repo: &Repo, reuse: bool) -> Result<View> {
+    view_after(repo, reuse, None).map(|(view, _)| view)
+}
+
+/// [`view`], taking over the unchanged files `earlier` read, and what this
+/// view read.
+pub(super) fn view_after(
+    repo: &Repo,
+    reuse: bool,
+    earlier: Option<&Reads>,
+) -> Result<(View, Reads)> {
+    let began_secs = now_secs();
     let (root, paths, valid) = listing_and_trees(repo, reuse)?;
     let format = repo.gix().object_hash();
     let root_fd = open_root(&root);
     let found = parallel(
         paths.len(),
         || (),
-        |(), i| examine(&root, root_fd.as_ref(), &paths[i], format),
+        |(), i| examine(&root, root_fd.as_ref(), &paths[i], format, earlier),
     )?;
     let mut entries = Vec::with_capacity(paths.len());
     let mut contents = Vec::with_capacity(paths.len());
+    let mut reads = Reads {
+        began_secs,
+        files: Vec::new(),
+        taken_over: 0,
+    };
     // clean[i]: entry i is its index entry, unread and unchanged in mode.
     let mut clean_before = Vec::with_capacity(paths.len() + 1);
     let mut clean = 0usize;
     for (listed, found) in paths.into_iter().zip(found) {
-        if let Some((entry, known)) = found {
+        if let Some((entry, known, stat, origin)) = found {
             clean_before.push(clean);
             if known == Known::Indexed && Some(entry.mode) == listed.index_mode {
                 clean += 1;
+            }
+            if let (Known::Read(content), Some(stat)) = (known, stat) {
+                reads
+                    .files
+                    .push((listed.path.clone(), stat, entry, content));
+                reads.taken_over += usize::from(origin == Origin::Earlier);
             }
             entries.push((listed.path, entry));
             contents.push(known);
@@ -151,7 +233,7 @@ pub(super) fn view(repo: &Repo, reuse: bool) -> Result<View> {
         })
         .map(|(dir, id, _)| (dir, id))
         .collect();
-    Ok(View::on_disk(root, entries, contents, trees))
+    Ok((View::on_disk(root, entries, contents, trees), reads))
 }
 
 fn relative(path: &BString) -> Result<std::borrow::Cow<'_, Path>> {
@@ -169,18 +251,31 @@ fn relative(path: &BString) -> Result<std::borrow::Cow<'_, Path>> {
 /// One listed path: its entry and how its content is known, or `None` when
 /// it is gone or not a file (a directory where the index has a file, a
 /// FIFO). A link is its target; a submodule keeps its index id.
+/// One path's entry and how its content is known (with the stat data of
+/// the bytes read, for a file read now); `None` when it is gone or is not
+/// a file or link.
+type Examined = Option<(Entry, Known, Option<Stat>, Origin)>;
+
+/// Whether an examined file was read now or taken over from an earlier view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Origin {
+    Now,
+    Earlier,
+}
+
 fn examine(
     root: &Path,
     root_fd: Option<&std::os::fd::OwnedFd>,
     listed: &Listed,
     format: gix::hash::Kind,
-) -> Result<Option<(Entry, Known)>> {
+    earlier: Option<&Reads>,
+) -> Result<Examined> {
     if listed.index_mode == Some(EntryMode::Submodule) {
         let entry = Entry {
             mode: EntryMode::Submodule,
             oid: listed.index_oid,
         };
-        return Ok(Some((entry, Known::Submodule)));
+        return Ok(Some((entry, Known::Submodule, None, Origin::Now)));
     }
     let disk = root.join(relative(&listed.path)?);
     if let (Some(recorded), Some(index_mode)) = (&listed.vouching, listed.index_mode) {
@@ -206,10 +301,28 @@ fn examine(
                 mode,
                 oid: listed.index_oid,
             };
-            return Ok(Some((entry, Known::Indexed)));
+            return Ok(Some((entry, Known::Indexed, None, Origin::Now)));
         }
     }
-    Ok(read_file(&disk, format)?.map(|(entry, content)| (entry, Known::Read(content))))
+    if let Some((stat, entry, content)) = earlier.and_then(|reads| reads.prior(&listed.path)) {
+        let found = match root_fd {
+            Some(fd) => lstat_at(fd, &listed.path),
+            None => lstat_path(&disk),
+        };
+        if let Ok((Some(mode), now)) = found
+            && mode == entry.mode
+            && stat_matches(stat, &now)
+        {
+            return Ok(Some((
+                *entry,
+                Known::Read(*content),
+                Some(now),
+                Origin::Earlier,
+            )));
+        }
+    }
+    Ok(read_file_with_stat(&disk, format)?
+        .map(|(entry, content, stat)| (entry, Known::Read(content), stat, Origin::Now)))
 }
 
 /// What `lstat` says of a path: its kind as an entry mode (`None`: neither a
@@ -337,6 +450,38 @@ pub(crate) fn read_file(
     disk: &Path,
     format: gix::hash::Kind,
 ) -> Result<Option<(Entry, DiskContent)>> {
+    Ok(read_file_with_stat(disk, format)?.map(|(entry, content, _)| (entry, content)))
+}
+
+/// The stat data of `metadata` as the index records it (see [`lstat_parts`]).
+fn stat_of(metadata: &std::fs::Metadata) -> Stat {
+    use gix::index::entry::stat::Time;
+    use std::os::unix::fs::MetadataExt;
+    Stat {
+        mtime: Time {
+            secs: metadata.mtime() as u32,
+            nsecs: metadata.mtime_nsec() as u32,
+        },
+        ctime: Time {
+            secs: metadata.ctime() as u32,
+            nsecs: metadata.ctime_nsec() as u32,
+        },
+        dev: metadata.dev() as u32,
+        ino: metadata.ino() as u32,
+        uid: metadata.uid(),
+        gid: metadata.gid(),
+        size: metadata.size() as u32,
+    }
+}
+
+/// [`read_file`], with the stat data of the bytes it hashed: the link's
+/// `lstat`, or the `fstat` of the opened file taken before its bytes were
+/// read (a write during the read changes the file's ctime, so a later
+/// match proves the bytes are the ones hashed).
+fn read_file_with_stat(
+    disk: &Path,
+    format: gix::hash::Kind,
+) -> Result<Option<(Entry, DiskContent, Option<Stat>)>> {
     let unreadable = |e: std::io::Error| {
         RepoError::new(
             Code::git_worktree_unavailable,
@@ -368,6 +513,7 @@ pub(crate) fn read_file(
                 oid,
             },
             content,
+            Some(stat_of(&metadata)),
         )));
     }
     if !metadata.is_file() {
@@ -406,6 +552,9 @@ pub(crate) fn read_file(
         git.update(&buffer[..n]);
         total += n as u64;
     }
+    // A file whose length changed while it was read has no stat data that
+    // vouches for the bytes finally hashed.
+    let vouching = (total == declared).then(|| stat_of(&opened));
     let (oid, sha256) = if total == declared {
         (
             git.try_finalize().map_err(|e| internal(&e))?,
@@ -425,6 +574,7 @@ pub(crate) fn read_file(
     Ok(Some((
         Entry { mode, oid },
         DiskContent { sha256, len: total },
+        vouching,
     )))
 }
 
