@@ -83,6 +83,10 @@ pub struct Repo {
     /// thousands of folders): a lookup there costs a hash, not a scan, so
     /// one change touching N task folders costs O(N), not O(N²).
     pub(crate) tree_index: RefCell<HashMap<ObjectId, std::rc::Rc<history::TreeIndex>>>,
+    /// The index as last decoded, with the stat data of the file it was
+    /// decoded from: a later read of an unchanged file (the runner's
+    /// snapshots before and after a check) reuses it.
+    pub(crate) index_memo: RefCell<Option<tree::IndexMemo>>,
 }
 
 impl Repo {
@@ -131,6 +135,7 @@ impl Repo {
             object_dirs: vec![own],
             merges: RefCell::new(HashMap::new()),
             tree_index: RefCell::new(HashMap::new()),
+            index_memo: RefCell::new(None),
         }
     }
 
@@ -157,6 +162,7 @@ impl Repo {
             object_dirs: dirs,
             merges: RefCell::new(HashMap::new()),
             tree_index: RefCell::new(HashMap::new()),
+            index_memo: RefCell::new(None),
         }
     }
 

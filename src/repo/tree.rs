@@ -9,6 +9,7 @@ use gix::ObjectId;
 use gix::bstr::{BString, ByteSlice};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::rc::Rc;
 use std::sync::Arc;
 
 mod derived_base;
@@ -191,7 +192,7 @@ impl View {
     /// Unmerged entries make the view unavailable; intent-to-add entries are
     /// not part of a commit and are left out.
     pub fn from_index(repo: &Repo) -> Result<View> {
-        View::from_index_file(&open_index(repo)?)
+        View::from_index_file(&*open_index(repo)?)
     }
 
     /// The index and the files of the commit `head`, for `check --staged`.
@@ -601,7 +602,77 @@ pub(super) fn index_mode(mode: gix::index::entry::Mode) -> Option<EntryMode> {
     }
 }
 
-pub(super) fn open_index(repo: &Repo) -> Result<gix::index::File> {
+/// The submodules (gitlinks) the index records at stage 0 (an unmerged
+/// index is no reason to refuse a working-tree run), read without building
+/// a view.
+pub fn index_gitlinks(repo: &Repo) -> Result<Vec<(BString, ObjectId)>> {
+    let index = open_index(repo)?;
+    Ok(index
+        .entries()
+        .iter()
+        .filter(|e| e.stage_raw() == 0 && e.mode == gix::index::entry::Mode::COMMIT)
+        .map(|e| (e.path(&index).to_owned(), e.id))
+        .collect())
+}
+
+/// A decoded index and the stat data of the file it came from.
+#[derive(Clone)]
+pub(crate) struct IndexMemo {
+    stamp: IndexStamp,
+    index: Rc<gix::index::File>,
+}
+
+/// What tells one version of the index file from another: git writes the
+/// index through a lock file renamed into place, so a new version has a
+/// new inode, and the times and size are compared too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct IndexStamp {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl IndexStamp {
+    fn of(path: &std::path::Path) -> Option<IndexStamp> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::symlink_metadata(path).ok()?;
+        m.is_file().then(|| IndexStamp {
+            dev: m.dev(),
+            ino: m.ino(),
+            size: m.size(),
+            mtime: (m.mtime(), m.mtime_nsec()),
+            ctime: (m.ctime(), m.ctime_nsec()),
+        })
+    }
+}
+
+/// The index git would use, decoded once per version of the file: a read
+/// of an index file whose stat data is unchanged since the last read
+/// returns the same decoded index.
+pub(super) fn open_index(repo: &Repo) -> Result<Rc<gix::index::File>> {
+    let path = repo.index_path();
+    let stamp = IndexStamp::of(&path);
+    if let (Some(stamp), Some(memo)) = (stamp, repo.index_memo.borrow().as_ref())
+        && memo.stamp == stamp
+    {
+        return Ok(Rc::clone(&memo.index));
+    }
+    let index = Rc::new(decode_index(repo)?);
+    // Kept only when the file did not change while it was decoded.
+    if let Some(stamp) = stamp
+        && IndexStamp::of(&path) == Some(stamp)
+    {
+        *repo.index_memo.borrow_mut() = Some(IndexMemo {
+            stamp,
+            index: Rc::clone(&index),
+        });
+    }
+    Ok(index)
+}
+
+fn decode_index(repo: &Repo) -> Result<gix::index::File> {
     let path = repo.index_path();
     if !path.exists() {
         // No index yet (fresh repository): an empty one.

@@ -127,28 +127,7 @@ pub fn gitlinks_of(view: &View) -> Vec<(BString, gix::ObjectId)> {
 /// The submodules the index records (stage 0; an unmerged index is no
 /// reason to refuse a working-tree run), read without building a view.
 pub fn gitlinks_in_index(repo: &Repo) -> Result<Vec<(BString, gix::ObjectId)>, Diagnostic> {
-    let path = repo.index_path();
-    if !path.exists() {
-        return Ok(Vec::new());
-    }
-    let index = gix::index::File::at(
-        &path,
-        repo.gix().object_hash(),
-        false,
-        gix::index::decode::Options::default(),
-    )
-    .map_err(|e| {
-        Diagnostic::new(
-            Code::git_index_unavailable,
-            format!("cannot read the index {}: {e}", path.display()),
-        )
-    })?;
-    Ok(index
-        .entries()
-        .iter()
-        .filter(|e| e.stage_raw() == 0 && e.mode == gix::index::entry::Mode::COMMIT)
-        .map(|e| (e.path(&index).to_owned(), e.id))
-        .collect())
+    crate::repo::tree::index_gitlinks(repo).map_err(|e| e.to_diagnostic())
 }
 
 /// Refuse submodule checkouts a check would see but the digest would not
