@@ -9,7 +9,7 @@
 //! keyword makes compilation fail, so a schema edit cannot be silently left
 //! unenforced. Messages and their order follow what the `jsonschema` crate
 //! (0.61) reports for the same keywords — a differential test keeps it as the
-//! oracle (`tests/schema_differential.rs`): keywords of one schema object
+//! oracle (`tests/contracts/schema_differential.rs`): keywords of one schema object
 //! run in its priority order (type, const, enum, minimum, maximum,
 //! minLength, minItems, maxItems, required, pattern, properties,
 //! additionalProperties, propertyNames, items, prefixItems, allOf, anyOf,
