@@ -10,5 +10,6 @@ mod contracts_corpus;
 mod plastic_fixtures;
 mod plastic_prose;
 mod properties;
+mod schema_differential;
 mod seed_examples;
 mod subagent_schema_equivalence;

@@ -37,7 +37,7 @@ const REFERENCE_BASE: &str =
     "https://civitas-cerebrum.github.io/element-interactions/schemas/subagent-returns/";
 
 /// Every reference schema, each paired with this project's schema.
-const PAIRS: &[(&str, SchemaId)] = &[
+pub(super) const PAIRS: &[(&str, SchemaId)] = &[
     ("handover", SchemaId::SubagentHandover),
     ("composer", SchemaId::SubagentComposer),
     ("reviewer-inloop", SchemaId::SubagentReviewerInloop),
@@ -140,7 +140,7 @@ const VOCABULARY: &[&str] = &[
 
 /// Every property name the reference schemas declare or require, plus one
 /// nobody declares.
-const KNOWN_KEYS: &[&str] = &[
+pub(super) const KNOWN_KEYS: &[&str] = &[
     "P0",
     "P1",
     "P2",
@@ -240,7 +240,7 @@ const KNOWN_KEYS: &[&str] = &[
     "undeclared-key",
 ];
 
-fn vocabulary() -> Vec<Value> {
+pub(super) fn vocabulary() -> Vec<Value> {
     VOCABULARY
         .iter()
         .map(|w| Value::String(w.to_string()))
@@ -368,7 +368,7 @@ fn seeds(name: &str) -> Vec<Value> {
 }
 
 /// Values every position is tried with.
-fn palette() -> Vec<Value> {
+pub(super) fn palette() -> Vec<Value> {
     vec![
         Value::Null,
         json!(true),
@@ -407,7 +407,7 @@ fn palette() -> Vec<Value> {
 }
 
 /// Every JSON pointer in `value`, parents first.
-fn pointers(value: &Value) -> Vec<String> {
+pub(super) fn pointers(value: &Value) -> Vec<String> {
     fn walk(value: &Value, pointer: String, out: &mut Vec<String>) {
         out.push(pointer.clone());
         match value {
@@ -438,7 +438,7 @@ fn split_last(pointer: &str) -> Option<(&str, String)> {
     Some((parent, last.replace("~1", "/").replace("~0", "~")))
 }
 
-fn with_replaced(document: &Value, pointer: &str, value: Value) -> Value {
+pub(super) fn with_replaced(document: &Value, pointer: &str, value: Value) -> Value {
     let mut copy = document.clone();
     if pointer.is_empty() {
         return value;
@@ -449,7 +449,7 @@ fn with_replaced(document: &Value, pointer: &str, value: Value) -> Value {
     copy
 }
 
-fn with_removed(document: &Value, pointer: &str) -> Option<Value> {
+pub(super) fn with_removed(document: &Value, pointer: &str) -> Option<Value> {
     let (parent, key) = split_last(pointer)?;
     let mut copy = document.clone();
     match copy.pointer_mut(parent)? {
@@ -467,7 +467,12 @@ fn with_removed(document: &Value, pointer: &str) -> Option<Value> {
     Some(copy)
 }
 
-fn with_added(document: &Value, pointer: &str, key: &str, value: Value) -> Option<Value> {
+pub(super) fn with_added(
+    document: &Value,
+    pointer: &str,
+    key: &str,
+    value: Value,
+) -> Option<Value> {
     let mut copy = document.clone();
     match copy.pointer_mut(pointer)? {
         Value::Object(map) => {
@@ -479,7 +484,7 @@ fn with_added(document: &Value, pointer: &str, key: &str, value: Value) -> Optio
 }
 
 /// The systematic mutations of one seed.
-fn mutations(seed: &Value, vocabulary: &[Value], keys: &[&str]) -> Vec<Value> {
+pub(super) fn mutations(seed: &Value, vocabulary: &[Value], keys: &[&str]) -> Vec<Value> {
     let palette = palette();
     let mut out = vec![seed.clone()];
     for pointer in pointers(seed) {
@@ -618,7 +623,7 @@ fn random_documents(name: &str, seeds: &[Value]) -> Vec<Value> {
 }
 
 /// Every document generated for one schema, in a fixed order.
-fn documents(name: &str) -> Vec<Value> {
+pub(super) fn documents(name: &str) -> Vec<Value> {
     let vocabulary = vocabulary();
     let seeds = seeds(name);
     let mut out = Vec::new();

@@ -1,9 +1,11 @@
 //! The project's own JSON Schemas, embedded at build time and compiled once
-//! per process.
+//! per process (by the in-house validator in [`validator`]).
 
-use jsonschema::error::ValidationErrorKind;
+pub mod validator;
+
 use serde_json::Value;
 use std::sync::OnceLock;
+use validator::{Document, ErrorKind, Validator};
 
 /// One embedded schema.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -80,46 +82,48 @@ impl SchemaId {
     /// The schema text exactly as shipped in `schemas/`.
     pub fn source(self) -> &'static str {
         match self {
-            SchemaId::ExecutorReportV1 => include_str!("../schemas/executor-report-v1.schema.json"),
-            SchemaId::AuditTailV1 => include_str!("../schemas/audit-tail-v1.schema.json"),
-            SchemaId::SpecFrontmatterV1 => {
-                include_str!("../schemas/spec-frontmatter-v1.schema.json")
+            SchemaId::ExecutorReportV1 => {
+                include_str!("../../schemas/executor-report-v1.schema.json")
             }
-            SchemaId::ReceiptV1 => include_str!("../schemas/receipt-v1.schema.json"),
-            SchemaId::HooksConfigV1 => include_str!("../schemas/hooks-config-v1.schema.json"),
-            SchemaId::TreeReceiptV1 => include_str!("../schemas/tree-receipt-v1.schema.json"),
+            SchemaId::AuditTailV1 => include_str!("../../schemas/audit-tail-v1.schema.json"),
+            SchemaId::SpecFrontmatterV1 => {
+                include_str!("../../schemas/spec-frontmatter-v1.schema.json")
+            }
+            SchemaId::ReceiptV1 => include_str!("../../schemas/receipt-v1.schema.json"),
+            SchemaId::HooksConfigV1 => include_str!("../../schemas/hooks-config-v1.schema.json"),
+            SchemaId::TreeReceiptV1 => include_str!("../../schemas/tree-receipt-v1.schema.json"),
             SchemaId::SubagentHandover => {
-                include_str!("../schemas/subagent-returns/handover.schema.json")
+                include_str!("../../schemas/subagent-returns/handover.schema.json")
             }
             SchemaId::SubagentComposer => {
-                include_str!("../schemas/subagent-returns/composer.schema.json")
+                include_str!("../../schemas/subagent-returns/composer.schema.json")
             }
             SchemaId::SubagentReviewerInloop => {
-                include_str!("../schemas/subagent-returns/reviewer-inloop.schema.json")
+                include_str!("../../schemas/subagent-returns/reviewer-inloop.schema.json")
             }
             SchemaId::SubagentProbe => {
-                include_str!("../schemas/subagent-returns/probe.schema.json")
+                include_str!("../../schemas/subagent-returns/probe.schema.json")
             }
             SchemaId::SubagentPhaseValidator => {
-                include_str!("../schemas/subagent-returns/phase-validator.schema.json")
+                include_str!("../../schemas/subagent-returns/phase-validator.schema.json")
             }
             SchemaId::SubagentSectionAgent => {
-                include_str!("../schemas/subagent-returns/section-agent.schema.json")
+                include_str!("../../schemas/subagent-returns/section-agent.schema.json")
             }
             SchemaId::SubagentPhase4PrioritiseAuthor => {
-                include_str!("../schemas/subagent-returns/phase4-prioritise-author.schema.json")
+                include_str!("../../schemas/subagent-returns/phase4-prioritise-author.schema.json")
             }
             SchemaId::SubagentWorkflowReviewer => {
-                include_str!("../schemas/subagent-returns/workflow-reviewer.schema.json")
+                include_str!("../../schemas/subagent-returns/workflow-reviewer.schema.json")
             }
             SchemaId::SubagentPerfReviewer => {
-                include_str!("../schemas/subagent-returns/perf-reviewer.schema.json")
+                include_str!("../../schemas/subagent-returns/perf-reviewer.schema.json")
             }
             SchemaId::SubagentRepairWorker => {
-                include_str!("../schemas/subagent-returns/repair-worker.schema.json")
+                include_str!("../../schemas/subagent-returns/repair-worker.schema.json")
             }
             SchemaId::SubagentPlumber => {
-                include_str!("../schemas/subagent-returns/plumber.schema.json")
+                include_str!("../../schemas/subagent-returns/plumber.schema.json")
             }
         }
     }
@@ -142,9 +146,9 @@ impl SchemaId {
         }
     }
 
-    fn slot(self) -> &'static OnceLock<Result<jsonschema::Validator, SchemaUnavailable>> {
-        static SLOTS: [OnceLock<Result<jsonschema::Validator, SchemaUnavailable>>;
-            SchemaId::ALL.len()] = [const { OnceLock::new() }; SchemaId::ALL.len()];
+    fn slot(self) -> &'static OnceLock<Result<Validator, SchemaUnavailable>> {
+        static SLOTS: [OnceLock<Result<Validator, SchemaUnavailable>>; SchemaId::ALL.len()] =
+            [const { OnceLock::new() }; SchemaId::ALL.len()];
         &SLOTS[self as usize]
     }
 
@@ -162,38 +166,51 @@ impl SchemaId {
             });
     }
 
-    fn validator(self) -> Result<&'static jsonschema::Validator, SchemaUnavailable> {
-        let unusable = |message: String| SchemaUnavailable {
+    fn validator(self) -> Result<&'static Validator, SchemaUnavailable> {
+        let failed = |message: String| SchemaUnavailable {
             schema: self.name(),
             message,
         };
-        let failed = |e: &dyn std::fmt::Display| unusable(e.to_string());
         self.slot()
             .get_or_init(|| {
-                let schema: Value = serde_json::from_str(self.source()).map_err(|e| failed(&e))?;
+                let schema: Value =
+                    serde_json::from_str(self.source()).map_err(|e| failed(e.to_string()))?;
+                let id = |schema: &Value| {
+                    schema
+                        .get("$id")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string()
+                };
+                let root_id = id(&schema);
                 match self.sibling() {
-                    None => jsonschema::draft202012::new(&schema).map_err(|e| failed(&e)),
+                    None => Validator::compile(&[Document {
+                        id: &root_id,
+                        contents: &schema,
+                    }]),
                     Some(sibling) => {
                         // A subagent role schema `$ref`s its envelope by a
                         // relative URI; resolve it from the embedded copy,
                         // never from the network.
-                        let contents: Value =
-                            serde_json::from_str(sibling.source()).map_err(|e| failed(&e))?;
-                        let uri = contents
-                            .get("$id")
-                            .and_then(Value::as_str)
-                            .ok_or_else(|| unusable(format!("{} has no $id", sibling.name())))?
-                            .to_string();
-                        let registry = jsonschema::Registry::new()
-                            .add(uri, contents)
-                            .and_then(|builder| builder.prepare())
-                            .map_err(|e| failed(&e))?;
-                        jsonschema::draft202012::options()
-                            .with_registry(&registry)
-                            .build(&schema)
-                            .map_err(|e| failed(&e))
+                        let contents: Value = serde_json::from_str(sibling.source())
+                            .map_err(|e| failed(e.to_string()))?;
+                        let sibling_id = id(&contents);
+                        if sibling_id.is_empty() {
+                            return Err(failed(format!("{} has no $id", sibling.name())));
+                        }
+                        Validator::compile(&[
+                            Document {
+                                id: &root_id,
+                                contents: &schema,
+                            },
+                            Document {
+                                id: &sibling_id,
+                                contents: &contents,
+                            },
+                        ])
                     }
                 }
+                .map_err(failed)
             })
             .as_ref()
             .map_err(Clone::clone)
@@ -283,20 +300,28 @@ impl SchemaError {
     }
 }
 
+/// The validator's own errors for `instance` (with the schema keyword path
+/// and the keyword's message as the validator words it), in the order
+/// [`validate`] reports them; what the differential test compares with the
+/// `jsonschema` crate.
+pub fn validation_errors(
+    id: SchemaId,
+    instance: &Value,
+) -> Result<Vec<validator::ValidationError>, SchemaUnavailable> {
+    Ok(id.validator()?.errors(instance))
+}
+
 /// Validate `instance` against one embedded schema. Errors come back in the
 /// validator's order, which follows the schema's keyword order.
 pub fn validate(id: SchemaId, instance: &Value) -> Result<Vec<SchemaError>, SchemaUnavailable> {
-    let validator = id.validator()?;
-    Ok(validator
-        .iter_errors(instance)
+    Ok(validation_errors(id, instance)?
+        .into_iter()
         .map(|error| {
-            let keyword = match error.kind() {
-                ValidationErrorKind::AdditionalProperties { unexpected } => {
-                    Keyword::Unexpected(unexpected.clone())
-                }
-                ValidationErrorKind::MinLength { .. } => Keyword::MinLength,
-                ValidationErrorKind::Constant { .. } => Keyword::Const,
-                _ => Keyword::Other,
+            let keyword = match error.kind {
+                ErrorKind::AdditionalProperties { unexpected } => Keyword::Unexpected(unexpected),
+                ErrorKind::MinLength => Keyword::MinLength,
+                ErrorKind::Const => Keyword::Const,
+                ErrorKind::Other => Keyword::Other,
             };
             let message = match &keyword {
                 Keyword::Unexpected(keys) => format!(
@@ -308,15 +333,15 @@ pub fn validate(id: SchemaId, instance: &Value) -> Result<Vec<SchemaError>, Sche
                         .join(", "),
                     keys.first()
                         .map(|key| {
-                            let allowed = id.allowed_keys(error.schema_path().as_str());
+                            let allowed = id.allowed_keys(&error.schema_path);
                             crate::suggest::did_you_mean(key, allowed.iter().map(String::as_str))
                         })
                         .unwrap_or_default()
                 ),
-                _ => error.to_string(),
+                _ => error.message,
             };
             SchemaError {
-                pointer: error.instance_path().as_str().to_string(),
+                pointer: error.instance_path,
                 message,
                 keyword,
             }
