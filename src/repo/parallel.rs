@@ -10,8 +10,14 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 /// Threads worth starting for `jobs` jobs: at most the cores (and 8), at
 /// least 16 jobs each.
 fn threads_for(jobs: usize) -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    cores.clamp(1, 8).min(jobs.div_ceil(16)).max(1)
+    cores().clamp(1, 8).min(jobs.div_ceil(16)).max(1)
+}
+
+/// The cores this process may use, asked once: the answer reads the
+/// cgroup's CPU quota from `/proc` and `/sys` on every call.
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// Run `work(index)` for every index in `0..jobs` on a few threads, each
