@@ -688,6 +688,13 @@ fn decode_index(repo: &Repo) -> Result<gix::index::File> {
             format!("cannot read the index {}: {e}", path.display()),
         )
     };
+    // Regular files only (links followed, as git does): gix opens the
+    // file itself, and an index that is a FIFO must not block the gate.
+    match std::fs::metadata(&path) {
+        Ok(m) if m.is_file() => {}
+        Ok(_) => return Err(unreadable(&"it is not a regular file")),
+        Err(e) => return Err(unreadable(&e)),
+    }
     // The trailing checksum is verified on a second thread while the
     // entries are decoded (for a large index the hash costs as much as
     // the decoding); a mismatch makes the index unavailable all the same.
@@ -706,11 +713,22 @@ fn decode_index(repo: &Repo) -> Result<gix::index::File> {
 
 /// True when the index file ends in the hash of everything before it, or
 /// in a null hash (`index.skipHash`), as git writes it.
+///
+/// The file is mapped, not copied, and hashed with plain SHA-1 (SHA-NI
+/// where the CPU has it): the trailer is a checksum against corruption,
+/// which git itself does not even verify on a read, not an object id, so
+/// the collision detection git's object ids need (a third of the cost)
+/// buys nothing here.
 fn index_checksum_holds(path: &std::path::Path, kind: gix::hash::Kind) -> std::io::Result<bool> {
+    use sha1::Digest;
     // Regular files only: an index that is a FIFO never blocks the gate.
-    let data = crate::safe_fs::open_read(path, crate::safe_fs::Follow::Links)
-        .and_then(crate::safe_fs::read_all)
+    let file = crate::safe_fs::open_read(path, crate::safe_fs::Follow::Links)
         .map_err(std::io::Error::from)?;
+    // SAFETY: the mapping is read-only and private; git replaces the
+    // index by renaming a new file over it, never by writing into it, and
+    // a file truncated underneath would at worst fault this read, as it
+    // would gix's own mapping of the same file.
+    let data = unsafe { memmap2::Mmap::map(&file)? };
     let width = kind.len_in_bytes();
     if data.len() < width {
         return Ok(false);
@@ -719,11 +737,19 @@ fn index_checksum_holds(path: &std::path::Path, kind: gix::hash::Kind) -> std::i
     if trailer.iter().all(|b| *b == 0) {
         return Ok(true);
     }
-    let mut hasher = gix::hash::hasher(kind);
-    hasher.update(body);
-    Ok(hasher
-        .try_finalize()
-        .is_ok_and(|id| id.as_bytes() == trailer))
+    Ok(match kind {
+        gix::hash::Kind::Sha1 => sha1::Sha1::digest(body).as_slice() == trailer,
+        // Other formats (SHA-256 repositories are refused before this) keep
+        // gix's hasher.
+        #[allow(unreachable_patterns)]
+        _ => {
+            let mut hasher = gix::hash::hasher(kind);
+            hasher.update(body);
+            hasher
+                .try_finalize()
+                .is_ok_and(|id| id.as_bytes() == trailer)
+        }
+    })
 }
 
 #[cfg(unix)]
