@@ -218,6 +218,22 @@ fn entries(dir: &std::path::Path) -> Vec<String> {
 }
 
 #[test]
+fn a_fifo_as_the_index_is_refused_without_blocking() {
+    let repo = task_with_check(&["true"]);
+    let index = repo.path().join(".git/index");
+    std::fs::remove_file(&index).unwrap();
+    mkfifo(&index);
+    let out = run_bounded(&repo, &["check", "--staged"]);
+    assert_eq!(status(&out), 2, "{}", text(&out));
+    assert!(
+        text(&out).contains("git_index_unavailable"),
+        "{}",
+        text(&out)
+    );
+    assert!(text(&out).contains("not a regular file"), "{}", text(&out));
+}
+
+#[test]
 fn a_fifo_as_run_lock_is_refused_without_blocking() {
     let repo = task_with_check(&["true"]);
     mkfifo(&repo.path().join(VERIFICATION).join("run.lock"));
