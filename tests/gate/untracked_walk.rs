@@ -110,13 +110,15 @@ fn tree() -> impl Strategy<Value = Tree> {
         patterns,
         any::<[bool; 9]>(),
     )
-        .prop_map(|(files, ignores, commit_ignores, info_exclude, extras)| Tree {
-            files,
-            ignores,
-            commit_ignores,
-            info_exclude,
-            extras,
-        })
+        .prop_map(
+            |(files, ignores, commit_ignores, info_exclude, extras)| Tree {
+                files,
+                ignores,
+                commit_ignores,
+                info_exclude,
+                extras,
+            },
+        )
 }
 
 fn os(bytes: &[u8]) -> &OsStr {
@@ -144,11 +146,18 @@ fn git_add(repo: &TestRepo, paths: &[&[u8]]) {
         }
     }
     let out = cmd.output().expect("git add");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn ignore_file(patterns: &[usize]) -> String {
-    patterns.iter().map(|p| format!("{}\n", PATTERNS[*p])).collect()
+    patterns
+        .iter()
+        .map(|p| format!("{}\n", PATTERNS[*p]))
+        .collect()
 }
 
 fn build(t: &Tree) -> TestRepo {
@@ -176,8 +185,17 @@ fn build(t: &Tree) -> TestRepo {
         repo.git(&["add", "-f", "--all"]);
     }
     git_add(&repo, &committed);
-    let [empty, nested, gitlink, link_file, link_dir, fifo, fake_git, file_for_dir, tracked_nested] =
-        t.extras;
+    let [
+        empty,
+        nested,
+        gitlink,
+        link_file,
+        link_dir,
+        fifo,
+        fake_git,
+        file_for_dir,
+        tracked_nested,
+    ] = t.extras;
     if file_for_dir {
         write(&root, b"fd/inner", "x\n");
         write(&root, b"df", "x\n");
@@ -213,11 +231,8 @@ fn build(t: &Tree) -> TestRepo {
         write_ignores();
     }
     if !t.info_exclude.is_empty() {
-        std::fs::write(
-            root.join(".git/info/exclude"),
-            ignore_file(&t.info_exclude),
-        )
-        .expect("exclude");
+        std::fs::write(root.join(".git/info/exclude"), ignore_file(&t.info_exclude))
+            .expect("exclude");
     }
     if empty {
         let _ = std::fs::create_dir_all(root.join("empty/deeper"));
@@ -274,7 +289,7 @@ fn agree(repo: &TestRepo) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
 
     #[test]
     fn the_fast_untracked_walk_finds_what_gix_dirwalk_finds(t in tree()) {
@@ -286,13 +301,17 @@ proptest! {
 #[test]
 fn every_extra_at_once_agrees() {
     let t = Tree {
-        files: POOL.iter().enumerate().map(|(i, _)| match i % 5 {
-            0 => State::Committed,
-            1 => State::Untracked,
-            2 => State::Staged,
-            3 => State::Deleted,
-            _ => State::Untracked,
-        }).collect(),
+        files: POOL
+            .iter()
+            .enumerate()
+            .map(|(i, _)| match i % 5 {
+                0 => State::Committed,
+                1 => State::Untracked,
+                2 => State::Staged,
+                3 => State::Deleted,
+                _ => State::Untracked,
+            })
+            .collect(),
         ignores: vec![(0, vec![0, 1, 3, 2]), (2, vec![3, 11]), (4, vec![5])],
         commit_ignores: false,
         info_exclude: vec![9],
@@ -320,7 +339,10 @@ fn case_folding_and_conflicts_fall_back_to_gix() {
     // A conflict: stages 1 and 3 of one path.
     let blob = repo.git(&["hash-object", "-w", "a"]);
     let blob = blob.trim();
-    let info = format!("0 {}\ta\n100644 {blob} 1\ta\n100644 {blob} 3\ta\n", "0".repeat(40));
+    let info = format!(
+        "0 {}\ta\n100644 {blob} 1\ta\n100644 {blob} 3\ta\n",
+        "0".repeat(40)
+    );
     let out = repo
         .command("git")
         .args(["update-index", "--index-info"])
@@ -328,7 +350,11 @@ fn case_folding_and_conflicts_fall_back_to_gix() {
         .spawn()
         .and_then(|mut child| {
             use std::io::Write;
-            child.stdin.take().expect("stdin").write_all(info.as_bytes())?;
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(info.as_bytes())?;
             child.wait_with_output()
         })
         .expect("update-index");
@@ -337,4 +363,26 @@ fn case_folding_and_conflicts_fall_back_to_gix() {
     let (fast, oracle) = both_walks(&opened).expect("walks");
     assert!(fast.is_none());
     assert_eq!(oracle, vec![gix::bstr::BString::from("a")]);
+}
+
+#[test]
+fn a_linked_worktree_agrees() {
+    let repo = TestRepo::new();
+    repo.write("a", "x\n");
+    repo.write("d/b", "x\n");
+    repo.write(".gitignore", "*.log\n");
+    repo.commit_all("base");
+    let linked = tempfile::tempdir().expect("tempdir");
+    let path = linked.path().join("wt");
+    repo.git(&["worktree", "add", "-q", &path.display().to_string()]);
+    for (rel, content) in [("new", "x\n"), ("d/new", "x\n"), ("d/x.log", "x\n")] {
+        std::fs::write(path.join(rel), content).expect("write");
+    }
+    let opened = Repo::open(&path).expect("open");
+    let (fast, oracle) = both_walks(&opened).expect("walks");
+    assert_eq!(fast, Some(oracle.clone()));
+    assert_eq!(
+        oracle,
+        vec![gix::bstr::BString::from("d/new"), "new".into()]
+    );
 }

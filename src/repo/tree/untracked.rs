@@ -202,14 +202,22 @@ struct Walk<'a> {
 fn unavailable(what: &str, path: &Path, e: impl std::fmt::Display) -> RepoError {
     RepoError::new(
         Code::git_worktree_unavailable,
-        format!("cannot walk the working tree: {what} {}: {e}", path.display()),
+        format!(
+            "cannot walk the working tree: {what} {}: {e}",
+            path.display()
+        ),
     )
 }
 
 impl Walk<'_> {
     /// Walk the directory `rel` (`disk` on disk) whose index entries are
     /// `range` (all of them, and only them, lie under `rel/`).
-    fn directory(&mut self, rel: &mut BString, disk: &mut PathBuf, range: Range<usize>) -> Result<()> {
+    fn directory(
+        &mut self,
+        rel: &mut BString,
+        disk: &mut PathBuf,
+        range: Range<usize>,
+    ) -> Result<()> {
         let index = self.index;
         let entries = index.entries();
         let mut names: Vec<(Vec<u8>, Option<Kind>)> = Vec::new();
