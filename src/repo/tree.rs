@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 mod derived_base;
 pub mod stat_reuse;
+pub mod untracked;
 pub mod worktree;
 
 pub use worktree::{DiskContent, Known, Listed, Reads};

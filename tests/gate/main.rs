@@ -39,5 +39,6 @@ mod runner;
 mod signers;
 mod snapshot_v1;
 mod trust;
+mod untracked_walk;
 mod verification_dir;
 mod work_in_progress;

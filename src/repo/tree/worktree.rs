@@ -153,7 +153,7 @@ fn listing_and_trees(repo: &Repo, reuse: bool) -> Result<(PathBuf, Vec<Listed>, 
         .collect();
     paths.dedup_by(|a, b| a.path == b.path);
     let null = ObjectId::null(repo.gix().object_hash());
-    for untracked in untracked_files(repo, &index)? {
+    for untracked in super::untracked::untracked_files(repo, &index)? {
         paths.push(Listed {
             path: untracked,
             index_mode: None,
@@ -576,37 +576,4 @@ fn read_file_with_stat(
         DiskContent { sha256, len: total },
         vouching,
     )))
-}
-
-fn untracked_files(repo: &Repo, index: &gix::index::File) -> Result<Vec<BString>> {
-    let gix_repo = repo.gix();
-    let options = gix_repo
-        .dirwalk_options()
-        .map_err(|e| RepoError::new(Code::git_worktree_unavailable, format!("dirwalk: {e}")))?
-        .emit_untracked(gix::dir::walk::EmissionMode::Matching)
-        .emit_ignored(None)
-        .emit_tracked(false)
-        .recurse_repositories(false);
-    let mut collect = gix::dir::walk::delegate::Collect::default();
-    let interrupt = std::sync::atomic::AtomicBool::new(false);
-    gix_repo
-        .dirwalk(index, None::<&str>, &interrupt, options, &mut collect)
-        .map_err(|e| {
-            RepoError::new(
-                Code::git_worktree_unavailable,
-                format!("cannot walk the working tree: {e}"),
-            )
-        })?;
-    Ok(collect
-        .into_entries_by_path()
-        .into_iter()
-        .filter(|(entry, _)| {
-            entry.status == gix::dir::entry::Status::Untracked
-                && matches!(
-                    entry.disk_kind,
-                    Some(gix::dir::entry::Kind::File | gix::dir::entry::Kind::Symlink)
-                )
-        })
-        .map(|(entry, _)| entry.rela_path)
-        .collect())
 }

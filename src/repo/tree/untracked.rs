@@ -1,0 +1,353 @@
+//! The untracked, non-ignored files of the working tree: what gix's
+//! `dirwalk` finds (matching emission, no ignored, no tracked entries, no
+//! recursion into nested repositories; then only untracked files and
+//! links), found by a walk that decides "tracked" by merging each
+//! directory's sorted names with the index's sorted entries instead of a
+//! binary search of the whole index per name.
+//!
+//! The fast walk mirrors `gix_dir::walk::classify::path` case by case for
+//! the index and configuration it accepts (see [`plain_index`] and
+//! [`fast`]); everything else goes to gix's own walk, which also stands as
+//! the oracle of the differential test.
+
+use crate::codes::Code;
+use crate::repo::{Repo, RepoError, Result};
+use gix::bstr::{BString, ByteSlice};
+use gix::index::entry::{Flags, Mode};
+use std::ops::Range;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+
+/// The untracked, non-ignored files and links of the working tree, sorted
+/// by path.
+pub(super) fn untracked_files(repo: &Repo, index: &gix::index::State) -> Result<Vec<BString>> {
+    match fast(repo, index)? {
+        Some(found) => Ok(found),
+        None => dirwalk(repo, index),
+    }
+}
+
+/// Both walks of the repository's working tree against its index: the fast
+/// one's answer (`None`: it fell back) and gix's. For the differential
+/// test.
+#[doc(hidden)]
+pub fn both_walks(repo: &Repo) -> Result<(Option<Vec<BString>>, Vec<BString>)> {
+    let index = super::open_index(repo)?;
+    Ok((fast(repo, &index)?, dirwalk(repo, &index)?))
+}
+
+/// gix's own walk: the fallback, and the oracle the fast walk is tested
+/// against.
+pub fn dirwalk(repo: &Repo, index: &gix::index::State) -> Result<Vec<BString>> {
+    let gix_repo = repo.gix();
+    let options = gix_repo
+        .dirwalk_options()
+        .map_err(|e| RepoError::new(Code::git_worktree_unavailable, format!("dirwalk: {e}")))?
+        .emit_untracked(gix::dir::walk::EmissionMode::Matching)
+        .emit_ignored(None)
+        .emit_tracked(false)
+        .recurse_repositories(false);
+    let mut collect = gix::dir::walk::delegate::Collect::default();
+    let interrupt = std::sync::atomic::AtomicBool::new(false);
+    gix_repo
+        .dirwalk(index, None::<&str>, &interrupt, options, &mut collect)
+        .map_err(|e| {
+            RepoError::new(
+                Code::git_worktree_unavailable,
+                format!("cannot walk the working tree: {e}"),
+            )
+        })?;
+    Ok(collect
+        .into_entries_by_path()
+        .into_iter()
+        .filter(|(entry, _)| {
+            entry.status == gix::dir::entry::Status::Untracked
+                && matches!(
+                    entry.disk_kind,
+                    Some(gix::dir::entry::Kind::File | gix::dir::entry::Kind::Symlink)
+                )
+        })
+        .map(|(entry, _)| entry.rela_path)
+        .collect())
+}
+
+/// The fast walk's answer, or `None` where it cannot be sure to answer as
+/// [`dirwalk`] does: a bare repository, case-insensitive or precomposing
+/// configuration (both change how gix reads directories and looks paths
+/// up), an index that is not [`plain_index`], or any failure to set up
+/// what the walk needs (then gix's walk reports it).
+pub fn fast(repo: &Repo, index: &gix::index::State) -> Result<Option<Vec<BString>>> {
+    let gix_repo = repo.gix();
+    let Some(root) = gix_repo.workdir() else {
+        return Ok(None);
+    };
+    let Ok(caps) = gix_repo.filesystem_options() else {
+        return Ok(None);
+    };
+    if caps.ignore_case || caps.precompose_unicode || !plain_index(index) {
+        return Ok(None);
+    }
+    // Read only to fail over as gix's walk would (it reads these first).
+    if gix_repo.dirwalk_options().is_err() {
+        return Ok(None);
+    }
+    let Ok(excludes) = gix_repo.excludes(
+        index,
+        None,
+        gix::worktree::stack::state::ignore::Source::WorktreeThenIdMappingIfNotSkipped,
+    ) else {
+        return Ok(None);
+    };
+    let Ok(git_dir_real) = gix::path::realpath_opts(
+        gix_repo.git_dir(),
+        gix_repo.current_dir(),
+        gix::path::realpath::MAX_SYMLINKS,
+    ) else {
+        return Ok(None);
+    };
+    let mut walk = Walk {
+        index,
+        excludes,
+        git_dir_real,
+        current_dir: gix_repo.current_dir(),
+        found: Vec::new(),
+    };
+    let mut rel = BString::default();
+    let mut disk = root.to_path_buf();
+    walk.directory(&mut rel, &mut disk, 0..index.entries().len())?;
+    let mut found = walk.found;
+    found.sort_unstable();
+    Ok(Some(found))
+}
+
+/// An index whose lookups the merge reproduces exactly: not sparse; every
+/// entry at stage 0 (gix looks a conflicted path up by its stage 0 or 2
+/// entry only), with no flag or mode that makes gix trust the index over
+/// the disk or treat a path as excluded from the working tree (up-to-date,
+/// assume-valid, skip-worktree, sparse directory); paths strictly
+/// increasing (gix's binary search assumes the order the merge relies
+/// on).
+fn plain_index(index: &gix::index::State) -> bool {
+    if index.is_sparse() {
+        return false;
+    }
+    let special = Flags::UPTODATE | Flags::ASSUME_VALID | Flags::SKIP_WORKTREE;
+    let entries = index.entries();
+    entries
+        .iter()
+        .all(|e| e.stage_raw() == 0 && !e.flags.intersects(special) && !e.mode.is_sparse())
+        && entries
+            .windows(2)
+            .all(|pair| pair[0].path(index) < pair[1].path(index))
+}
+
+/// What a path is, as `gix_dir::entry::Kind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    File,
+    Symlink,
+    Directory,
+    Repository,
+    /// A FIFO, socket or device.
+    Untrackable,
+}
+
+impl Kind {
+    fn is_dir(self) -> bool {
+        matches!(self, Kind::Directory | Kind::Repository)
+    }
+
+    fn on_disk(file_type: std::fs::FileType) -> Kind {
+        if file_type.is_dir() {
+            Kind::Directory
+        } else if file_type.is_symlink() {
+            Kind::Symlink
+        } else if file_type.is_file() {
+            Kind::File
+        } else {
+            Kind::Untrackable
+        }
+    }
+
+    /// An index entry's kind as gix's `resolve_file_type_with_index` sees it.
+    fn in_index(entry: &gix::index::Entry) -> Option<Kind> {
+        if entry.mode.is_submodule() {
+            Some(Kind::Repository)
+        } else if entry.mode.contains(Mode::FILE) {
+            Some(Kind::File)
+        } else if entry.mode.contains(Mode::SYMLINK) {
+            Some(Kind::Symlink)
+        } else {
+            None
+        }
+    }
+}
+
+/// A directory's child as the index knows it.
+enum Child {
+    /// An entry with exactly that path (its position).
+    Entry(usize),
+    /// The entries under `child/`.
+    Dir(Range<usize>),
+}
+
+struct Walk<'a> {
+    index: &'a gix::index::State,
+    excludes: gix::AttributeStack<'a>,
+    git_dir_real: PathBuf,
+    current_dir: &'a Path,
+    found: Vec<BString>,
+}
+
+fn unavailable(what: &str, path: &Path, e: impl std::fmt::Display) -> RepoError {
+    RepoError::new(
+        Code::git_worktree_unavailable,
+        format!(
+            "cannot walk the working tree: {what} {}: {e}",
+            path.display()
+        ),
+    )
+}
+
+impl Walk<'_> {
+    /// Walk the directory `rel` (`disk` on disk) whose index entries are
+    /// `range` (all of them, and only them, lie under `rel/`).
+    fn directory(
+        &mut self,
+        rel: &mut BString,
+        disk: &mut PathBuf,
+        range: Range<usize>,
+    ) -> Result<()> {
+        let index = self.index;
+        let entries = index.entries();
+        let mut names: Vec<(Vec<u8>, Option<Kind>)> = Vec::new();
+        let listing = std::fs::read_dir(&*disk).map_err(|e| unavailable("cannot read", disk, e))?;
+        for entry in listing {
+            let entry = entry.map_err(|e| unavailable("cannot read an entry of", disk, e))?;
+            let name = entry.file_name().into_vec();
+            // gix prunes `.git` at every level, never emitting or entering it.
+            if name == b".git" {
+                continue;
+            }
+            // `file_type` is the directory entry's type (or an `lstat`):
+            // never follows a link, never opens the file.
+            let kind = entry.file_type().ok().map(Kind::on_disk);
+            names.push((name, kind));
+        }
+        names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+
+        // The index's children of this directory, in one pass over its
+        // range: an entry directly inside, or the block of entries under a
+        // subdirectory (found by a search within the block's remainder).
+        let prefix_len = if rel.is_empty() { 0 } else { rel.len() + 1 };
+        let mut children: Vec<(&[u8], Child)> = Vec::new();
+        let mut i = range.start;
+        while i < range.end {
+            let path = entries[i].path(index);
+            let rest = &path[prefix_len..];
+            match rest.find_byte(b'/') {
+                None => {
+                    children.push((rest, Child::Entry(i)));
+                    i += 1;
+                }
+                Some(slash) => {
+                    let under = &path[..prefix_len + slash + 1];
+                    let end = i + entries[i..range.end]
+                        .partition_point(|e| e.path(index).starts_with(under));
+                    children.push((&rest[..slash], Child::Dir(i..end)));
+                    i = end;
+                }
+            }
+        }
+        // Entries sort by full path (`a-b` < `a.b` < `a/c` < `a0`); sorted
+        // by name alone, a file and a directory of one name meet.
+        children.sort_by(|a, b| a.0.cmp(b.0));
+
+        let mut at = 0;
+        for (name, kind) in names {
+            while at < children.len() && children[at].0 < name.as_slice() {
+                at += 1;
+            }
+            let mut exact = None;
+            let mut under: Option<Range<usize>> = None;
+            let mut k = at;
+            while k < children.len() && children[k].0 == name.as_slice() {
+                match &children[k].1 {
+                    Child::Entry(e) => {
+                        exact = exact.or(Some(*e));
+                    }
+                    Child::Dir(r) => under = Some(r.clone()),
+                }
+                k += 1;
+            }
+            let index_kind = match exact {
+                Some(e) => Kind::in_index(&entries[e]),
+                None => under.as_ref().map(|_| Kind::Directory),
+            };
+
+            let before = rel.len();
+            if !rel.is_empty() {
+                rel.push(b'/');
+            }
+            rel.extend_from_slice(&name);
+            disk.push(std::ffi::OsStr::from_bytes(&name));
+            let outcome = self.child(rel, disk, kind, index_kind, under);
+            disk.pop();
+            rel.truncate(before);
+            outcome?;
+        }
+        Ok(())
+    }
+
+    /// One directory entry, classified as `gix_dir::walk::classify::path`
+    /// does: tracked when the index and the disk agree on whether it is a
+    /// directory (a tracked directory is entered, a submodule is not);
+    /// otherwise excluded or untracked, an untracked file or link found, an
+    /// untracked directory entered unless it holds another repository.
+    fn child(
+        &mut self,
+        rel: &mut BString,
+        disk: &mut PathBuf,
+        kind: Option<Kind>,
+        index_kind: Option<Kind>,
+        under: Option<Range<usize>>,
+    ) -> Result<()> {
+        if index_kind.map(Kind::is_dir) == kind.map(Kind::is_dir) {
+            if let (Some(Kind::Directory), Some(Kind::Directory), Some(under)) =
+                (kind, index_kind, under)
+            {
+                return self.directory(rel, disk, under);
+            }
+            return Ok(());
+        }
+        let mode = kind.map(|k| if k.is_dir() { Mode::DIR } else { Mode::FILE });
+        let excluded = self
+            .excludes
+            .at_entry(rel.as_bstr(), mode)
+            .map_err(|e| unavailable("cannot read the ignore rules for", disk, e))?
+            .excluded_kind()
+            .is_some();
+        if excluded {
+            return Ok(());
+        }
+        match kind {
+            Some(Kind::File | Kind::Symlink) => self.found.push(rel.clone()),
+            Some(Kind::Directory) if !self.holds_repository(disk) => {
+                return self.directory(rel, disk, under.unwrap_or(0..0));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Whether the directory `disk` holds a repository other than this one
+    /// (`gix_dir`'s `maybe_upgrade_to_repository`, not looking harder).
+    fn holds_repository(&self, disk: &mut PathBuf) -> bool {
+        disk.push(".git");
+        let nested = gix::discover::is_git(disk).is_ok()
+            && !gix::path::realpath_opts(disk, self.current_dir, gix::path::realpath::MAX_SYMLINKS)
+                .is_ok_and(|real| real == self.git_dir_real);
+        disk.pop();
+        nested
+    }
+}
