@@ -2116,7 +2116,9 @@ fn profiles_build_fast_for_users_and_small_for_releases() {
     let cargo: toml_like::Profiles = toml_like::profiles(&read("Cargo.toml"));
     // `cargo install` builds the release profile: no cross-crate LTO, small code.
     assert_eq!(cargo.get("release", "lto"), Some("false"));
-    assert_eq!(cargo.get("release", "opt-level"), Some("\"s\""));
+    assert_eq!(cargo.get("release", "opt-level"), Some("\"z\""));
+    // A panic aborts (src/crash.rs reports it first): no unwinding tables.
+    assert_eq!(cargo.get("release", "panic"), Some("\"abort\""));
     assert_eq!(cargo.get("dist", "opt-level"), Some("3"));
     assert_eq!(cargo.get("release", "strip"), Some("true"));
     assert_eq!(cargo.get("dist", "inherits"), Some("\"release\""));
