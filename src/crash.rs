@@ -3,15 +3,16 @@
 //! handled by the process's panic hook before the abort, never by
 //! unwinding to a `catch_unwind`.
 //!
-//! * On a thread started with [`spawn_watched`], the panic is handed to the
-//!   thread that waits for it (as [`Crashed`]) and the panicking thread
-//!   stops there; the waiter decides what the crash means (the agent hook
-//!   turns it into a "could not check" decision).
+//! * While a thread started with [`spawn_watched`] runs, a panic on any
+//!   thread but its waiter (the watched thread, or a worker it started) is
+//!   handed to the waiter (as [`Crashed`]) and the panicking thread stops
+//!   there; the waiter decides what the crash means (the agent hook turns
+//!   it into a "could not check" decision).
 //! * Anywhere else the panic is reported as `internal_error` and the
 //!   process exits 2: never 0, never a signal the caller cannot read.
 
-use std::cell::RefCell;
-use std::sync::mpsc;
+use std::sync::{Mutex, mpsc};
+use std::thread::ThreadId;
 
 /// The message printed for a panic nobody waits for.
 const INTERNAL_ERROR: &str = "error[internal_error]: mastermind-hooks hit an internal error; nothing was judged (exit 2). Please report it.";
@@ -19,10 +20,11 @@ const INTERNAL_ERROR: &str = "error[internal_error]: mastermind-hooks hit an int
 /// The exit status of a panic nobody waits for (could not check).
 const EXIT_CANNOT_CHECK: i32 = 2;
 
-thread_local! {
-    /// Set on a watched thread: tells its waiter that it crashed.
-    static WATCHER: RefCell<Option<Box<dyn Fn()>>> = const { RefCell::new(None) };
-}
+/// While a watched thread runs: its waiter's thread, and how to tell the
+/// waiter that the work crashed.
+type Watcher = (ThreadId, Box<dyn Fn() + Send>);
+
+static WATCHER: Mutex<Option<Watcher>> = Mutex::new(None);
 
 /// A watched thread panicked before it produced its value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,10 +36,17 @@ pub fn install_hook() {
     let print_panic = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         print_panic(info);
-        let handed_over = WATCHER.with(|watcher| match watcher.try_borrow() {
-            Ok(watcher) => watcher.as_ref().map(|notify| notify()).is_some(),
+        let here = std::thread::current().id();
+        let handed_over = match WATCHER.lock() {
+            Ok(watcher) => match watcher.as_ref() {
+                Some((waiter, notify)) if *waiter != here => {
+                    notify();
+                    true
+                }
+                _ => false,
+            },
             Err(_) => false,
-        });
+        };
         if handed_over {
             // The waiter owns the outcome now; this thread never returns
             // (returning would abort the process, or unwind in a debug
@@ -64,17 +73,22 @@ where
     F: FnOnce() -> T + Send + 'static,
 {
     let (tx, rx) = mpsc::channel();
+    let on_crash = tx.clone();
+    if let Ok(mut watcher) = WATCHER.lock() {
+        *watcher = Some((
+            std::thread::current().id(),
+            Box::new(move || {
+                let _ = on_crash.send(Err(Crashed));
+            }),
+        ));
+    }
     std::thread::Builder::new()
         .name(name.into())
         .spawn(move || {
-            let on_crash = tx.clone();
-            WATCHER.with(|watcher| {
-                *watcher.borrow_mut() = Some(Box::new(move || {
-                    let _ = on_crash.send(Err(Crashed));
-                }));
-            });
             let value = work();
-            WATCHER.with(|watcher| *watcher.borrow_mut() = None);
+            if let Ok(mut watcher) = WATCHER.lock() {
+                *watcher = None;
+            }
             let _ = tx.send(Ok(value));
         })?;
     Ok(rx)

@@ -162,6 +162,10 @@ fn debug_fault() {
     // gate is reported as "could not check".
     match std::env::var("MASTERMIND_HOOKS_DEBUG_AGENT_HOOK").as_deref() {
         Ok("panic") => panic!("panic requested by MASTERMIND_HOOKS_DEBUG_AGENT_HOOK"),
+        // A worker thread of the gate's (as the parallel readers are).
+        Ok("panic-worker") => std::thread::scope(|scope| {
+            scope.spawn(|| panic!("worker panic requested by MASTERMIND_HOOKS_DEBUG_AGENT_HOOK"));
+        }),
         Ok("hang") => std::thread::sleep(Duration::from_secs(3600)),
         _ => {}
     }

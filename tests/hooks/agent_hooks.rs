@@ -219,6 +219,7 @@ fn a_crash_or_a_hang_of_the_gate_is_could_not_check() {
     // machine; the hang case a short one.
     for (fault, code, timeout) in [
         ("panic", "internal_error", "60"),
+        ("panic-worker", "internal_error", "60"),
         ("hang", "agent_hook_deadline_exceeded", "1"),
     ] {
         let mut cmd = repo.command(common::BIN);
