@@ -570,6 +570,26 @@ struct Out {
 }
 
 impl Out {
+    /// `check` over every item: false when any failed. Without collecting,
+    /// the first failure ends the walk (nothing more can change the
+    /// answer).
+    fn every<T>(
+        &mut self,
+        items: impl IntoIterator<Item = T>,
+        mut check: impl FnMut(&mut Out, T) -> bool,
+    ) -> bool {
+        let mut valid = true;
+        for item in items {
+            if !check(self, item) {
+                valid = false;
+                if !self.collect {
+                    return false;
+                }
+            }
+        }
+        valid
+    }
+
     fn push(
         &mut self,
         loc: &Loc<'_>,
@@ -854,18 +874,10 @@ impl Validator {
                 let Value::Object(object) = instance else {
                     return true;
                 };
-                let mut valid = true;
-                for (name, node) in properties {
-                    if let Some(value) = object.get(name)
-                        && !self.run(*node, value, &Loc::Key(loc, name), depth, out)
-                    {
-                        valid = false;
-                        if !out.collect {
-                            return false;
-                        }
-                    }
-                }
-                valid
+                out.every(properties, |out, (name, node)| match object.get(name) {
+                    Some(value) => self.run(*node, value, &Loc::Key(loc, name), depth, out),
+                    None => true,
+                })
             }
             CheckKind::Closed {
                 properties,
@@ -934,16 +946,9 @@ impl Validator {
                 let Value::Object(object) = instance else {
                     return true;
                 };
-                let mut valid = true;
-                for (name, value) in object {
-                    if !self.run(*node, value, &Loc::Key(loc, name), depth, out) {
-                        valid = false;
-                        if !out.collect {
-                            return false;
-                        }
-                    }
-                }
-                valid
+                out.every(object, |out, (name, value)| {
+                    self.run(*node, value, &Loc::Key(loc, name), depth, out)
+                })
             }
             CheckKind::PropertyNames(node) => {
                 let Value::Object(object) = instance else {
@@ -976,44 +981,25 @@ impl Validator {
                 let Value::Array(items) = instance else {
                     return true;
                 };
-                let mut valid = true;
-                for (index, item) in items.iter().enumerate().skip(*skip) {
-                    if !self.run(*node, item, &Loc::Index(loc, index), depth, out) {
-                        valid = false;
-                        if !out.collect {
-                            return false;
-                        }
-                    }
-                }
-                valid
+                out.every(
+                    items.iter().enumerate().skip(*skip),
+                    |out, (index, item)| self.run(*node, item, &Loc::Index(loc, index), depth, out),
+                )
             }
             CheckKind::PrefixItems(nodes) => {
                 let Value::Array(items) = instance else {
                     return true;
                 };
-                let mut valid = true;
-                for (index, (item, node)) in items.iter().zip(nodes).enumerate() {
-                    if !self.run(*node, item, &Loc::Index(loc, index), depth, out) {
-                        valid = false;
-                        if !out.collect {
-                            return false;
-                        }
-                    }
-                }
-                valid
+                out.every(
+                    items.iter().zip(nodes).enumerate(),
+                    |out, (index, (item, node))| {
+                        self.run(*node, item, &Loc::Index(loc, index), depth, out)
+                    },
+                )
             }
-            CheckKind::AllOf(nodes) => {
-                let mut valid = true;
-                for node in nodes {
-                    if !self.run(*node, instance, loc, depth, out) {
-                        valid = false;
-                        if !out.collect {
-                            return false;
-                        }
-                    }
-                }
-                valid
-            }
+            CheckKind::AllOf(nodes) => out.every(nodes, |out, node| {
+                self.run(*node, instance, loc, depth, out)
+            }),
             CheckKind::AnyOf(nodes) => {
                 if nodes
                     .iter()
