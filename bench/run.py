@@ -62,8 +62,14 @@ def build():
 def repo_for(size):
     path = os.path.join(WORK, f"repo-{size}")
     if not os.path.isdir(os.path.join(path, ".git")):
+        # Built aside and moved into place only when complete: a generator
+        # that failed halfway (its receipt step runs the binary) must not
+        # leave a repository the next run would take as ready.
         files, total = SIZES[size]
-        sh([sys.executable, os.path.join(HERE, "gen_repo.py"), path, str(files), str(total), BIN])
+        partial = path + ".partial"
+        shutil.rmtree(partial, ignore_errors=True)
+        sh([sys.executable, os.path.join(HERE, "gen_repo.py"), partial, str(files), str(total), BIN])
+        os.rename(partial, path)
     return path
 
 
