@@ -278,12 +278,14 @@ fn examine(
         return Ok(Some((entry, Known::Submodule, None, Origin::Now)));
     }
     let disk = root.join(relative(&listed.path)?);
+    let lstat = || match root_fd {
+        Some(fd) => lstat_at(fd, &listed.path),
+        None => lstat_path(&disk),
+    };
+    // The `lstat` taken for the index entry, kept for the earlier read.
+    let mut seen: Option<Lstat> = None;
     if let (Some(recorded), Some(index_mode)) = (&listed.vouching, listed.index_mode) {
-        let found = match root_fd {
-            Some(fd) => lstat_at(fd, &listed.path),
-            None => lstat_path(&disk),
-        };
-        let (mode, stat) = match found {
+        let (mode, stat) = match lstat() {
             Ok(found) => found,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => {
@@ -303,11 +305,12 @@ fn examine(
             };
             return Ok(Some((entry, Known::Indexed, None, Origin::Now)));
         }
+        seen = Some((mode, stat));
     }
     if let Some((stat, entry, content)) = earlier.and_then(|reads| reads.prior(&listed.path)) {
-        let found = match root_fd {
-            Some(fd) => lstat_at(fd, &listed.path),
-            None => lstat_path(&disk),
+        let found = match seen {
+            Some(seen) => Ok(seen),
+            None => lstat(),
         };
         if let Ok((Some(mode), now)) = found
             && mode == entry.mode
