@@ -675,13 +675,6 @@ pub(super) fn open_index(repo: &Repo) -> Result<Rc<gix::index::File>> {
 
 fn decode_index(repo: &Repo) -> Result<gix::index::File> {
     let path = repo.index_path();
-    if !path.exists() {
-        // No index yet (fresh repository): an empty one.
-        return Ok(gix::index::File::from_state(
-            gix::index::State::new(repo.gix().object_hash()),
-            path,
-        ));
-    }
     let kind = repo.gix().object_hash();
     let unreadable = |e: &dyn std::fmt::Display| {
         RepoError::new(
@@ -691,9 +684,17 @@ fn decode_index(repo: &Repo) -> Result<gix::index::File> {
     };
     // Regular files only (links followed, as git does): gix opens the
     // file itself, and an index that is a FIFO must not block the gate.
+    // One that cannot be looked at is unavailable, never taken as empty.
     match std::fs::metadata(&path) {
         Ok(m) if m.is_file() => {}
         Ok(_) => return Err(unreadable(&"it is not a regular file")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // No index yet (fresh repository): an empty one.
+            return Ok(gix::index::File::from_state(
+                gix::index::State::new(kind),
+                path,
+            ));
+        }
         Err(e) => return Err(unreadable(&e)),
     }
     // The trailing checksum is verified on a second thread while the
