@@ -27,12 +27,7 @@ fn passing_receipt(tree: &str) -> TreeReceipt {
         },
         declaration_sha256: hex.clone(),
         command: "true".into(),
-        declaration: RunDeclaration {
-            id: "unit".into(),
-            argv: vec!["true".into()],
-            cwd: ".".into(),
-            timeout_secs: 5,
-        },
+        declaration: unit_declaration(),
         executable: Some(Executable {
             invocation_path: "/bin/true".into(),
             resolved_path: "/bin/true".into(),
@@ -53,6 +48,16 @@ fn passing_receipt(tree: &str) -> TreeReceipt {
     }
 }
 
+/// The declared check `unit`: `true`, in the task's directory.
+fn unit_declaration() -> RunDeclaration {
+    RunDeclaration {
+        id: "unit".into(),
+        argv: vec!["true".into()],
+        cwd: ".".into(),
+        timeout_secs: 5,
+    }
+}
+
 fn task(result: RerunResult, exit_code: Option<i32>) -> TaskRun {
     TaskRun {
         dir: "t".into(),
@@ -61,12 +66,7 @@ fn task(result: RerunResult, exit_code: Option<i32>) -> TaskRun {
         checks: vec![CheckRun {
             id: "unit".into(),
             command: "true".into(),
-            declaration: RunDeclaration {
-                id: "unit".into(),
-                argv: vec!["true".into()],
-                cwd: ".".into(),
-                timeout_secs: 5,
-            },
+            declaration: unit_declaration(),
             result,
             exit_code,
             signal: None,
