@@ -117,44 +117,60 @@ pub(super) fn check_cached_trees(
     head_tree: Option<ObjectId>,
 ) -> Result<()> {
     let list: &[(BString, Entry)] = &index.entries;
-    let mut covered: Vec<BString> = Vec::new();
-    for (dir, id, _) in valid_trees(cache) {
-        if covered.iter().any(|c| dir.starts_with(c.as_slice())) {
-            continue; // inside a directory already checked
-        }
-        let dir_text = String::from_utf8_lossy(dir.strip_suffix(b"/").unwrap_or(&dir)).into_owned();
-        let at_head = match head_tree {
-            Some(tree) if dir.is_empty() => Some(tree),
-            Some(tree) => repo.subtree_id(tree, &dir_text)?,
-            None => None,
-        };
-        if at_head == Some(id) {
-            // The commit's own tree: nothing below changes.
-            covered.push(dir.clone());
-            continue;
-        }
-        if !repo.gix().has_object(id) {
+    let Some(root) = cache else {
+        return Ok(());
+    };
+    // Directories to look at, each with the commit's tree there. The cached
+    // trees are walked from the root, and the commit's trees are read only
+    // for directories whose cached tree is invalid: as `git add` leaves the
+    // index, only the directories on the staged paths.
+    let mut pending: Vec<(BString, &CachedTree, Option<ObjectId>)> =
+        vec![(BString::default(), root, head_tree)];
+    while let Some((dir, node, at_head)) = pending.pop() {
+        if node.num_entries.is_some() {
+            if at_head == Some(node.id) {
+                // The commit's own tree: nothing below changes.
+                continue;
+            }
             // Git would not use a tree it lacks; it rebuilds this directory
             // from its subdirectories' cached trees, checked on their own.
+            if repo.gix().has_object(node.id) {
+                if !same_level_by_level(repo, list, &dir, node.id, at_head)? {
+                    return Err(cache_tree_mismatch(&dir, node.id));
+                }
+                continue;
+            }
+        }
+        if node.children.is_empty() {
             continue;
         }
-        covered.push(dir.clone());
-        if !same_level_by_level(repo, list, &dir, id, at_head)? {
-            return Err(RepoError::new(
-                Code::git_index_cache_tree_mismatch,
-                format!(
-                    "the index's cached tree for `{}` ({}) does not match the files the index lists there: `git commit` would write that tree, not the files staged, so the gate cannot judge what lands",
-                    if dir.is_empty() {
-                        "/".to_string()
-                    } else {
-                        dir_text
-                    },
-                    super::short(id)
-                ),
-            ));
+        let head_dirs = match at_head {
+            Some(tree) => tree_level(repo, tree)?.1,
+            None => BTreeMap::new(),
+        };
+        for child in &node.children {
+            let mut child_dir = dir.clone();
+            child_dir.extend_from_slice(&child.name);
+            child_dir.push(b'/');
+            let at_head = head_dirs.get(child.name.as_slice()).copied();
+            pending.push((child_dir, child, at_head));
         }
     }
     Ok(())
+}
+
+fn cache_tree_mismatch(dir: &[u8], id: ObjectId) -> RepoError {
+    let shown = match dir.strip_suffix(b"/") {
+        Some(dir) => String::from_utf8_lossy(dir).into_owned(),
+        None => "/".to_string(),
+    };
+    RepoError::new(
+        Code::git_index_cache_tree_mismatch,
+        format!(
+            "the index's cached tree for `{shown}` ({}) does not match the files the index lists there: `git commit` would write that tree, not the files staged, so the gate cannot judge what lands",
+            super::short(id)
+        ),
+    )
 }
 
 /// The entries of one tree object: files (with their entries) and
@@ -213,28 +229,16 @@ fn same_level_by_level(
         Some(head) => tree_level(repo, head)?.1,
         None => BTreeMap::new(),
     };
-    // The index's direct files and subdirectories under `dir`.
-    let start = list.partition_point(|(path, _)| path.as_slice() < dir);
-    let end = (start + files_under(list, dir)).min(list.len());
-    let mut index_files: BTreeMap<&[u8], &Entry> = BTreeMap::new();
-    let mut index_dirs: std::collections::BTreeSet<&[u8]> = std::collections::BTreeSet::new();
-    for (path, entry) in &list[start..end] {
-        let rest = &path[dir.len()..];
-        match rest.iter().position(|b| *b == b'/') {
-            None => {
-                index_files.insert(rest, entry);
-            }
-            Some(slash) => {
-                index_dirs.insert(&rest[..slash]);
-            }
-        }
-    }
+    let (index_files, mut index_dirs) = index_level(list, dir);
+    index_dirs.sort_unstable();
     let files_agree = files.len() == index_files.len()
         && files
             .iter()
-            .all(|(name, entry)| index_files.get(name.as_slice()) == Some(&entry));
-    let dir_names: std::collections::BTreeSet<&[u8]> = dirs.keys().map(|n| n.as_slice()).collect();
-    if !files_agree || dir_names != index_dirs {
+            .zip(&index_files)
+            .all(|((name, entry), (indexed, indexed_entry))| {
+                name.as_slice() == *indexed && entry == *indexed_entry
+            });
+    if !files_agree || !dirs.keys().map(|n| n.as_slice()).eq(index_dirs) {
         return Ok(false);
     }
     for (name, child) in &dirs {
@@ -250,6 +254,37 @@ fn same_level_by_level(
         }
     }
     Ok(true)
+}
+
+/// The index's files directly under `dir` (name and entry, by name) and
+/// the names of its subdirectories there (in index order), from the sorted
+/// `list`. Each subdirectory's files are jumped over by binary search, so
+/// the cost follows the directory's own entries, not everything below it.
+fn index_level<'a>(
+    list: &'a [(BString, Entry)],
+    dir: &[u8],
+) -> (Vec<(&'a [u8], &'a Entry)>, Vec<&'a [u8]>) {
+    let mut files = Vec::new();
+    let mut dirs = Vec::new();
+    let mut at = list.partition_point(|(path, _)| path.as_slice() < dir);
+    while let Some((path, entry)) = list.get(at) {
+        let Some(rest) = path.strip_prefix(dir) else {
+            break;
+        };
+        match rest.iter().position(|b| *b == b'/') {
+            None => {
+                files.push((rest, entry));
+                at += 1;
+            }
+            Some(slash) => {
+                dirs.push(&rest[..slash]);
+                // A directory's paths are contiguous in byte order.
+                let prefix = &path[..dir.len() + slash + 1];
+                at += list[at..].partition_point(|(path, _)| path.starts_with(prefix));
+            }
+        }
+    }
+    (files, dirs)
 }
 
 /// The files of the tree `tree`, as a view over the index view `index`
@@ -356,5 +391,21 @@ mod tests {
         assert_eq!(files_under(&l, b"a/d/"), 1);
         assert_eq!(files_under(&l, b"ab/"), 1);
         assert_eq!(files_under(&l, b"c/"), 0);
+    }
+
+    #[test]
+    fn index_level_lists_direct_files_and_jumps_over_subdirectories() {
+        let l = list(&["a-b", "a/c", "a/d/e", "a/d/f", "a0", "ab/x", "ab/y/z", "b"]);
+        let names = |files: Vec<(&[u8], &Entry)>| -> Vec<Vec<u8>> {
+            files.into_iter().map(|(name, _)| name.to_vec()).collect()
+        };
+        let (files, dirs) = index_level(&l, b"");
+        assert_eq!(names(files), [&b"a-b"[..], b"a0", b"b"]);
+        assert_eq!(dirs, [&b"a"[..], b"ab"]);
+        let (files, dirs) = index_level(&l, b"a/");
+        assert_eq!(names(files), [&b"c"[..]]);
+        assert_eq!(dirs, [&b"d"[..]]);
+        let (files, dirs) = index_level(&l, b"c/");
+        assert!(files.is_empty() && dirs.is_empty());
     }
 }
