@@ -277,10 +277,15 @@ fn examine(
         };
         return Ok(Some((entry, Known::Submodule, None, Origin::Now)));
     }
-    let disk = root.join(relative(&listed.path)?);
+    // The full path is made only when a file is read or a message needs it:
+    // a file the index vouches for is looked at through the root's handle.
+    let disk = || -> Result<std::path::PathBuf> { Ok(root.join(relative(&listed.path)?)) };
     let lstat = || match root_fd {
         Some(fd) => lstat_at(fd, &listed.path),
-        None => lstat_path(&disk),
+        None => match relative(&listed.path) {
+            Ok(path) => lstat_path(&root.join(path)),
+            Err(_) => Err(std::io::Error::from(std::io::ErrorKind::InvalidInput)),
+        },
     };
     // The `lstat` taken for the index entry, kept for the earlier read.
     let mut seen: Option<Lstat> = None;
@@ -291,7 +296,7 @@ fn examine(
             Err(e) => {
                 return Err(RepoError::new(
                     Code::git_worktree_unavailable,
-                    format!("cannot stat {}: {e}", disk.display()),
+                    format!("cannot stat {}: {e}", disk()?.display()),
                 ));
             }
         };
@@ -324,7 +329,7 @@ fn examine(
             )));
         }
     }
-    Ok(read_file_with_stat(&disk, format)?
+    Ok(read_file_with_stat(&disk()?, format)?
         .map(|(entry, content, stat)| (entry, Known::Read(content), stat, Origin::Now)))
 }
 
@@ -369,39 +374,60 @@ fn lstat_parts(st: &libc::stat) -> Lstat {
 /// the kernel walks only the path's own components.
 fn lstat_at(root: &std::os::fd::OwnedFd, path: &BString) -> std::io::Result<Lstat> {
     use std::os::fd::AsRawFd;
-    let name = std::ffi::CString::new(path.as_slice())
-        .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
-    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-    // SAFETY: `name` is a NUL-terminated string, `st` is writable memory
-    // for one `stat`, and the descriptor is open for the call's duration.
-    let rc = unsafe {
-        libc::fstatat(
-            root.as_raw_fd(),
-            name.as_ptr(),
-            st.as_mut_ptr(),
-            libc::AT_SYMLINK_NOFOLLOW,
-        )
-    };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: fstatat succeeded, so it filled `st`.
-    let st = unsafe { st.assume_init() };
-    Ok(lstat_parts(&st))
+    with_c_path(path.as_slice(), |name| {
+        let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+        // SAFETY: `name` is a NUL-terminated string, `st` is writable memory
+        // for one `stat`, and the descriptor is open for the call's duration.
+        let rc = unsafe {
+            libc::fstatat(
+                root.as_raw_fd(),
+                name.as_ptr(),
+                st.as_mut_ptr(),
+                libc::AT_SYMLINK_NOFOLLOW,
+            )
+        };
+        if rc != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: fstatat succeeded, so it filled `st`.
+        let st = unsafe { st.assume_init() };
+        Ok(lstat_parts(&st))
+    })
 }
 
 fn lstat_path(path: &Path) -> std::io::Result<Lstat> {
-    let name = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())
-        .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
-    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-    // SAFETY: as in `lstat_at`.
-    let rc = unsafe { libc::lstat(name.as_ptr(), st.as_mut_ptr()) };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
+    with_c_path(path.as_os_str().as_encoded_bytes(), |name| {
+        let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+        // SAFETY: as in `lstat_at`.
+        let rc = unsafe { libc::lstat(name.as_ptr(), st.as_mut_ptr()) };
+        if rc != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: lstat succeeded, so it filled `st`.
+        let st = unsafe { st.assume_init() };
+        Ok(lstat_parts(&st))
+    })
+}
+
+/// Call `f` with `bytes` as a C string, built on the stack when it is short
+/// (one `lstat` a tracked file, so no allocation each). A NUL inside the
+/// path is an invalid input.
+fn with_c_path<R>(
+    bytes: &[u8],
+    f: impl FnOnce(&std::ffi::CStr) -> std::io::Result<R>,
+) -> std::io::Result<R> {
+    const ON_STACK: usize = 512;
+    let invalid = || std::io::Error::from(std::io::ErrorKind::InvalidInput);
+    if bytes.len() < ON_STACK {
+        let mut buffer = [0u8; ON_STACK];
+        buffer[..bytes.len()].copy_from_slice(bytes);
+        let name =
+            std::ffi::CStr::from_bytes_with_nul(&buffer[..=bytes.len()]).map_err(|_| invalid())?;
+        f(name)
+    } else {
+        let name = std::ffi::CString::new(bytes).map_err(|_| invalid())?;
+        f(&name)
     }
-    // SAFETY: lstat succeeded, so it filled `st`.
-    let st = unsafe { st.assume_init() };
-    Ok(lstat_parts(&st))
 }
 
 /// The root directory's handle for [`lstat_at`] (`None`: use full paths).
