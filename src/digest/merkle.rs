@@ -33,7 +33,7 @@
 //! the working tree ([`TreeV2`], pure).
 
 use super::AssemblyError;
-use super::cache::Sha256Cache;
+use super::cache::{SHA256_STEM, Sha256Cache};
 use super::view::{CacheSource, Stats, assembly_failed, blob_shas, file_shas};
 use super::{TreeV1, submodule_sha256};
 use crate::bookkeeping::{MASTERMIND_DIR, TASKS_DIR, outside_digest};
@@ -404,22 +404,8 @@ impl<'r> LazyCache<'r> {
     }
 }
 
-/// Below this many lookups a large sha256 cache is not opened: reading and
-/// authenticating the whole file (52 bytes an entry, up to 13 MiB) costs
-/// more than hashing a few files.
-const FEW_LOOKUPS: usize = 512;
-/// A cache file up to this size is read whatever the number of lookups.
-const SMALL_CACHE_BYTES: u64 = 512 * 1024;
-
 impl CacheSource for LazyCache<'_> {
-    fn cache(&mut self, needed: usize) -> Option<&mut Sha256Cache> {
-        if !self.opened && needed < FEW_LOOKUPS {
-            let path = Sha256Cache::path_named(self.repo, self.stem);
-            let large = std::fs::symlink_metadata(path).is_ok_and(|m| m.len() > SMALL_CACHE_BYTES);
-            if large {
-                return None;
-            }
-        }
+    fn cache(&mut self) -> Option<&mut Sha256Cache> {
         self.get()
     }
 }
@@ -462,7 +448,7 @@ impl<'r> TreeDigester<'r> {
         TreeDigester {
             repo,
             agent_files: config.agent_files().into_iter().cloned().collect(),
-            cache: LazyCache::new(repo, "sha256-cache", use_cache),
+            cache: LazyCache::new(repo, SHA256_STEM, use_cache),
             tree_memo: LazyCache::new(repo, TREE_MEMO_STEM, use_cache),
             memo: HashMap::new(),
             stats: Stats::default(),

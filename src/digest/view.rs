@@ -47,14 +47,13 @@ pub(crate) fn assembly_failed(error: super::AssemblyError) -> RepoError {
 }
 
 /// Where the sha256 cache comes from: an open one, or one opened on first
-/// need. `needed` is how many lookups the caller is about to make, so a
-/// source may decline to read a large file for a handful of them.
+/// need.
 pub(crate) trait CacheSource {
-    fn cache(&mut self, needed: usize) -> Option<&mut Sha256Cache>;
+    fn cache(&mut self) -> Option<&mut Sha256Cache>;
 }
 
 impl CacheSource for Option<&mut Sha256Cache> {
-    fn cache(&mut self, _: usize) -> Option<&mut Sha256Cache> {
+    fn cache(&mut self) -> Option<&mut Sha256Cache> {
         self.as_deref_mut()
     }
 }
@@ -68,7 +67,7 @@ pub(crate) fn blob_shas(
     source: &mut dyn CacheSource,
     stats: &mut Stats,
 ) -> Result<Vec<[u8; 32]>> {
-    let mut cache = source.cache(ids.len());
+    let mut cache = source.cache();
     let mut shas = vec![[0u8; 32]; ids.len()];
     let mut jobs: Vec<usize> = Vec::new();
     for (i, id) in ids.iter().enumerate() {
@@ -188,7 +187,7 @@ pub(crate) fn file_shas<'v>(
                 };
                 rows.push((path, entry.mode, sha));
             }
-            let mut cache = source.cache(indexed.len());
+            let mut cache = source.cache();
             // The cache learns what was read (each id is of the bytes read).
             if let Some(cache) = cache.as_mut() {
                 for (id, sha) in &read {

@@ -590,7 +590,7 @@ fn v1_receipts_are_unverifiable_in_tree_views() {
 
 #[test]
 fn a_tampered_cache_cannot_make_a_stale_receipt_current() {
-    use mastermind_hooks::digest::cache::{Format, decode, encode};
+    use mastermind_hooks::digest::cache::{Format, SHA256_STEM, decode, encode};
     let repo = task_repo(PASSING);
     let base = repo.head();
     assert_eq!(verify(&repo).0, 0);
@@ -599,7 +599,15 @@ fn a_tampered_cache_cannot_make_a_stale_receipt_current() {
     let cache_path = repo.path().join(".git/mastermind-hooks/sha256-cache-sha1");
     let key_path = repo.home().join(".local/state/mastermind-hooks/cache-key");
     let key: [u8; 32] = std::fs::read(&key_path).unwrap().try_into().unwrap();
-    assert!(decode(std::fs::read(&cache_path).unwrap(), Format::Sha1, &key).is_ok());
+    assert!(
+        decode(
+            std::fs::read(&cache_path).unwrap(),
+            Format::Sha1,
+            SHA256_STEM,
+            &key
+        )
+        .is_ok()
+    );
 
     // New, untested content, staged.
     let old_sha: [u8; 32] = Sha256::digest(b"def value():\n    return 2\n").into();
@@ -609,7 +617,11 @@ fn a_tampered_cache_cannot_make_a_stale_receipt_current() {
     // Forge: the new blob's id mapped to the old content's sha256.
     let mut forged = std::collections::BTreeMap::new();
     forged.insert(new_id, old_sha);
-    std::fs::write(&cache_path, encode(Format::Sha1, &[1; 32], &forged)).unwrap();
+    std::fs::write(
+        &cache_path,
+        encode(Format::Sha1, SHA256_STEM, &[1; 32], &forged),
+    )
+    .unwrap();
     let (_, codes, _) = check(&repo, &["--staged"], None);
     assert!(
         has(&codes, "receipt_snapshot_changed"),
@@ -618,7 +630,11 @@ fn a_tampered_cache_cannot_make_a_stale_receipt_current() {
 
     // Even with the user's key (a same-user process can forge the receipt
     // itself), CI never reads the cache.
-    std::fs::write(&cache_path, encode(Format::Sha1, &key, &forged)).unwrap();
+    std::fs::write(
+        &cache_path,
+        encode(Format::Sha1, SHA256_STEM, &key, &forged),
+    )
+    .unwrap();
     repo.git(&["commit", "-q", "--no-verify", "-m", "untested"]);
     let head = repo.head();
     let (_, codes, _) = check(&repo, &["--ci", "--base", &base, "--head", &head], None);
