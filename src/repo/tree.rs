@@ -165,18 +165,8 @@ impl View {
 
     /// Every file of a tree object.
     pub fn from_tree(repo: &Repo, tree: ObjectId, label: impl Into<String>) -> Result<View> {
-        View::from_tree_in(&repo.gix().objects, tree, label)
-    }
-
-    /// [`View::from_tree`] reading from `objects` (a handle a thread of its
-    /// own can hold: see [`View::from_commit_beside`]).
-    fn from_tree_in(
-        objects: &gix::OdbHandle,
-        tree: ObjectId,
-        label: impl Into<String>,
-    ) -> Result<View> {
         let mut trees = vec![(BString::default(), tree)];
-        let entries = walk_tree_pruned(objects, tree, (), |_, dir, id| {
+        let entries = walk_tree_pruned(repo, tree, (), |_, dir, id| {
             trees.push((dir.into(), *id));
             Some(())
         })?;
@@ -197,39 +187,6 @@ impl View {
     pub fn from_commit(repo: &Repo, commit: ObjectId) -> Result<View> {
         let tree = repo.commit_tree(commit)?;
         View::from_tree(repo, tree, format!("commit {}", short(commit)))
-    }
-
-    /// Every file of the commit `commit` (`None`: the empty tree, as for a
-    /// repository with no commit yet, labelled `empty`) and the result of
-    /// `meanwhile`, which runs on this thread while another thread lists the
-    /// commit: the commit's trees are read from the object database while
-    /// `meanwhile` walks the working tree, and the two mostly wait on
-    /// different things.
-    pub fn from_commit_beside<T>(
-        repo: &Repo,
-        commit: Option<ObjectId>,
-        empty: &str,
-        meanwhile: impl FnOnce() -> Result<T>,
-    ) -> Result<(View, T)> {
-        let Some(commit) = commit else {
-            return Ok((View::empty(empty), meanwhile()?));
-        };
-        let tree = repo.commit_tree(commit)?;
-        let label = format!("commit {}", short(commit));
-        // A repository handle is Send but not Sync: the thread gets its own.
-        let mut objects = repo.gix().objects.clone();
-        objects.unset_object_cache();
-        std::thread::scope(|scope| {
-            let listing = scope.spawn(move || View::from_tree_in(&objects, tree, label));
-            let other = meanwhile();
-            let listed = listing.join().map_err(|_| {
-                RepoError::new(
-                    Code::internal_error,
-                    "the thread listing a commit stopped without an answer",
-                )
-            })?;
-            Ok((listed?, other?))
-        })
     }
 
     /// Every file of the index git would commit (`GIT_INDEX_FILE` honoured).
@@ -547,7 +504,7 @@ impl View {
 /// walks it with that state, `None` leaves it out. An explicit stack keeps
 /// a hostile tree depth off the call stack.
 fn walk_tree_pruned<S>(
-    objects: &gix::OdbHandle,
+    repo: &Repo,
     root: ObjectId,
     root_state: S,
     mut descend: impl FnMut(&S, &[u8], &ObjectId) -> Option<S>,
@@ -566,6 +523,7 @@ fn walk_tree_pruned<S>(
             format!("cannot read tree {id}: {e}"),
         )
     };
+    let objects = &repo.gix().objects;
     let kind = root.kind();
     let read = |id: &ObjectId| -> Result<Vec<u8>> {
         let mut data = Vec::new();

@@ -66,10 +66,11 @@ fn landing_on(
 ) -> Result<Landing, RepoError> {
     let head = repo.head_commit()?;
     let base_commit = since.or(head);
-    let (head_view, view) =
-        View::from_commit_beside(repo, head, "the empty tree (no commit yet)", || {
-            View::from_worktree(repo)
-        })?;
+    let head_view = match head {
+        Some(id) => View::from_commit(repo, id)?,
+        None => View::empty("the empty tree (no commit yet)"),
+    };
+    let view = View::from_worktree(repo)?;
     let mut steps = match (since, head) {
         (Some(since), Some(head)) => steps::commits(repo, &[head], &[since])?,
         _ => Vec::new(),

@@ -309,25 +309,20 @@ pub(super) fn commit_over_index(
         return Ok(derived(BTreeMap::new(), list.len()));
     }
     let mut skipped: Vec<BString> = Vec::new();
-    let walked = walk_tree_pruned(
-        &repo.gix().objects,
-        tree,
-        cache.map(Node::new),
-        |parent, dir, id| {
-            let name = dir[..dir.len() - 1]
-                .rsplit(|b| *b == b'/')
-                .next()
-                .unwrap_or_default();
-            let cached = parent.as_ref().and_then(|node| node.child(name));
-            match cached {
-                Some(cached) if vouches(cached, id, list, dir) => {
-                    skipped.push(dir.into());
-                    None
-                }
-                _ => Some(cached.map(Node::new)),
+    let walked = walk_tree_pruned(repo, tree, cache.map(Node::new), |parent, dir, id| {
+        let name = dir[..dir.len() - 1]
+            .rsplit(|b| *b == b'/')
+            .next()
+            .unwrap_or_default();
+        let cached = parent.as_ref().and_then(|node| node.child(name));
+        match cached {
+            Some(cached) if vouches(cached, id, list, dir) => {
+                skipped.push(dir.into());
+                None
             }
-        },
-    )?;
+            _ => Some(cached.map(Node::new)),
+        }
+    })?;
     let walked = sorted_unique(walked);
 
     // The index's files outside the skipped directories. Both lists are
