@@ -282,27 +282,29 @@ impl Table {
         None
     }
 
-    /// Row `index`'s value when its tag holds. The row is copied first, so
-    /// the bytes authenticated are the bytes returned even if the mapped
-    /// file changed underneath.
-    fn verified(&self, index: usize) -> Option<[u8; VALUE_LEN]> {
+    /// Row `index`'s id and value when its tag holds. The row is copied
+    /// first, so the bytes authenticated are the bytes returned even if the
+    /// mapped file changed underneath.
+    fn verified(&self, index: usize) -> Option<([u8; MAX_STRIDE], [u8; VALUE_LEN])> {
         let stride = self.format.stride();
         let mut copy = [0u8; MAX_STRIDE];
-        let row = &mut copy[..stride];
-        row.copy_from_slice(self.row(index)?);
-        if !self.tagger.holds(row) {
+        copy[..stride].copy_from_slice(self.row(index)?);
+        if !self.tagger.holds(&copy[..stride]) {
             return None;
         }
         let id_len = self.format.id_len();
         let mut value = [0; VALUE_LEN];
-        value.copy_from_slice(&row[id_len..id_len + VALUE_LEN]);
-        Some(value)
+        value.copy_from_slice(&copy[id_len..id_len + VALUE_LEN]);
+        Some((copy, value))
     }
 
-    /// The row of `id` and its authenticated value.
+    /// The row of `id` and its authenticated value. The id is compared
+    /// again in the authenticated copy: a file rewritten in place between
+    /// the search and the copy cannot answer for another id.
     fn lookup(&self, id: &[u8]) -> Option<(usize, [u8; VALUE_LEN])> {
         let index = self.position(id)?;
-        Some((index, self.verified(index)?))
+        let (row, value) = self.verified(index)?;
+        (row.get(..id.len()) == Some(id)).then_some((index, value))
     }
 
     pub fn get(&self, id: &[u8]) -> Option<[u8; VALUE_LEN]> {
