@@ -82,10 +82,11 @@ def hyperfine(name, command, cwd, runs, prepare=None, warmup=2, shell="none"):
     return hyperfine_many(name, [command], cwd, runs, prepare, warmup, shell)[0]
 
 
-def hyperfine_many(name, commands, cwd, runs, prepare=None, warmup=2, shell="none"):
+def hyperfine_many(name, commands, cwd, runs, prepare=None, warmup=2, shell="none", env=None):
     """Medians of several commands measured in one hyperfine call, one right
     after the other: on a shared machine the rows a budget compares must be
-    measured under the same load."""
+    measured under the same load. `env` is added to every command's
+    environment."""
     out = tempfile.mktemp(suffix=".json")
     cmd = ["hyperfine", "--export-json", out, "--runs", str(runs), "--warmup", str(warmup),
            "--ignore-failure", "-N" if shell == "none" else "--shell=sh"]
@@ -95,7 +96,7 @@ def hyperfine_many(name, commands, cwd, runs, prepare=None, warmup=2, shell="non
             cmd.remove("-N")
             cmd.append("--shell=sh")
     cmd.extend(commands)
-    result = sh(cmd, cwd=cwd, check=False, capture=True)
+    result = sh(cmd, cwd=cwd, check=False, capture=True, env=env)
     if result.returncode != 0 or not os.path.exists(out):
         print(f"  {name}: hyperfine failed: {result.stderr.strip()[:200]}", file=sys.stderr)
         return [None] * len(commands)
@@ -234,6 +235,26 @@ def budget_rows(repo, runs):
         max(3, runs // 3), shell="sh")
     rows.append(("check --ci, cold (no cache, as CI)", ci, "openssl dgst -sha256, 2 processes", ssl, 0.7))
     return rows
+
+
+def floor_rows(repo, runs):
+    """Where a staged check's time goes beyond git's, each pair in one
+    hyperfine call: starting the process (`--version`), and a gate run with
+    nothing staged (an index equal to HEAD, its cached trees all valid, in a
+    temporary GIT_INDEX_FILE), which pays every fixed cost of the gate
+    (discovery, configuration, the index read and checksummed, the views)
+    but judges no task. The full `check --staged` row above adds judging
+    the one staged task."""
+    many = max(runs, 30)
+    ours_start, git_start = hyperfine_many("start", [f"{BIN} --version", "git --version"], repo, many)
+    index = os.path.join(WORK, "head.index")
+    env = {"GIT_INDEX_FILE": index}
+    sh(["git", "read-tree", "HEAD"], cwd=repo, env=env)
+    nothing, diff = hyperfine_many(
+        "nothing-staged", [f"{BIN} check --staged", "git diff --cached --name-only"], repo, many, env=env)
+    os.unlink(index)
+    return [("process start", ours_start, "git --version", git_start),
+            ("check --staged, nothing staged", nothing, "git diff --cached --name-only, same index", diff)]
 
 
 def tasks_row(tasks, runs):
@@ -398,6 +419,7 @@ def main():
         files, total = SIZES[size]
         print(f"== {size}: {files} files, {total // (1024 * 1024)} MiB", file=sys.stderr)
         budgets = budget_rows(repo, args.runs)
+        floors = floor_rows(repo, args.runs)
         rows = dict(gate_rows(repo, args.runs))
         if supports("agent-hook", "stop"):
             rows.update(agent_hook_rows(repo, args.runs))
@@ -424,6 +446,11 @@ def main():
         heap = peak.get("check --ci", (None, None))[1]
         verdict = "n/a" if heap is None else ("met" if heap <= 32 * 1024 else f"missed by {heap / (32 * 1024) - 1:.0%}")
         lines.append(f"| check --ci peak heap | {mib(heap)} | | | | <= 32 MiB | {verdict} |")
+        lines += ["", "| where a staged check's time goes | ours | git | git median | ratio | ours - git |",
+                  "|---|---|---|---|---|---|"]
+        for name, ours, git_name, git in floors:
+            extra = fmt(ours - git) if ours is not None and git is not None else "n/a"
+            lines.append(f"| {name} | {fmt(ours)} | {git_name} | {fmt(git)} | {ratio(ours, git)} | {extra} |")
         lines += ["", "| row | median | ratio | budget |", "|---|---|---|---|"]
         for name, value in rows.items():
             r, budget = "", ""
