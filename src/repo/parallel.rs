@@ -78,7 +78,6 @@ pub(crate) fn parallel<S: Send, T: Send>(
             });
         }
     });
-    drop(batches);
     if let Some(e) = error.into_inner().ok().flatten() {
         return Err(e);
     }

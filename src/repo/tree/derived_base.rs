@@ -256,14 +256,15 @@ fn same_level_by_level(
     Ok(true)
 }
 
+/// One directory of the index: its files (name and entry) and the names
+/// of its subdirectories.
+type Level<'a> = (Vec<(&'a [u8], &'a Entry)>, Vec<&'a [u8]>);
+
 /// The index's files directly under `dir` (name and entry, by name) and
 /// the names of its subdirectories there (in index order), from the sorted
 /// `list`. Each subdirectory's files are jumped over by binary search, so
 /// the cost follows the directory's own entries, not everything below it.
-fn index_level<'a>(
-    list: &'a [(BString, Entry)],
-    dir: &[u8],
-) -> (Vec<(&'a [u8], &'a Entry)>, Vec<&'a [u8]>) {
+fn index_level<'a>(list: &'a [(BString, Entry)], dir: &[u8]) -> Level<'a> {
     let mut files = Vec::new();
     let mut dirs = Vec::new();
     let mut at = list.partition_point(|(path, _)| path.as_slice() < dir);
