@@ -337,19 +337,14 @@ fn examine(
 /// regular file nor a link) and its stat data as the index records it.
 type Lstat = (Option<EntryMode>, Stat);
 
-fn lstat_parts(st: &libc::stat) -> Lstat {
+fn lstat_parts(st: &rustix::fs::Stat) -> Lstat {
     use gix::index::entry::stat::Time;
-    let kind = st.st_mode & libc::S_IFMT;
-    let mode = if kind == libc::S_IFLNK {
-        Some(EntryMode::Symlink)
-    } else if kind == libc::S_IFREG {
-        Some(if st.st_mode & 0o100 != 0 {
-            EntryMode::Executable
-        } else {
-            EntryMode::Regular
-        })
-    } else {
-        None
+    use rustix::fs::FileType;
+    let mode = match FileType::from_raw_mode(st.st_mode) {
+        FileType::Symlink => Some(EntryMode::Symlink),
+        FileType::RegularFile if st.st_mode & 0o100 != 0 => Some(EntryMode::Executable),
+        FileType::RegularFile => Some(EntryMode::Regular),
+        _ => None,
     };
     // Truncated to 32 bits as git records them in the index.
     let stat = Stat {
@@ -371,63 +366,17 @@ fn lstat_parts(st: &libc::stat) -> Lstat {
 }
 
 /// `lstat` of a repository path relative to the root's directory handle:
-/// the kernel walks only the path's own components.
+/// the kernel walks only the path's own components (rustix builds the C
+/// path on the stack, so a tracked file costs no allocation).
 fn lstat_at(root: &std::os::fd::OwnedFd, path: &BString) -> std::io::Result<Lstat> {
-    use std::os::fd::AsRawFd;
-    with_c_path(path.as_slice(), |name| {
-        let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-        // SAFETY: `name` is a NUL-terminated string, `st` is writable memory
-        // for one `stat`, and the descriptor is open for the call's duration.
-        let rc = unsafe {
-            libc::fstatat(
-                root.as_raw_fd(),
-                name.as_ptr(),
-                st.as_mut_ptr(),
-                libc::AT_SYMLINK_NOFOLLOW,
-            )
-        };
-        if rc != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        // SAFETY: fstatat succeeded, so it filled `st`.
-        let st = unsafe { st.assume_init() };
-        Ok(lstat_parts(&st))
-    })
+    use std::os::unix::ffi::OsStrExt;
+    let name = std::ffi::OsStr::from_bytes(path.as_slice());
+    let st = rustix::fs::statat(root, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)?;
+    Ok(lstat_parts(&st))
 }
 
 fn lstat_path(path: &Path) -> std::io::Result<Lstat> {
-    with_c_path(path.as_os_str().as_encoded_bytes(), |name| {
-        let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-        // SAFETY: as in `lstat_at`.
-        let rc = unsafe { libc::lstat(name.as_ptr(), st.as_mut_ptr()) };
-        if rc != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        // SAFETY: lstat succeeded, so it filled `st`.
-        let st = unsafe { st.assume_init() };
-        Ok(lstat_parts(&st))
-    })
-}
-
-/// Call `f` with `bytes` as a C string, built on the stack when it is short
-/// (one `lstat` a tracked file, so no allocation each). A NUL inside the
-/// path is an invalid input.
-fn with_c_path<R>(
-    bytes: &[u8],
-    f: impl FnOnce(&std::ffi::CStr) -> std::io::Result<R>,
-) -> std::io::Result<R> {
-    const ON_STACK: usize = 512;
-    let invalid = || std::io::Error::from(std::io::ErrorKind::InvalidInput);
-    if bytes.len() < ON_STACK {
-        let mut buffer = [0u8; ON_STACK];
-        buffer[..bytes.len()].copy_from_slice(bytes);
-        let name =
-            std::ffi::CStr::from_bytes_with_nul(&buffer[..=bytes.len()]).map_err(|_| invalid())?;
-        f(name)
-    } else {
-        let name = std::ffi::CString::new(bytes).map_err(|_| invalid())?;
-        f(&name)
-    }
+    Ok(lstat_parts(&rustix::fs::lstat(path)?))
 }
 
 /// The root directory's handle for [`lstat_at`] (`None`: use full paths).
