@@ -75,7 +75,8 @@ impl<'g> Bookkeeping<'g> {
         let path = format!("{task}/spec.md");
         let names = match lands.read(repo, &path, spec::MAX_SPEC_BYTES) {
             Ok(Some(Content::Bytes(bytes))) => {
-                let (parsed, _) = spec::check(&bytes);
+                let checked = super::spec_memo::check(&bytes);
+                let parsed = &checked.0;
                 parsed
                     .frontmatter
                     .as_ref()

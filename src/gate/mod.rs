@@ -26,6 +26,7 @@ pub mod planning;
 pub mod range_checks;
 pub mod receipts;
 pub mod scope;
+pub mod spec_memo;
 pub mod spec_policy;
 pub mod task;
 pub mod task_history;
@@ -163,10 +164,10 @@ impl TaskContext<'_> {
 
 /// The spec of a task as one step has it, parsed (`None`: absent or
 /// unreadable).
-fn spec_at(repo: &Repo, at: Snapshot<'_>, dir: &str) -> Result<Option<ParsedSpec>> {
+fn spec_at(repo: &Repo, at: Snapshot<'_>, dir: &str) -> Result<Option<Rc<spec_memo::Checked>>> {
     let path = format!("{dir}/spec.md");
     Ok(match at.read(repo, &path, spec::MAX_SPEC_BYTES)? {
-        Some(Content::Bytes(bytes)) => Some(spec::check(&bytes).0),
+        Some(Content::Bytes(bytes)) => Some(spec_memo::check(&bytes)),
         _ => None,
     })
 }
@@ -305,7 +306,9 @@ impl Owners<'_> {
                 let snapshot = step.snapshot(gate.pending());
                 let mut declaring: HashMap<String, Vec<&str>> = HashMap::new();
                 for task in several {
-                    for path in declared_set(spec_at(gate.repo, snapshot, task)?.as_ref()) {
+                    for path in
+                        declared_set(spec_at(gate.repo, snapshot, task)?.as_ref().map(|c| &c.0))
+                    {
                         declaring.entry(path).or_default().push(task);
                     }
                 }

@@ -51,11 +51,12 @@ fn read(
 
 /// The normalized paths a spec declares (none when it cannot be parsed).
 fn declared(bytes: &[u8]) -> BTreeSet<String> {
-    let (parsed, _) = spec::check(bytes);
+    let checked = super::spec_memo::check(bytes);
+    let parsed = &checked.0;
     if parsed.frontmatter_error.is_some() {
         return BTreeSet::new();
     }
-    declared_paths::admit(&parsed).targets.into_keys().collect()
+    declared_paths::admit(parsed).targets.into_keys().collect()
 }
 
 fn rank(action: UntaskedAction) -> u8 {

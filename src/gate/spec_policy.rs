@@ -128,8 +128,9 @@ pub fn check(ctx: &TaskContext<'_>) -> Result<Vec<Diagnostic>> {
     if before == now {
         return Ok(out);
     }
-    let (old, _) = spec::check(&before);
-    let (new, _) = spec::check(&now);
+    let old = super::spec_memo::check(&before);
+    let new = super::spec_memo::check(&now);
+    let (old, new) = (&old.0, &new.0);
     if old.frontmatter.is_some() && (new.frontmatter.is_none() || now.starts_with(BOM)) {
         out.push(
             Diagnostic::new(
@@ -143,8 +144,8 @@ pub fn check(ctx: &TaskContext<'_>) -> Result<Vec<Diagnostic>> {
             .with_line(Some(1)),
         );
     }
-    let promised = promises(&old);
-    let kept = promises(&new);
+    let promised = promises(old);
+    let kept = promises(new);
     let lost: Vec<&str> = promised.difference(&kept).map(String::as_str).collect();
     if !lost.is_empty() {
         let old_set: BTreeSet<&str> = promised.iter().map(String::as_str).collect();

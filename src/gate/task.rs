@@ -187,7 +187,7 @@ pub fn check<'r>(
     let mut spec_diagnostics = Vec::new();
     let spec_bytes = ctx.read_spec(spec::MAX_SPEC_BYTES)?;
     let mut judged_spec = None;
-    let parsed = match artifact(ctx, &spec_path, spec::MAX_SPEC_BYTES, spec_bytes)? {
+    let checked_spec = match artifact(ctx, &spec_path, spec::MAX_SPEC_BYTES, spec_bytes)? {
         Artifact::Absent => {
             spec_diagnostics.push(
                 Diagnostic::new(
@@ -206,12 +206,13 @@ pub fn check<'r>(
             None
         }
         Artifact::Bytes(bytes) => {
-            let (parsed, diagnostics) = spec::check(&bytes);
-            spec_diagnostics.extend(diagnostics);
+            let checked = super::spec_memo::check(&bytes);
+            spec_diagnostics.extend(checked.1.iter().cloned());
             judged_spec = Some(bytes);
-            Some(parsed)
+            Some(checked)
         }
     };
+    let parsed: Option<&spec::ParsedSpec> = checked_spec.as_deref().map(|(parsed, _)| parsed);
     check_state(ctx, &mut spec_diagnostics)?;
     spec_diagnostics.extend(baseline_problem);
     checks.push(CheckOutcome::new(
@@ -235,7 +236,7 @@ pub fn check<'r>(
             ),
         ));
         let mut result = TaskResult::new(dir, checks);
-        result.contract = Some(contract(ctx, parsed.as_ref()));
+        result.contract = Some(contract(ctx, parsed));
         return Ok(result);
     }
 
@@ -312,7 +313,7 @@ pub fn check<'r>(
     // 3 and 4. Scope and files_modified, against the task's own changes.
     let real = scope::real_changes(&ctx.paths, gate.config);
     let mut scope_diagnostics = Vec::new();
-    if let Some(parsed) = parsed.as_ref().filter(|p| p.frontmatter_error.is_none()) {
+    if let Some(parsed) = parsed.filter(|p| p.frontmatter_error.is_none()) {
         let admission = declared_paths::admit(parsed);
         scope_diagnostics.extend(scope::check_scope(&admission.targets, &real, ctx)?);
     }
@@ -344,7 +345,7 @@ pub fn check<'r>(
     }
 
     // 6. Receipts for every observed check, and acceptance.
-    checks.extend(receipts::check(ctx, memo, parsed.as_ref())?);
+    checks.extend(receipts::check(ctx, memo, parsed)?);
 
     // 7. The audit tail, when the task has one.
     let tail_path = format!("{dir}/audit-tail.md");
@@ -365,7 +366,7 @@ pub fn check<'r>(
     }
 
     let mut result = TaskResult::new(dir, checks);
-    result.contract = Some(contract(ctx, parsed.as_ref()));
+    result.contract = Some(contract(ctx, parsed));
     if gate.landing.kind == super::ViewKind::Ci
         && let Some(spec) = judged_spec
     {
