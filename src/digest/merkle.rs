@@ -702,22 +702,12 @@ impl<'r> TreeDigester<'r> {
         if let Some((b"", root)) = shortcuts.first() {
             return Ok(hex::encode(root.unwrap_or_else(empty_directory)));
         }
-        // Paths come in order and the shortcuts are sorted and disjoint, so
-        // one cursor decides for every path.
-        let mut at = 0;
-        let mut under_shortcut = |path: &[u8]| {
-            while at < shortcuts.len()
-                && shortcuts[at].0 < path
-                && !path.starts_with(shortcuts[at].0)
-            {
-                at += 1;
-            }
-            at < shortcuts.len() && path.starts_with(shortcuts[at].0)
-        };
+        // The shortcuts' files are never looked at.
+        let skip: Vec<&[u8]> = shortcuts.iter().map(|(dir, _)| *dir).collect();
         let mut stats = self.stats;
         let globs: Vec<&Globs> = self.agent_files.iter().collect();
-        let covered = |path: &[u8]| !under_shortcut(path) && covered_by(&globs, path);
-        let rows = file_shas(repo, view, covered, &mut self.cache, &mut stats)?;
+        let covered = |path: &[u8]| covered_by(&globs, path);
+        let rows = file_shas(repo, view, &skip, covered, &mut self.cache, &mut stats)?;
         stats.files += rows.len();
         self.stats = stats;
         let learn = !view.known_trees().is_empty();
@@ -728,11 +718,11 @@ impl<'r> TreeDigester<'r> {
         };
         let mut dirs = shortcuts.iter().peekable();
         for (path, mode, sha) in &rows {
-            while let Some((dir, digest)) = dirs.next_if(|(dir, _)| *dir < path.as_slice()) {
+            while let Some((dir, digest)) = dirs.next_if(|(dir, _)| *dir < path.as_bytes()) {
                 tree.push_dir(dir, digest.as_ref())
                     .map_err(assembly_failed)?;
             }
-            tree.push(path.as_slice(), *mode, sha)
+            tree.push(path.as_bytes(), *mode, sha)
                 .map_err(assembly_failed)?;
         }
         for (dir, digest) in dirs {
@@ -762,12 +752,19 @@ impl<'r> TreeDigester<'r> {
     pub fn of_view_v1(&mut self, view: &View) -> Result<String> {
         let repo = self.repo;
         let mut stats = self.stats;
-        let rows = file_shas(repo, view, super::is_covered, &mut self.cache, &mut stats)?;
+        let rows = file_shas(
+            repo,
+            view,
+            &[],
+            super::is_covered,
+            &mut self.cache,
+            &mut stats,
+        )?;
         stats.files += rows.len();
         self.stats = stats;
         let mut tree = TreeV1::new();
         for (path, mode, sha) in &rows {
-            tree.push(path.as_slice(), *mode, sha)
+            tree.push(path.as_bytes(), *mode, sha)
                 .map_err(assembly_failed)?;
         }
         Ok(tree.finish())

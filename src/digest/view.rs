@@ -13,7 +13,7 @@ use crate::repo::parallel::parallel;
 use crate::repo::tree::{EntryMode, Known, View, worktree};
 use crate::repo::{Repo, RepoError, Result};
 use gix::ObjectId;
-use gix::bstr::{BString, ByteSlice};
+use gix::bstr::{BStr, ByteSlice};
 use sha2::{Digest, Sha256};
 use std::path::Path;
 
@@ -118,7 +118,7 @@ pub(crate) fn blob_shas(
 fn disk_shas(
     repo: &Repo,
     root: &Path,
-    files: &[(&BString, ObjectId)],
+    files: &[(&BStr, ObjectId)],
     mut cache: Option<&mut Sha256Cache>,
     stats: &mut Stats,
 ) -> Result<Vec<[u8; 32]>> {
@@ -158,21 +158,23 @@ fn disk_shas(
     Ok(shas)
 }
 
-/// The sha256 standing for each file of `view` whose path `keep` accepts,
-/// in view order, with its path and mode.
+/// The sha256 standing for each file of `view` outside the directories
+/// `skip` (sorted, disjoint, each ending in `/`; never looked at) whose
+/// path `keep` accepts, in view order, with its path and mode.
 pub(crate) fn file_shas<'v>(
     repo: &Repo,
     view: &'v View,
+    skip: &'v [&'v [u8]],
     mut keep: impl FnMut(&[u8]) -> bool,
     source: &mut dyn CacheSource,
     stats: &mut Stats,
-) -> Result<Vec<(&'v BString, EntryMode, [u8; 32])>> {
+) -> Result<Vec<(&'v BStr, EntryMode, [u8; 32])>> {
     let mut rows = Vec::new();
-    match view.disk_contents() {
+    match view.disk_contents_outside(skip) {
         Some((root, files)) => {
             let mut indexed: Vec<(usize, ObjectId)> = Vec::new();
             let mut read: Vec<(ObjectId, [u8; 32])> = Vec::new();
-            for (path, entry, known) in files.filter(|(path, _, _)| keep(path.as_slice())) {
+            for (path, entry, known) in files.filter(|(path, _, _)| keep(path.as_bytes())) {
                 let sha = match known {
                     Known::Read(content) => {
                         stats.bytes_hashed += content.len;
@@ -204,7 +206,7 @@ pub(crate) fn file_shas<'v>(
                     None => unread.push((row, id)),
                 }
             }
-            let files: Vec<(&BString, ObjectId)> =
+            let files: Vec<(&BStr, ObjectId)> =
                 unread.iter().map(|(row, id)| (rows[*row].0, *id)).collect();
             let shas = disk_shas(repo, root, &files, cache, stats)?;
             for ((row, _), sha) in unread.iter().zip(shas) {
@@ -214,7 +216,10 @@ pub(crate) fn file_shas<'v>(
         None => {
             let mut ids: Vec<ObjectId> = Vec::new();
             let mut blob_rows: Vec<usize> = Vec::new();
-            for (path, entry) in view.entries().filter(|(path, _)| keep(path.as_slice())) {
+            for (path, entry) in view
+                .entries_outside(skip)
+                .filter(|(path, _)| keep(path.as_bytes()))
+            {
                 let sha = if entry.mode == EntryMode::Submodule {
                     submodule_sha256(&entry.oid.to_hex().to_string())
                 } else {
@@ -237,11 +242,11 @@ pub(crate) fn file_shas<'v>(
 /// and new ones are remembered (the caller saves the cache).
 pub fn of_view(repo: &Repo, view: &View, mut cache: Option<&mut Sha256Cache>) -> Result<Computed> {
     let mut stats = Stats::default();
-    let rows = file_shas(repo, view, is_covered, &mut cache, &mut stats)?;
+    let rows = file_shas(repo, view, &[], is_covered, &mut cache, &mut stats)?;
     stats.files += rows.len();
     let mut tree = TreeV1::new();
     for (path, mode, sha) in &rows {
-        tree.push(path.as_slice(), *mode, sha)
+        tree.push(path.as_bytes(), *mode, sha)
             .map_err(assembly_failed)?;
     }
     Ok(Computed {

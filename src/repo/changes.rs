@@ -83,7 +83,7 @@ impl ChangeSet {
                 Paired::Both(..) => continue,
             };
             if !is_runtime_artifact(path, old, new) {
-                changes.insert(path.clone(), kind);
+                changes.insert(path.to_owned(), kind);
             }
         }
         ChangeSet { changes }

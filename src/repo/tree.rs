@@ -6,17 +6,19 @@ use super::merge_join::{Paired, merge_join};
 use super::{Repo, RepoError, Result};
 use crate::codes::Code;
 use gix::ObjectId;
-use gix::bstr::{BString, ByteSlice};
+use gix::bstr::{BStr, BString, ByteSlice};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::Arc;
 
 mod derived_base;
+mod file_list;
 pub mod stat_reuse;
 pub mod untracked;
 pub mod worktree;
 
+pub use file_list::FileList;
 pub use worktree::{DiskContent, Known, Listed, Reads};
 
 /// A file's mode as git records it.
@@ -72,11 +74,11 @@ pub struct View {
     /// What this view is, for messages ("the index", "commit abc1234").
     pub label: String,
     storage: Storage,
-    /// Sorted by path bytes, each path once (see [`sorted_unique`]). A
-    /// sorted vector rather than a map: views are built once from sorted
-    /// input and then only searched and walked in order. Shared when this
-    /// view is derived from another one.
-    entries: Arc<Vec<(BString, Entry)>>,
+    /// Sorted by path bytes, each path once. A sorted list rather than a
+    /// map: views are built once from sorted input and then only searched
+    /// and walked in order. Shared when this view is derived from another
+    /// one.
+    entries: Arc<FileList>,
     /// Where this view differs from `entries` (`None`: the path is absent
     /// here). Empty except for a view derived from another view's list.
     patch: BTreeMap<BString, Option<Entry>>,
@@ -88,37 +90,19 @@ pub struct View {
     trees: Arc<Vec<(BString, ObjectId)>>,
 }
 
-/// Sort by path and keep the last entry of a repeated path (a malformed
-/// tree can name a path twice). Input that is already sorted, as trees and
-/// the index are, costs one comparison per entry.
-fn sorted_unique(mut entries: Vec<(BString, Entry)>) -> Vec<(BString, Entry)> {
-    if entries.windows(2).all(|w| w[0].0 < w[1].0) {
-        return entries;
-    }
-    entries.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut unique: Vec<(BString, Entry)> = Vec::with_capacity(entries.len());
-    for (path, entry) in entries {
-        match unique.last_mut() {
-            Some(last) if last.0 == path => last.1 = entry,
-            _ => unique.push((path, entry)),
-        }
-    }
-    unique
-}
-
 /// A shared sorted list with a patch laid over it, in path order.
 fn patched<'a>(
-    shared: &'a [(BString, Entry)],
+    shared: impl Iterator<Item = (&'a BStr, &'a Entry)>,
     patch: impl Iterator<Item = (&'a BString, &'a Option<Entry>)>,
-) -> impl Iterator<Item = (&'a BString, &'a Entry)> {
+) -> impl Iterator<Item = (&'a BStr, &'a Entry)> {
     merge_join(shared, patch, |(shared, _), (patched, _)| {
-        shared.cmp(patched)
+        shared.as_bytes().cmp(patched.as_slice())
     })
     .filter_map(|pair| match pair {
         Paired::Left((path, entry)) => Some((path, entry)),
         // The patch adds, replaces or removes the entry.
         Paired::Right((path, patched)) | Paired::Both(_, (path, patched)) => {
-            patched.as_ref().map(|entry| (path, entry))
+            patched.as_ref().map(|entry| (path.as_bstr(), entry))
         }
     })
 }
@@ -148,11 +132,11 @@ fn mode_of_tree_entry(kind: gix::object::tree::EntryKind) -> Option<EntryMode> {
 impl View {
     /// A view with no files (the base before the first commit).
     pub fn empty(label: impl Into<String>) -> View {
-        View::sorted(label, Storage::Objects, Vec::new())
+        View::sorted(label, Storage::Objects, FileList::default())
     }
 
     /// A view of `entries`, which must be sorted by path, each path once.
-    fn sorted(label: impl Into<String>, storage: Storage, entries: Vec<(BString, Entry)>) -> View {
+    fn sorted(label: impl Into<String>, storage: Storage, entries: FileList) -> View {
         View {
             label: label.into(),
             storage,
@@ -174,8 +158,8 @@ impl View {
         // bytes, so this is one pass. A malformed tree (a name repeated or
         // out of order) gets no directory ids: its flat list is not its
         // trees.
-        let well_formed = entries.windows(2).all(|w| w[0].0 < w[1].0);
-        let mut view = View::sorted(label, Storage::Objects, sorted_unique(entries));
+        let well_formed = entries.is_sorted_unique();
+        let mut view = View::sorted(label, Storage::Objects, entries.into_sorted_unique());
         if well_formed {
             trees.sort_by(|a, b| a.0.cmp(&b.0));
             view.trees = Arc::new(trees);
@@ -216,7 +200,8 @@ impl View {
     }
 
     fn from_index_file(index: &gix::index::File) -> Result<View> {
-        let mut entries = Vec::with_capacity(index.entries().len());
+        let mut entries =
+            FileList::with_capacity(index.entries().len(), index.path_backing().len());
         let mut unmerged = Vec::new();
         for entry in index.entries() {
             let path = entry.path(index);
@@ -239,13 +224,13 @@ impl View {
                     ),
                 )
             })?;
-            entries.push((
-                path.to_owned(),
+            entries.push(
+                path,
                 Entry {
                     mode,
                     oid: entry.id,
                 },
-            ));
+            );
         }
         if !unmerged.is_empty() {
             unmerged.dedup();
@@ -257,7 +242,7 @@ impl View {
                 ),
             ));
         }
-        let entries = sorted_unique(entries);
+        let entries = entries.into_sorted_unique();
         let trees = derived_base::vouched_trees(index.tree(), &entries);
         let mut view = View::sorted("the index", Storage::Objects, entries);
         view.trees = Arc::new(trees);
@@ -355,7 +340,7 @@ impl View {
     /// one's content is known.
     fn on_disk(
         root: PathBuf,
-        entries: Vec<(BString, Entry)>,
+        entries: FileList,
         contents: Vec<Known>,
         trees: Vec<(BString, ObjectId)>,
     ) -> View {
@@ -378,7 +363,7 @@ impl View {
         &self,
     ) -> Option<(
         &std::path::Path,
-        impl Iterator<Item = (&BString, &Entry, Known)>,
+        impl Iterator<Item = (&BStr, &Entry, Known)>,
     )> {
         match &self.storage {
             Storage::Disk { root, contents } => Some((
@@ -388,6 +373,71 @@ impl View {
                     .zip(contents.iter())
                     .map(|((path, entry), known)| (path, entry, *known)),
             )),
+            Storage::Objects => None,
+        }
+    }
+
+    /// The positions of the files outside the directories `skip` (sorted,
+    /// disjoint, each ending in `/`), for a view that is not derived from
+    /// another (no patch): each skipped directory's files are jumped over
+    /// by binary search, so the cost follows the files kept.
+    fn positions_outside<'a>(&'a self, skip: &'a [&'a [u8]]) -> impl Iterator<Item = usize> + 'a {
+        debug_assert!(self.patch.is_empty());
+        let list = &*self.entries;
+        let mut at = 0;
+        let mut ranges = Vec::with_capacity(skip.len() + 1);
+        for dir in skip {
+            let (start, end) = derived_base::range_under(list, at, dir);
+            ranges.push(at..start);
+            at = end;
+        }
+        ranges.push(at..list.len());
+        ranges.into_iter().flatten()
+    }
+
+    /// Every file outside the directories `skip` (sorted, disjoint, each
+    /// ending in `/`), in path order.
+    pub fn entries_outside<'a>(
+        &'a self,
+        skip: &'a [&'a [u8]],
+    ) -> Box<dyn Iterator<Item = (&'a BStr, &'a Entry)> + 'a> {
+        if self.patch.is_empty() {
+            let list = &*self.entries;
+            return Box::new(
+                self.positions_outside(skip)
+                    .map(|i| (list.path(i), list.entry(i))),
+            );
+        }
+        // A derived view: its list is walked, one cursor over `skip`.
+        let mut next = 0;
+        Box::new(self.entries().filter(move |(path, _)| {
+            while next < skip.len() && skip[next] < path.as_bytes() && !path.starts_with(skip[next])
+            {
+                next += 1;
+            }
+            !(next < skip.len() && path.starts_with(skip[next]))
+        }))
+    }
+
+    /// [`View::disk_contents`] outside the directories `skip` (sorted,
+    /// disjoint, each ending in `/`).
+    #[allow(clippy::type_complexity)]
+    pub fn disk_contents_outside<'a>(
+        &'a self,
+        skip: &'a [&'a [u8]],
+    ) -> Option<(
+        &'a std::path::Path,
+        impl Iterator<Item = (&'a BStr, &'a Entry, Known)> + 'a,
+    )> {
+        match &self.storage {
+            Storage::Disk { root, contents } => {
+                let list = &*self.entries;
+                Some((
+                    root.as_path(),
+                    self.positions_outside(skip)
+                        .map(move |i| (list.path(i), list.entry(i), contents[i])),
+                ))
+            }
             Storage::Objects => None,
         }
     }
@@ -408,8 +458,8 @@ impl View {
     }
 
     /// Every file, sorted by path bytes.
-    pub fn entries(&self) -> impl Iterator<Item = (&BString, &Entry)> {
-        patched(&self.entries, self.patch.iter())
+    pub fn entries(&self) -> impl Iterator<Item = (&BStr, &Entry)> {
+        patched(self.entries.iter(), self.patch.iter())
     }
 
     pub fn len(&self) -> usize {
@@ -429,10 +479,7 @@ impl View {
         if let Some(patched) = self.patch.get(path.as_bstr()) {
             return patched.as_ref();
         }
-        self.entries
-            .binary_search_by(|(p, _)| p.as_slice().cmp(path))
-            .ok()
-            .map(|i| &self.entries[i].1)
+        self.entries.find(path).map(|i| self.entries.entry(i))
     }
 
     /// When this view was derived from `other`'s list and `other` is that
@@ -444,15 +491,15 @@ impl View {
     }
 
     /// Paths of files under a directory prefix (`prefix` ends with `/`).
-    pub fn paths_under<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a BString> + 'a {
+    pub fn paths_under<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a BStr> + 'a {
         let start = self
             .entries
-            .partition_point(|(path, _)| path.as_slice() < prefix.as_bytes());
+            .partition_point(|path| path < prefix.as_bytes());
         let patch = self.patch.range::<[u8], _>((
             std::ops::Bound::Included(prefix.as_bytes()),
             std::ops::Bound::Unbounded,
         ));
-        patched(&self.entries[start..], patch)
+        patched(self.entries.iter_from(start), patch)
             .map(|(path, _)| path)
             .take_while(move |path| path.starts_with(prefix.as_bytes()))
     }
@@ -508,7 +555,7 @@ fn walk_tree_pruned<S>(
     root: ObjectId,
     root_state: S,
     mut descend: impl FnMut(&S, &[u8], &ObjectId) -> Option<S>,
-) -> Result<Vec<(BString, Entry)>> {
+) -> Result<FileList> {
     use gix::objs::FindExt;
     struct Frame<S> {
         data: Vec<u8>,
@@ -532,7 +579,7 @@ fn walk_tree_pruned<S>(
             .map_err(|e| unavailable(id, &e))?;
         Ok(data)
     };
-    let mut entries = Vec::new();
+    let mut entries = FileList::default();
     let mut path = BString::default();
     let mut stack = vec![Frame {
         data: read(&root)?,
@@ -572,16 +619,16 @@ fn walk_tree_pruned<S>(
                 continue 'frames;
             }
             if let Some(mode) = mode_of_tree_entry(entry.mode.kind()) {
-                let mut full = BString::from(Vec::with_capacity(path.len() + entry.filename.len()));
-                full.extend_from_slice(&path);
-                full.extend_from_slice(entry.filename);
-                entries.push((
-                    full,
+                let dir_len = path.len();
+                path.extend_from_slice(entry.filename);
+                entries.push(
+                    &path,
                     Entry {
                         mode,
                         oid: entry.oid.to_owned(),
                     },
-                ));
+                );
+                path.truncate(dir_len);
             }
         }
     }

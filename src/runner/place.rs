@@ -382,7 +382,7 @@ fn make_repository(
     let mut blobs: Vec<(ObjectId, &[u8])> = view
         .entries()
         .filter(|(_, e)| e.mode != EntryMode::Submodule)
-        .map(|(path, e)| (e.oid, path.as_slice()))
+        .map(|(path, e)| (e.oid, &**path))
         .collect();
     blobs.sort_by_key(|(oid, _)| *oid);
     blobs.dedup_by_key(|(oid, _)| *oid);

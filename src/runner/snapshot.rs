@@ -11,7 +11,7 @@ use crate::digest::TreeDigester;
 use crate::repo::merge_join::{Paired, merge_join};
 use crate::repo::tree::{Entry, EntryMode, Reads, View};
 use crate::repo::{Repo, RepoError};
-use gix::bstr::{BString, ByteSlice};
+use gix::bstr::{BStr, BString, ByteSlice};
 
 /// How many paths of each kind a message names.
 const NAMED: usize = 10;
@@ -97,7 +97,7 @@ pub fn worktree(
 /// The paths that differ between two snapshots, task artifacts (receipts,
 /// the lock) left out.
 pub fn changes(before: &Snapshot, after: &Snapshot) -> Changes {
-    let covered = |(path, _): &(&BString, &Entry)| {
+    let covered = |(path, _): &(&BStr, &Entry)| {
         !crate::bookkeeping::outside_digest(&path.to_str_lossy(), &[])
     };
     let old = before.view.entries().filter(covered);
@@ -120,7 +120,7 @@ pub fn changes(before: &Snapshot, after: &Snapshot) -> Changes {
 pub fn gitlinks_of(view: &View) -> Vec<(BString, gix::ObjectId)> {
     view.entries()
         .filter(|(_, entry)| entry.mode == EntryMode::Submodule)
-        .map(|(path, entry)| (path.clone(), entry.oid))
+        .map(|(path, entry)| (path.to_owned(), entry.oid))
         .collect()
 }
 

@@ -16,7 +16,7 @@ fn open(repo: &TestRepo) -> (Repo, gix::ObjectId) {
 }
 
 fn listing(view: &View) -> Vec<(BString, Entry)> {
-    view.entries().map(|(p, e)| (p.clone(), *e)).collect()
+    view.entries().map(|(p, e)| (p.to_owned(), *e)).collect()
 }
 
 /// The derived view answers exactly as the full walk does.
@@ -35,8 +35,8 @@ fn assert_same(repo: &TestRepo, state: &str) {
     }
     assert_eq!(derived.get("no/such/file"), None);
     for prefix in ["a/", "a/b/", "lib/", "docs/", "x/"] {
-        let ours: Vec<_> = derived.paths_under(prefix).cloned().collect();
-        let theirs: Vec<_> = full.paths_under(prefix).cloned().collect();
+        let ours: Vec<_> = derived.paths_under(prefix).map(|p| p.to_owned()).collect();
+        let theirs: Vec<_> = full.paths_under(prefix).map(|p| p.to_owned()).collect();
         assert_eq!(ours, theirs, "{state}: paths under {prefix}");
     }
     let expected = ChangeSet::between(&full, &index);

@@ -11,12 +11,12 @@
 //! cached tree counts only when its file count matches the index's files
 //! under that directory.
 
-use super::{Entry, Storage, View, sorted_unique, walk_tree_pruned};
+use super::{Entry, FileList, Storage, View, walk_tree_pruned};
 use crate::codes::Code;
 use crate::repo::merge_join::{Paired, merge_join};
 use crate::repo::{Repo, RepoError, Result};
 use gix::ObjectId;
-use gix::bstr::BString;
+use gix::bstr::{BStr, BString};
 use gix::index::extension::Tree as CachedTree;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -43,21 +43,29 @@ impl<'a> Node<'a> {
 
 /// The number of files of the sorted list under `dir` (empty: the root;
 /// otherwise ending in `/`).
-pub(super) fn files_under(list: &[(BString, Entry)], dir: &[u8]) -> usize {
+pub(super) fn files_under(list: &FileList, dir: &[u8]) -> usize {
+    let (start, end) = range_under(list, 0, dir);
+    end - start
+}
+
+/// The files of the sorted list under `dir` (empty: the root; otherwise
+/// ending in `/`), searched from the `from`th file on: the first one and
+/// the one past the last.
+pub(super) fn range_under(list: &FileList, from: usize, dir: &[u8]) -> (usize, usize) {
     let Some((_, stem)) = dir.split_last() else {
-        return list.len();
+        return (from.min(list.len()), list.len());
     };
     // Paths starting with `stem/` sort between `stem/` and `stem0`.
-    let start = list.partition_point(|(path, _)| path.as_slice() < dir);
+    let start = list.partition_point_from(from, |path| path < dir);
     let mut upper = stem.to_vec();
     upper.push(b'0');
-    let end = list.partition_point(|(path, _)| path.as_slice() < upper.as_slice());
-    end.saturating_sub(start)
+    let end = list.partition_point_from(start, |path| path < upper.as_slice());
+    (start, end)
 }
 
 /// Whether a cached tree vouches for the index's files under `dir` being
 /// the tree `id`.
-fn vouches(cached: &CachedTree, id: &ObjectId, list: &[(BString, Entry)], dir: &[u8]) -> bool {
+fn vouches(cached: &CachedTree, id: &ObjectId, list: &FileList, dir: &[u8]) -> bool {
     cached.id == *id
         && cached
             .num_entries
@@ -94,7 +102,7 @@ pub(super) fn valid_trees(cache: Option<&CachedTree>) -> Vec<(BString, ObjectId,
 /// list is a damaged extension and vouches for nothing).
 pub(super) fn vouched_trees(
     cache: Option<&CachedTree>,
-    list: &[(BString, Entry)],
+    list: &FileList,
 ) -> Vec<(BString, ObjectId)> {
     valid_trees(cache)
         .into_iter()
@@ -116,7 +124,7 @@ pub(super) fn check_cached_trees(
     cache: Option<&CachedTree>,
     head_tree: Option<ObjectId>,
 ) -> Result<()> {
-    let list: &[(BString, Entry)] = &index.entries;
+    let list: &FileList = &index.entries;
     let Some(root) = cache else {
         return Ok(());
     };
@@ -219,7 +227,7 @@ fn tree_level(
 /// and the derived base takes the index's files there as the commit's.
 fn same_level_by_level(
     repo: &Repo,
-    list: &[(BString, Entry)],
+    list: &FileList,
     dir: &[u8],
     id: ObjectId,
     head: Option<ObjectId>,
@@ -264,10 +272,10 @@ type Level<'a> = (Vec<(&'a [u8], &'a Entry)>, Vec<&'a [u8]>);
 /// the names of its subdirectories there (in index order), from the sorted
 /// `list`. Each subdirectory's files are jumped over by binary search, so
 /// the cost follows the directory's own entries, not everything below it.
-fn index_level<'a>(list: &'a [(BString, Entry)], dir: &[u8]) -> Level<'a> {
+fn index_level<'a>(list: &'a FileList, dir: &[u8]) -> Level<'a> {
     let mut files = Vec::new();
     let mut dirs = Vec::new();
-    let mut at = list.partition_point(|(path, _)| path.as_slice() < dir);
+    let mut at = list.partition_point(|path| path < dir);
     while let Some((path, entry)) = list.get(at) {
         let Some(rest) = path.strip_prefix(dir) else {
             break;
@@ -281,7 +289,7 @@ fn index_level<'a>(list: &'a [(BString, Entry)], dir: &[u8]) -> Level<'a> {
                 dirs.push(&rest[..slash]);
                 // A directory's paths are contiguous in byte order.
                 let prefix = &path[..dir.len() + slash + 1];
-                at += list[at..].partition_point(|(path, _)| path.starts_with(prefix));
+                at = list.partition_point_from(at, |path| path.starts_with(prefix));
             }
         }
     }
@@ -297,7 +305,7 @@ pub(super) fn commit_over_index(
     tree: ObjectId,
     label: String,
 ) -> Result<View> {
-    let list: &[(BString, Entry)] = &index.entries;
+    let list: &FileList = &index.entries;
     let derived = |patch: BTreeMap<BString, Option<Entry>>, len: usize| View {
         label: label.clone(),
         storage: Storage::Objects,
@@ -324,39 +332,35 @@ pub(super) fn commit_over_index(
             _ => Some(cached.map(Node::new)),
         }
     })?;
-    let walked = sorted_unique(walked);
+    let walked = walked.into_sorted_unique();
 
-    // The index's files outside the skipped directories. Both lists are
-    // sorted and the directories are disjoint, so one pass pairs them.
-    let mut outside: Vec<&(BString, Entry)> = Vec::new();
-    let mut next_dir = 0;
-    for item in list {
-        let path = item.0.as_slice();
-        while next_dir < skipped.len()
-            && skipped[next_dir].as_slice() < path
-            && !path.starts_with(&skipped[next_dir])
-        {
-            next_dir += 1;
-        }
-        let inside = next_dir < skipped.len() && path.starts_with(&skipped[next_dir]);
-        if !inside {
-            outside.push(item);
-        }
+    // The index's files outside the skipped directories, which are sorted
+    // and disjoint: the files between two of them, each skipped
+    // directory's files jumped over by binary search.
+    let mut outside: Vec<(&BStr, &Entry)> = Vec::new();
+    let mut at = 0;
+    for dir in &skipped {
+        let (start, end) = range_under(list, at, dir);
+        outside.extend(list.iter_from(at).take(start - at));
+        at = end;
     }
+    outside.extend(list.iter_from(at));
 
     let len = list.len() - outside.len() + walked.len();
     let mut patch = BTreeMap::new();
-    for pair in merge_join(walked, outside, |(ours, _), (theirs, _)| ours.cmp(theirs)) {
+    for pair in merge_join(walked.iter(), outside, |(ours, _), (theirs, _)| {
+        ours.cmp(theirs)
+    }) {
         match pair {
             Paired::Left((path, entry)) => {
-                patch.insert(path, Some(entry));
+                patch.insert(path.to_owned(), Some(*entry));
             }
             Paired::Right((path, _)) => {
-                patch.insert(path.clone(), None);
+                patch.insert(path.to_owned(), None);
             }
             Paired::Both((path, entry), (_, indexed)) => {
-                if entry != *indexed {
-                    patch.insert(path, Some(entry));
+                if entry != indexed {
+                    patch.insert(path.to_owned(), Some(*entry));
                 }
             }
         }
@@ -369,19 +373,21 @@ mod tests {
     use super::super::EntryMode;
     use super::*;
 
-    fn list(paths: &[&str]) -> Vec<(BString, Entry)> {
-        paths
-            .iter()
-            .map(|p| {
-                (
-                    BString::from(*p),
-                    Entry {
-                        mode: EntryMode::Regular,
-                        oid: ObjectId::null(gix::hash::Kind::Sha1),
-                    },
-                )
-            })
-            .collect()
+    fn list(paths: &[&str]) -> FileList {
+        FileList::from_pairs(
+            paths
+                .iter()
+                .map(|p| {
+                    (
+                        BString::from(*p),
+                        Entry {
+                            mode: EntryMode::Regular,
+                            oid: ObjectId::null(gix::hash::Kind::Sha1),
+                        },
+                    )
+                })
+                .collect(),
+        )
     }
 
     #[test]

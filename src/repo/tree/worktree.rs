@@ -193,7 +193,8 @@ pub(super) fn view_after(
         || (),
         |(), i| examine(&root, root_fd.as_ref(), &paths[i], format, earlier),
     )?;
-    let mut entries = Vec::with_capacity(paths.len());
+    let path_bytes = paths.iter().map(|listed| listed.path.len()).sum();
+    let mut entries = super::FileList::with_capacity(paths.len(), path_bytes);
     let mut contents = Vec::with_capacity(paths.len());
     let mut reads = Reads {
         began_secs,
@@ -215,7 +216,7 @@ pub(super) fn view_after(
                     .push((listed.path.clone(), stat, entry, content));
                 reads.taken_over += usize::from(origin == Origin::Earlier);
             }
-            entries.push((listed.path, entry));
+            entries.push(&listed.path, entry);
             contents.push(known);
         }
     }
@@ -226,9 +227,8 @@ pub(super) fn view_after(
     let trees: Vec<(BString, ObjectId)> = valid
         .into_iter()
         .filter(|(dir, _, n)| {
-            let start = entries.partition_point(|(path, _)| path.as_slice() < dir.as_slice());
-            let count = super::derived_base::files_under(&entries[start..], dir);
-            let wanted = if dir.is_empty() { entries.len() } else { count };
+            let (start, end) = super::derived_base::range_under(&entries, 0, dir);
+            let wanted = end - start;
             wanted == *n && clean_before[start + wanted] - clean_before[start] == wanted
         })
         .map(|(dir, id, _)| (dir, id))

@@ -1,0 +1,234 @@
+//! The sorted file list a view holds: every path back to back in one
+//! buffer, and per file where its path ends and its entry.
+//!
+//! A list of 10,000 files as separately allocated paths costs 10,000
+//! allocations to build and as many frees to drop, more than decoding the
+//! index it came from; one buffer costs a copy.
+
+use super::Entry;
+use gix::bstr::{BStr, BString, ByteSlice};
+
+/// Files sorted by path bytes, each path once (see
+/// [`FileList::into_sorted_unique`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FileList {
+    /// Every path, one after another.
+    paths: Vec<u8>,
+    /// Per file: the end of its path in `paths` (it starts where the
+    /// previous one ends), and its entry.
+    files: Vec<(usize, Entry)>,
+}
+
+impl FileList {
+    /// An empty list with room for `files` files of `path_bytes` bytes.
+    pub fn with_capacity(files: usize, path_bytes: usize) -> FileList {
+        FileList {
+            paths: Vec::with_capacity(path_bytes),
+            files: Vec::with_capacity(files),
+        }
+    }
+
+    /// Append a file (the caller keeps the order, or sorts after).
+    pub fn push(&mut self, path: &[u8], entry: Entry) {
+        self.paths.extend_from_slice(path);
+        self.files.push((self.paths.len(), entry));
+    }
+
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// The path of file `i` (which must be below [`FileList::len`]).
+    pub fn path(&self, i: usize) -> &BStr {
+        let start = match i.checked_sub(1) {
+            Some(before) => self.files[before].0,
+            None => 0,
+        };
+        self.paths[start..self.files[i].0].as_bstr()
+    }
+
+    /// The entry of file `i` (which must be below [`FileList::len`]).
+    pub fn entry(&self, i: usize) -> &Entry {
+        &self.files[i].1
+    }
+
+    /// File `i`, or `None` past the end.
+    pub fn get(&self, i: usize) -> Option<(&BStr, &Entry)> {
+        (i < self.len()).then(|| (self.path(i), self.entry(i)))
+    }
+
+    /// Every file from the `start`th on, in order.
+    pub fn iter_from(&self, start: usize) -> impl Iterator<Item = (&BStr, &Entry)> {
+        let start = start.min(self.len());
+        let mut path_start = match start.checked_sub(1) {
+            Some(before) => self.files[before].0,
+            None => 0,
+        };
+        self.files[start..].iter().map(move |(end, entry)| {
+            let path = self.paths[path_start..*end].as_bstr();
+            path_start = *end;
+            (path, entry)
+        })
+    }
+
+    /// Every file, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&BStr, &Entry)> {
+        self.iter_from(0)
+    }
+
+    /// The first index at or after `start` whose path makes `before` false,
+    /// where `before` is true for a prefix of the files from `start` on (a
+    /// binary search, as [`slice::partition_point`]).
+    pub fn partition_point_from(
+        &self,
+        start: usize,
+        mut before: impl FnMut(&[u8]) -> bool,
+    ) -> usize {
+        let (mut low, mut high) = (start.min(self.len()), self.len());
+        while low < high {
+            let mid = low + (high - low) / 2;
+            if before(self.path(mid)) {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        low
+    }
+
+    /// [`FileList::partition_point_from`] the first file.
+    pub fn partition_point(&self, before: impl FnMut(&[u8]) -> bool) -> usize {
+        self.partition_point_from(0, before)
+    }
+
+    /// The index of `path`, if the list holds it.
+    pub fn find(&self, path: &[u8]) -> Option<usize> {
+        let at = self.partition_point(|p| p < path);
+        (at < self.len() && self.path(at) == path).then_some(at)
+    }
+
+    /// True when every path is greater than the one before it.
+    pub fn is_sorted_unique(&self) -> bool {
+        let mut paths = self.iter().map(|(path, _)| path);
+        let Some(mut previous) = paths.next() else {
+            return true;
+        };
+        paths.all(|path| std::mem::replace(&mut previous, path) < path)
+    }
+
+    /// Sorted by path with the last entry of a repeated path kept (a
+    /// malformed tree can name a path twice). A list already in order, as
+    /// trees and the index are, costs one comparison per file.
+    pub fn into_sorted_unique(self) -> FileList {
+        if self.is_sorted_unique() {
+            return self;
+        }
+        let mut order: Vec<usize> = (0..self.len()).collect();
+        // Stable: of equal paths the later one stays last.
+        order.sort_by(|a, b| self.path(*a).cmp(self.path(*b)));
+        let mut unique = FileList::with_capacity(self.len(), self.paths.len());
+        for (n, &i) in order.iter().enumerate() {
+            let later_same = order
+                .get(n + 1)
+                .is_some_and(|&next| self.path(next) == self.path(i));
+            if !later_same {
+                unique.push(self.path(i), *self.entry(i));
+            }
+        }
+        unique
+    }
+
+    /// A list of `(path, entry)` pairs in any order, sorted and each path
+    /// once ([`FileList::into_sorted_unique`]).
+    pub fn from_pairs(pairs: Vec<(BString, Entry)>) -> FileList {
+        let bytes = pairs.iter().map(|(path, _)| path.len()).sum();
+        let mut list = FileList::with_capacity(pairs.len(), bytes);
+        for (path, entry) in &pairs {
+            list.push(path, *entry);
+        }
+        list.into_sorted_unique()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::EntryMode;
+    use super::*;
+    use gix::ObjectId;
+    use proptest::prelude::*;
+
+    fn entry(n: u8) -> Entry {
+        let mut bytes = [0u8; 20];
+        bytes[0] = n;
+        Entry {
+            mode: EntryMode::Regular,
+            oid: ObjectId::from_bytes_or_panic(&bytes),
+        }
+    }
+
+    #[test]
+    fn paths_and_entries_come_back_as_pushed() {
+        let mut list = FileList::default();
+        list.push(b"a", entry(1));
+        list.push(b"", entry(2));
+        list.push(b"b/c", entry(3));
+        assert_eq!(list.len(), 3);
+        assert_eq!(list.path(0), "a");
+        assert_eq!(list.path(1), "");
+        assert_eq!(list.path(2), "b/c");
+        assert_eq!(list.entry(2), &entry(3));
+        assert_eq!(list.get(3), None);
+        let paths: Vec<&BStr> = list.iter_from(1).map(|(p, _)| p).collect();
+        assert_eq!(paths, ["", "b/c"]);
+        assert_eq!(list.iter_from(9).count(), 0);
+    }
+
+    #[test]
+    fn a_repeated_path_keeps_its_last_entry() {
+        let list = FileList::from_pairs(vec![
+            ("b".into(), entry(1)),
+            ("a".into(), entry(2)),
+            ("b".into(), entry(3)),
+        ]);
+        let files: Vec<(&BStr, Entry)> = list.iter().map(|(p, e)| (p, *e)).collect();
+        assert_eq!(files, [("a".into(), entry(2)), ("b".into(), entry(3))]);
+    }
+
+    proptest! {
+        /// Sorting, searching and partitioning agree with a vector of
+        /// owned pairs.
+        #[test]
+        fn agrees_with_owned_pairs(
+            pairs in proptest::collection::vec(("[ab/]{0,4}", 0u8..4), 0..24),
+            probe in "[ab/]{0,4}",
+        ) {
+            let owned: Vec<(BString, Entry)> =
+                pairs.iter().map(|(p, n)| (BString::from(p.as_str()), entry(*n))).collect();
+            let list = FileList::from_pairs(owned.clone());
+            let mut expected: std::collections::BTreeMap<BString, Entry> = Default::default();
+            for (path, e) in owned {
+                expected.insert(path, e);
+            }
+            let got: Vec<(BString, Entry)> = list.iter().map(|(p, e)| (p.to_owned(), *e)).collect();
+            let want: Vec<(BString, Entry)> = expected.into_iter().collect();
+            prop_assert_eq!(&got, &want);
+            prop_assert!(list.is_sorted_unique());
+            let at = list.partition_point(|p| p < probe.as_bytes());
+            prop_assert_eq!(at, want.partition_point(|(p, _)| p.as_slice() < probe.as_bytes()));
+            prop_assert_eq!(
+                list.find(probe.as_bytes()),
+                want.iter().position(|(p, _)| p == probe.as_bytes())
+            );
+            for start in 0..=list.len() {
+                prop_assert_eq!(
+                    list.partition_point_from(start, |p| p < probe.as_bytes()),
+                    at.max(start)
+                );
+            }
+        }
+    }
+}
