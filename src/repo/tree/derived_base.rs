@@ -152,15 +152,16 @@ pub(super) fn check_cached_trees(
         if node.children.is_empty() {
             continue;
         }
+        let mut data = Vec::new();
         let head_dirs = match at_head {
-            Some(tree) => tree_level(repo, tree)?.1,
-            None => BTreeMap::new(),
+            Some(tree) => tree_level(repo, tree, &mut data)?.1,
+            None => Vec::new(),
         };
         for child in &node.children {
             let mut child_dir = dir.clone();
             child_dir.extend_from_slice(&child.name);
             child_dir.push(b'/');
-            let at_head = head_dirs.get(child.name.as_slice()).copied();
+            let at_head = subtree(&head_dirs, &child.name);
             pending.push((child_dir, child, at_head));
         }
     }
@@ -181,44 +182,65 @@ fn cache_tree_mismatch(dir: &[u8], id: ObjectId) -> RepoError {
     )
 }
 
-/// The entries of one tree object: files (with their entries) and
-/// subtrees, by name.
-fn tree_level(
-    repo: &Repo,
-    id: ObjectId,
-) -> Result<(BTreeMap<BString, Entry>, BTreeMap<BString, ObjectId>)> {
-    let tree = repo.gix().find_tree(id).map_err(|e| {
+/// One tree object's files (name and entry) and subtrees (name and id),
+/// each sorted by name, borrowing the names from `data`, which holds the
+/// object's bytes.
+type TreeLevel<'b> = (Vec<(&'b [u8], Entry)>, Vec<(&'b [u8], ObjectId)>);
+
+/// Read the tree `id` into `data` and list its level ([`TreeLevel`]).
+fn tree_level<'b>(repo: &Repo, id: ObjectId, data: &'b mut Vec<u8>) -> Result<TreeLevel<'b>> {
+    use gix::objs::FindExt;
+    let iter = repo.gix().objects.find_tree_iter(&id, data).map_err(|e| {
         RepoError::new(
             Code::git_object_unavailable,
             format!("cannot read tree {id}: {e}"),
         )
     })?;
-    let mut files = BTreeMap::new();
-    let mut dirs = BTreeMap::new();
-    for entry in tree.iter() {
+    let mut files = Vec::new();
+    let mut dirs = Vec::new();
+    for entry in iter {
         let entry = entry.map_err(|e| {
             RepoError::new(
                 Code::git_object_unavailable,
                 format!("tree {id} cannot be decoded: {e}"),
             )
         })?;
-        let name = BString::from(entry.filename());
-        match super::mode_of_tree_entry(entry.mode().kind()) {
-            Some(mode) => {
-                files.insert(
-                    name,
-                    Entry {
-                        mode,
-                        oid: entry.object_id(),
-                    },
-                );
-            }
-            None => {
-                dirs.insert(name, entry.object_id());
-            }
+        let name: &'b [u8] = entry.filename;
+        match super::mode_of_tree_entry(entry.mode.kind()) {
+            Some(mode) => files.push((
+                name,
+                Entry {
+                    mode,
+                    oid: entry.oid.to_owned(),
+                },
+            )),
+            None => dirs.push((name, entry.oid.to_owned())),
         }
     }
+    // Git's tree order sorts a subtree as if its name ended in `/`; the
+    // files alone are already in byte order unless the tree is malformed.
+    // A repeated name keeps its last entry.
+    sort_by_name(&mut files);
+    sort_by_name(&mut dirs);
     Ok((files, dirs))
+}
+
+/// A level's list sorted by name, a repeated name keeping its last entry.
+fn sort_by_name<T>(list: &mut Vec<(&[u8], T)>) {
+    if list.windows(2).all(|w| w[0].0 < w[1].0) {
+        return;
+    }
+    list.reverse();
+    // Stable: of a repeated name, the last one (now first) stays.
+    list.sort_by(|a, b| a.0.cmp(b.0));
+    list.dedup_by(|later, earlier| later.0 == earlier.0);
+}
+
+/// The subtree `name` of a level's sorted subtrees.
+fn subtree(dirs: &[(&[u8], ObjectId)], name: &[u8]) -> Option<ObjectId> {
+    dirs.binary_search_by(|(dir, _)| dir.cmp(&name))
+        .ok()
+        .map(|i| dirs[i].1)
 }
 
 /// True when the tree `id` holds exactly the index's files under `dir`,
@@ -232,10 +254,11 @@ fn same_level_by_level(
     id: ObjectId,
     head: Option<ObjectId>,
 ) -> Result<bool> {
-    let (files, dirs) = tree_level(repo, id)?;
+    let (mut data, mut head_data) = (Vec::new(), Vec::new());
+    let (files, dirs) = tree_level(repo, id, &mut data)?;
     let head_dirs = match head {
-        Some(head) => tree_level(repo, head)?.1,
-        None => BTreeMap::new(),
+        Some(head) => tree_level(repo, head, &mut head_data)?.1,
+        None => Vec::new(),
     };
     let (index_files, mut index_dirs) = index_level(list, dir);
     index_dirs.sort_unstable();
@@ -244,13 +267,13 @@ fn same_level_by_level(
             .iter()
             .zip(&index_files)
             .all(|((name, entry), (indexed, indexed_entry))| {
-                name.as_slice() == *indexed && entry == *indexed_entry
+                name == indexed && entry == *indexed_entry
             });
-    if !files_agree || !dirs.keys().map(|n| n.as_slice()).eq(index_dirs) {
+    if !files_agree || !dirs.iter().map(|(name, _)| *name).eq(index_dirs) {
         return Ok(false);
     }
     for (name, child) in &dirs {
-        let head_child = head_dirs.get(name).copied();
+        let head_child = subtree(&head_dirs, name);
         if head_child == Some(*child) {
             continue;
         }
