@@ -199,6 +199,20 @@ impl View {
         Ok((view, base))
     }
 
+    /// The files of the commit `head` for a working-tree run, derived from
+    /// the index's list as [`View::index_and_commit`] derives them (where a
+    /// valid cached tree is the commit's tree of a directory, the commit's
+    /// files there are the index's, as `git status` takes them), so the
+    /// commit's unchanged trees are not read. An index that cannot serve
+    /// (unmerged or sparse entries, a cached tree that does not hold) makes
+    /// this read the commit whole.
+    pub fn commit_beside_index(repo: &Repo, head: ObjectId) -> Result<View> {
+        match View::index_and_commit(repo, head) {
+            Ok((_, commit)) => Ok(commit),
+            Err(_) => View::from_commit(repo, head),
+        }
+    }
+
     fn from_index_file(index: &gix::index::File) -> Result<View> {
         let mut entries =
             FileList::with_capacity(index.entries().len(), index.path_backing().len());

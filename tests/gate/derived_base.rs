@@ -27,6 +27,8 @@ fn assert_same(repo: &TestRepo, state: &str) {
     let (index2, derived) = View::index_and_commit(&opened, head).expect("derived");
     assert_eq!(listing(&index), listing(&index2), "{state}: index views");
     assert_eq!(listing(&derived), listing(&full), "{state}: entries");
+    let beside = View::commit_beside_index(&opened, head).expect("beside the index");
+    assert_eq!(listing(&beside), listing(&full), "{state}: working-tree base");
     assert_eq!(derived.len(), full.len(), "{state}: len");
     assert_eq!(derived.is_empty(), full.is_empty(), "{state}: is_empty");
     for (path, _) in index.entries().chain(full.entries()) {
@@ -228,4 +230,25 @@ fn a_random_walk_of_stagings_matches_the_full_walk() {
         };
         assert_same(&repo, &name);
     }
+}
+
+/// A working-tree run on an index git cannot commit (a conflict) still
+/// gets HEAD's files: the commit is read whole.
+#[test]
+fn an_unmerged_index_reads_the_commit_whole() {
+    let repo = seeded();
+    let main = repo.git(&["rev-parse", "--abbrev-ref", "HEAD"]);
+    repo.git(&["checkout", "-q", "-b", "other"]);
+    repo.write("a/e.txt", "theirs");
+    repo.commit_all("theirs");
+    repo.git(&["checkout", "-q", main.trim()]);
+    repo.write("a/e.txt", "ours");
+    repo.commit_all("ours");
+    let merge = repo.git_output(&["merge", "-q", "other"]);
+    assert!(!merge.status.success(), "the merge conflicts");
+    let (opened, head) = open(&repo);
+    assert!(View::index_and_commit(&opened, head).is_err());
+    let full = View::from_commit(&opened, head).expect("full walk");
+    let beside = View::commit_beside_index(&opened, head).expect("beside the index");
+    assert_eq!(listing(&beside), listing(&full));
 }

@@ -67,7 +67,7 @@ fn landing_on(
     let head = repo.head_commit()?;
     let base_commit = since.or(head);
     let head_view = match head {
-        Some(id) => View::from_commit(repo, id)?,
+        Some(id) => View::commit_beside_index(repo, id)?,
         None => View::empty("the empty tree (no commit yet)"),
     };
     let view = View::from_worktree(repo)?;
