@@ -28,7 +28,11 @@ fn assert_same(repo: &TestRepo, state: &str) {
     assert_eq!(listing(&index), listing(&index2), "{state}: index views");
     assert_eq!(listing(&derived), listing(&full), "{state}: entries");
     let beside = View::commit_beside_index(&opened, head).expect("beside the index");
-    assert_eq!(listing(&beside), listing(&full), "{state}: working-tree base");
+    assert_eq!(
+        listing(&beside),
+        listing(&full),
+        "{state}: working-tree base"
+    );
     assert_eq!(derived.len(), full.len(), "{state}: len");
     assert_eq!(derived.is_empty(), full.is_empty(), "{state}: is_empty");
     for (path, _) in index.entries().chain(full.entries()) {
