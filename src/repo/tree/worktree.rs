@@ -11,7 +11,7 @@ use crate::codes::Code;
 use crate::repo::parallel::parallel;
 use crate::repo::{Repo, RepoError, Result};
 use gix::ObjectId;
-use gix::bstr::{BString, ByteSlice};
+use gix::bstr::{BStr, BString, ByteSlice};
 use gix::index::entry::Stat;
 use sha2::{Digest, Sha256};
 use std::io::{Read, Seek};
@@ -36,10 +36,12 @@ pub enum Known {
     Submodule,
 }
 
-/// A candidate path of the working tree.
+/// A candidate path of the working tree, borrowed from the index or the
+/// untracked walk's list (a list of 10,000 owned paths cost 10,000
+/// allocations per view).
 #[derive(Clone, Debug)]
-pub struct Listed {
-    pub path: BString,
+pub struct Listed<'a> {
+    pub path: &'a BStr,
     /// The index entry's mode (`None`: untracked, or a sparse directory).
     pub index_mode: Option<EntryMode>,
     /// The index entry's id (null when untracked).
@@ -88,10 +90,10 @@ impl Reads {
     }
 
     /// The earlier read of `path`, when it may stand for the file now.
-    fn prior(&self, path: &BString) -> Option<(&Stat, &Entry, &DiskContent)> {
+    fn prior(&self, path: &BStr) -> Option<(&Stat, &Entry, &DiskContent)> {
         let at = self
             .files
-            .binary_search_by(|(p, ..)| p.as_slice().cmp(path.as_slice()))
+            .binary_search_by(|(p, ..)| p.as_slice().cmp(path))
             .ok()?;
         let (_, stat, entry, content) = &self.files[at];
         let settled = |t: &gix::index::entry::stat::Time| {
@@ -108,23 +110,22 @@ fn now_secs() -> i64 {
         .unwrap_or(0)
 }
 
-/// The working tree's candidate paths without reading any file, sorted by
-/// path, each once. Returns the root too.
-pub fn listing(repo: &Repo) -> Result<(PathBuf, Vec<Listed>)> {
-    listing_with(repo, true)
-}
-
-/// [`listing`], with stat reuse allowed or not.
-pub(super) fn listing_with(repo: &Repo, reuse: bool) -> Result<(PathBuf, Vec<Listed>)> {
-    listing_and_trees(repo, reuse).map(|(root, paths, _)| (root, paths))
-}
-
 /// A directory the index's cached trees claim valid, with its entry count.
 type ValidTree = (BString, ObjectId, usize);
 
-/// [`listing_with`], and the directories the index's cached trees claim
+/// What the working tree's candidate paths are drawn from: the root, the
+/// index (with which of its entries' stat data may stand for the content),
+/// the untracked files, and the directories the index's cached trees claim
 /// valid.
-fn listing_and_trees(repo: &Repo, reuse: bool) -> Result<(PathBuf, Vec<Listed>, Vec<ValidTree>)> {
+struct Sources {
+    root: PathBuf,
+    index: std::rc::Rc<gix::index::File>,
+    plan: Plan,
+    untracked: Vec<BString>,
+    valid: Vec<ValidTree>,
+}
+
+fn sources(repo: &Repo, reuse: bool) -> Result<Sources> {
     let root = repo.workdir().map(|p| p.to_path_buf()).ok_or_else(|| {
         RepoError::new(
             Code::git_worktree_unavailable,
@@ -137,38 +138,53 @@ fn listing_and_trees(repo: &Repo, reuse: bool) -> Result<(PathBuf, Vec<Listed>, 
     } else {
         Plan::never()
     };
-    let mut paths: Vec<Listed> = index
-        .entries()
-        .iter()
-        .filter(|e| e.stage_raw() == 0)
-        .map(|e| {
-            let path = e.path(&index);
-            Listed {
-                path: path.to_owned(),
-                index_mode: index_mode(e.mode),
-                index_oid: e.id,
-                vouching: plan.vouching(e, path),
-            }
-        })
-        .collect();
-    paths.dedup_by(|a, b| a.path == b.path);
-    let null = ObjectId::null(repo.gix().object_hash());
-    for untracked in super::untracked::untracked_files(repo, &index)? {
-        paths.push(Listed {
-            path: untracked,
-            index_mode: None,
-            index_oid: null,
-            vouching: None,
-        });
-    }
-    paths.sort_by(|a, b| a.path.cmp(&b.path));
-    paths.dedup_by(|a, b| a.path == b.path);
-    let trees = if reuse {
+    let untracked = super::untracked::untracked_files(repo, &index)?;
+    let valid = if reuse {
         super::derived_base::valid_trees(index.tree())
     } else {
         Vec::new()
     };
-    Ok((root, paths, trees))
+    Ok(Sources {
+        root,
+        index,
+        plan,
+        untracked,
+        valid,
+    })
+}
+
+impl Sources {
+    /// The candidate paths, sorted by path, each once.
+    fn listing(&self, format: gix::hash::Kind) -> Vec<Listed<'_>> {
+        let index = &*self.index;
+        let mut paths: Vec<Listed> = index
+            .entries()
+            .iter()
+            .filter(|e| e.stage_raw() == 0)
+            .map(|e| {
+                let path = e.path(index);
+                Listed {
+                    path,
+                    index_mode: index_mode(e.mode),
+                    index_oid: e.id,
+                    vouching: self.plan.vouching(e, path),
+                }
+            })
+            .collect();
+        paths.dedup_by(|a, b| a.path == b.path);
+        let null = ObjectId::null(format);
+        for untracked in &self.untracked {
+            paths.push(Listed {
+                path: untracked.as_bstr(),
+                index_mode: None,
+                index_oid: null,
+                vouching: None,
+            });
+        }
+        paths.sort_by(|a, b| a.path.cmp(b.path));
+        paths.dedup_by(|a, b| a.path == b.path);
+        paths
+    }
 }
 
 /// Every file of the working tree, read on all cores where stat data does
@@ -185,13 +201,15 @@ pub(super) fn view_after(
     earlier: Option<&Reads>,
 ) -> Result<(View, Reads)> {
     let began_secs = now_secs();
-    let (root, paths, valid) = listing_and_trees(repo, reuse)?;
     let format = repo.gix().object_hash();
-    let root_fd = open_root(&root);
+    let sources = sources(repo, reuse)?;
+    let paths = sources.listing(format);
+    let (root, valid) = (&sources.root, &sources.valid);
+    let root_fd = open_root(root);
     let found = parallel(
         paths.len(),
         || (),
-        |(), i| examine(&root, root_fd.as_ref(), &paths[i], format, earlier),
+        |(), i| examine(root, root_fd.as_ref(), &paths[i], format, earlier),
     )?;
     let path_bytes = paths.iter().map(|listed| listed.path.len()).sum();
     let mut entries = super::FileList::with_capacity(paths.len(), path_bytes);
@@ -213,10 +231,10 @@ pub(super) fn view_after(
             if let (Known::Read(content), Some(stat)) = (known, stat) {
                 reads
                     .files
-                    .push((listed.path.clone(), stat, entry, content));
+                    .push((listed.path.to_owned(), stat, entry, content));
                 reads.taken_over += usize::from(origin == Origin::Earlier);
             }
-            entries.push(&listed.path, entry);
+            entries.push(listed.path, entry);
             contents.push(known);
         }
     }
@@ -225,19 +243,19 @@ pub(super) fn view_after(
     // too when every file under it is its unread, unchanged index entry and
     // no file came or went.
     let trees: Vec<(BString, ObjectId)> = valid
-        .into_iter()
+        .iter()
         .filter(|(dir, _, n)| {
             let (start, end) = super::derived_base::range_under(&entries, 0, dir);
             let wanted = end - start;
             wanted == *n && clean_before[start + wanted] - clean_before[start] == wanted
         })
-        .map(|(dir, id, _)| (dir, id))
+        .map(|(dir, id, _)| (dir.clone(), *id))
         .collect();
-    Ok((View::on_disk(root, entries, contents, trees), reads))
+    Ok((View::on_disk(root.clone(), entries, contents, trees), reads))
 }
 
-fn relative(path: &BString) -> Result<std::borrow::Cow<'_, Path>> {
-    gix::path::from_bstr(path.as_bstr()).map_err(|_| {
+fn relative(path: &BStr) -> Result<std::borrow::Cow<'_, Path>> {
+    gix::path::from_bstr(path).map_err(|_| {
         RepoError::new(
             Code::git_worktree_unavailable,
             format!(
@@ -279,10 +297,10 @@ fn examine(
     }
     // The full path is made only when a file is read or a message needs it:
     // a file the index vouches for is looked at through the root's handle.
-    let disk = || -> Result<std::path::PathBuf> { Ok(root.join(relative(&listed.path)?)) };
+    let disk = || -> Result<std::path::PathBuf> { Ok(root.join(relative(listed.path)?)) };
     let lstat = || match root_fd {
-        Some(fd) => lstat_at(fd, &listed.path),
-        None => match relative(&listed.path) {
+        Some(fd) => lstat_at(fd, listed.path),
+        None => match relative(listed.path) {
             Ok(path) => lstat_path(&root.join(path)),
             Err(_) => Err(std::io::Error::from(std::io::ErrorKind::InvalidInput)),
         },
@@ -312,7 +330,7 @@ fn examine(
         }
         seen = Some((mode, stat));
     }
-    if let Some((stat, entry, content)) = earlier.and_then(|reads| reads.prior(&listed.path)) {
+    if let Some((stat, entry, content)) = earlier.and_then(|reads| reads.prior(listed.path)) {
         let found = match seen {
             Some(seen) => Ok(seen),
             None => lstat(),
@@ -368,9 +386,9 @@ fn lstat_parts(st: &rustix::fs::Stat) -> Lstat {
 /// `lstat` of a repository path relative to the root's directory handle:
 /// the kernel walks only the path's own components (rustix builds the C
 /// path on the stack, so a tracked file costs no allocation).
-fn lstat_at(root: &std::os::fd::OwnedFd, path: &BString) -> std::io::Result<Lstat> {
+fn lstat_at(root: &std::os::fd::OwnedFd, path: &BStr) -> std::io::Result<Lstat> {
     use std::os::unix::ffi::OsStrExt;
-    let name = std::ffi::OsStr::from_bytes(path.as_slice());
+    let name = std::ffi::OsStr::from_bytes(path);
     let st = rustix::fs::statat(root, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)?;
     Ok(lstat_parts(&st))
 }
