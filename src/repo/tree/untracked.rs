@@ -15,7 +15,7 @@ use crate::repo::{Repo, RepoError, Result};
 use gix::bstr::{BString, ByteSlice};
 use gix::index::entry::{Flags, Mode};
 use std::ops::Range;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 /// The untracked, non-ignored files and links of the working tree, sorted
@@ -111,9 +111,13 @@ pub fn fast(repo: &Repo, index: &gix::index::State) -> Result<Option<Vec<BString
         git_dir_real,
         current_dir: gix_repo.current_dir(),
         found: Vec::new(),
+        dirents: vec![std::mem::MaybeUninit::uninit(); DIRENT_BUFFER],
     };
     let mut rel = BString::default();
-    let mut disk = root.to_path_buf();
+    let mut disk = root.as_os_str().as_bytes().to_vec();
+    if disk.len() > 1 && disk.ends_with(b"/") {
+        disk.pop();
+    }
     walk.directory(&mut rel, &mut disk, 0..index.entries().len())?;
     let mut found = walk.found;
     found.sort_unstable();
@@ -157,18 +161,6 @@ impl Kind {
         matches!(self, Kind::Directory | Kind::Repository)
     }
 
-    fn on_disk(file_type: std::fs::FileType) -> Kind {
-        if file_type.is_dir() {
-            Kind::Directory
-        } else if file_type.is_symlink() {
-            Kind::Symlink
-        } else if file_type.is_file() {
-            Kind::File
-        } else {
-            Kind::Untrackable
-        }
-    }
-
     /// An index entry's kind as gix's `resolve_file_type_with_index` sees it.
     fn in_index(entry: &gix::index::Entry) -> Option<Kind> {
         if entry.mode.is_submodule() {
@@ -197,44 +189,99 @@ struct Walk<'a> {
     git_dir_real: PathBuf,
     current_dir: &'a Path,
     found: Vec<BString>,
+    /// The buffer `getdents64` fills, reused for every directory (each is
+    /// read whole before the walk goes deeper).
+    dirents: Vec<std::mem::MaybeUninit<u8>>,
 }
 
-fn unavailable(what: &str, path: &Path, e: impl std::fmt::Display) -> RepoError {
+/// Room for a few hundred directory entries per `getdents64` call (one
+/// entry takes at most 280 bytes).
+const DIRENT_BUFFER: usize = 32 * 1024;
+
+/// A directory's names back to back, and per name its span there and its
+/// kind on disk (`None`: it could not be told).
+type Names = (Vec<u8>, Vec<(Range<usize>, Option<Kind>)>);
+
+/// The path of a walked directory or file: the working tree's root and
+/// the path inside it, as bytes.
+fn as_path(disk: &[u8]) -> &Path {
+    Path::new(std::ffi::OsStr::from_bytes(disk))
+}
+
+fn unavailable(what: &str, path: &[u8], e: impl std::fmt::Display) -> RepoError {
     RepoError::new(
         Code::git_worktree_unavailable,
         format!(
             "cannot walk the working tree: {what} {}: {e}",
-            path.display()
+            as_path(path).display()
         ),
     )
+}
+
+/// The kind of a directory entry from its type in the directory (never
+/// following a link, never opening the file); a file system that does not
+/// say is asked with `lstat` relative to the directory.
+fn kind_of(dir: &rustix::fd::OwnedFd, entry: &rustix::fs::RawDirEntry<'_>) -> Option<Kind> {
+    use rustix::fs::FileType;
+    let kind = |file_type: FileType| match file_type {
+        FileType::Directory => Kind::Directory,
+        FileType::Symlink => Kind::Symlink,
+        FileType::RegularFile => Kind::File,
+        _ => Kind::Untrackable,
+    };
+    match entry.file_type() {
+        FileType::Unknown => rustix::fs::statat(
+            dir,
+            entry.file_name(),
+            rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+        )
+        .ok()
+        .map(|stat| kind(FileType::from_raw_mode(stat.st_mode))),
+        known => Some(kind(known)),
+    }
 }
 
 impl Walk<'_> {
     /// Walk the directory `rel` (`disk` on disk) whose index entries are
     /// `range` (all of them, and only them, lie under `rel/`).
+    /// The names in the directory `disk` but `.`, `..` and `.git` (gix
+    /// prunes `.git` at every level, never emitting or entering it), sorted,
+    /// read whole into one buffer: the directory is closed before the walk
+    /// goes deeper, so a deep tree holds no descriptors.
+    fn read_names(&mut self, disk: &[u8]) -> Result<Names> {
+        use rustix::fs::{Mode, OFlags, RawDir};
+        let dir = rustix::fs::open(
+            as_path(disk),
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| unavailable("cannot read", disk, e))?;
+        let mut names = Vec::new();
+        let mut spans = Vec::new();
+        let mut listing = RawDir::new(&dir, &mut self.dirents);
+        while let Some(entry) = listing.next() {
+            let entry = entry.map_err(|e| unavailable("cannot read an entry of", disk, e))?;
+            let name = entry.file_name().to_bytes();
+            if matches!(name, b"." | b".." | b".git") {
+                continue;
+            }
+            let start = names.len();
+            names.extend_from_slice(name);
+            spans.push((start..names.len(), kind_of(&dir, &entry)));
+        }
+        spans.sort_unstable_by(|a, b| names[a.0.clone()].cmp(&names[b.0.clone()]));
+        Ok((names, spans))
+    }
+
     fn directory(
         &mut self,
         rel: &mut BString,
-        disk: &mut PathBuf,
+        disk: &mut Vec<u8>,
         range: Range<usize>,
     ) -> Result<()> {
         let index = self.index;
         let entries = index.entries();
-        let mut names: Vec<(Vec<u8>, Option<Kind>)> = Vec::new();
-        let listing = std::fs::read_dir(&*disk).map_err(|e| unavailable("cannot read", disk, e))?;
-        for entry in listing {
-            let entry = entry.map_err(|e| unavailable("cannot read an entry of", disk, e))?;
-            let name = entry.file_name().into_vec();
-            // gix prunes `.git` at every level, never emitting or entering it.
-            if name == b".git" {
-                continue;
-            }
-            // `file_type` is the directory entry's type (or an `lstat`):
-            // never follows a link, never opens the file.
-            let kind = entry.file_type().ok().map(Kind::on_disk);
-            names.push((name, kind));
-        }
-        names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let (names, spans) = self.read_names(disk)?;
 
         // The index's children of this directory, in one pass over its
         // range: an entry directly inside, or the block of entries under a
@@ -264,14 +311,15 @@ impl Walk<'_> {
         children.sort_by(|a, b| a.0.cmp(b.0));
 
         let mut at = 0;
-        for (name, kind) in names {
-            while at < children.len() && children[at].0 < name.as_slice() {
+        for (span, kind) in spans {
+            let name = &names[span];
+            while at < children.len() && children[at].0 < name {
                 at += 1;
             }
             let mut exact = None;
             let mut under: Option<Range<usize>> = None;
             let mut k = at;
-            while k < children.len() && children[k].0 == name.as_slice() {
+            while k < children.len() && children[k].0 == name {
                 match &children[k].1 {
                     Child::Entry(e) => {
                         exact = exact.or(Some(*e));
@@ -289,10 +337,12 @@ impl Walk<'_> {
             if !rel.is_empty() {
                 rel.push(b'/');
             }
-            rel.extend_from_slice(&name);
-            disk.push(std::ffi::OsStr::from_bytes(&name));
+            rel.extend_from_slice(name);
+            let disk_before = disk.len();
+            disk.push(b'/');
+            disk.extend_from_slice(name);
             let outcome = self.child(rel, disk, kind, index_kind, under);
-            disk.pop();
+            disk.truncate(disk_before);
             rel.truncate(before);
             outcome?;
         }
@@ -307,7 +357,7 @@ impl Walk<'_> {
     fn child(
         &mut self,
         rel: &mut BString,
-        disk: &mut PathBuf,
+        disk: &mut Vec<u8>,
         kind: Option<Kind>,
         index_kind: Option<Kind>,
         under: Option<Range<usize>>,
@@ -342,12 +392,14 @@ impl Walk<'_> {
 
     /// Whether the directory `disk` holds a repository other than this one
     /// (`gix_dir`'s `maybe_upgrade_to_repository`, not looking harder).
-    fn holds_repository(&self, disk: &mut PathBuf) -> bool {
-        disk.push(".git");
-        let nested = gix::discover::is_git(disk).is_ok()
-            && !gix::path::realpath_opts(disk, self.current_dir, gix::path::realpath::MAX_SYMLINKS)
+    fn holds_repository(&self, disk: &mut Vec<u8>) -> bool {
+        let before = disk.len();
+        disk.extend_from_slice(b"/.git");
+        let git = as_path(disk);
+        let nested = gix::discover::is_git(git).is_ok()
+            && !gix::path::realpath_opts(git, self.current_dir, gix::path::realpath::MAX_SYMLINKS)
                 .is_ok_and(|real| real == self.git_dir_real);
-        disk.pop();
+        disk.truncate(before);
         nested
     }
 }
