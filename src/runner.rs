@@ -32,6 +32,11 @@
 //!    paths that appeared, changed or vanished are named;
 //! 7. check for SIGINT/SIGTERM one last time ([`signals`]), then write the
 //!    final receipt atomically (temporary file, fsync, rename; mode 0600).
+//!    The `pending` receipts of step 4 are renamed into place without the
+//!    flushes: they replace an older result for every reader and across
+//!    the runner's death, and a power loss that brought an older receipt
+//!    back would bring back its tree digest with it, which the gate
+//!    compares with what lands.
 
 pub mod attestation;
 pub mod checkout;
@@ -628,12 +633,14 @@ impl Context<'_> {
         }
     }
 
-    /// Record `receipt` where this run keeps its attempts: the task's
-    /// receipt for a working-tree run, the aside record for an isolated one.
-    fn write(&self, receipt: &TreeReceipt) -> Result<(), Diagnostic> {
+    /// Record the `pending` `receipt` where this run keeps its attempts: the
+    /// task's receipt for a working-tree run, the aside record for an
+    /// isolated one; atomic, not flushed to disk (only the finished receipt
+    /// is: [`Context::publish`]).
+    fn write_pending(&self, receipt: &TreeReceipt) -> Result<(), Diagnostic> {
         match &self.place {
-            Place::Isolated { aside, .. } => aside.write(receipt),
-            Place::Worktree { .. } => self.records.write(receipt),
+            Place::Isolated { aside, .. } => aside.write_pending(receipt),
+            Place::Worktree { .. } => self.records.write_pending(receipt),
         }
     }
 
@@ -689,7 +696,7 @@ impl Context<'_> {
         let mut notes = Vec::new();
         // Revoke any older result before preparing anything (an isolated
         // run's attempt is kept aside until it passes).
-        self.write(&receipt)?;
+        self.write_pending(&receipt)?;
         let finish = |context: &Context<'_>,
                       mut receipt: TreeReceipt,
                       status: Status,
@@ -738,7 +745,7 @@ impl Context<'_> {
             }
         };
         receipt.tree_before = Some(before.clone());
-        self.write(&receipt)?;
+        self.write_pending(&receipt)?;
         if self.interrupt.load(Ordering::SeqCst) {
             return finish(
                 self,

@@ -225,6 +225,18 @@ fn plain(name: &OsStr) -> bool {
         && !bytes.contains(&0)
 }
 
+/// How far a replaced file is made to last ([`Dir::replace`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Durability {
+    /// The file and then the directory flushed to disk: the new content
+    /// survives a power loss or a crash of the system.
+    Synced,
+    /// Renamed into place without a flush: every reader sees the old or the
+    /// new content whole, and the new content survives the writer's death,
+    /// but a power loss may bring the old one back.
+    Atomic,
+}
+
 /// An open directory, reached without following links (except for the
 /// root it was opened from). Everything below it is addressed relative to
 /// the descriptor, so renaming or replacing a directory on the way after it
@@ -448,6 +460,16 @@ impl Dir {
     /// there is replaced, never followed), the directory flushed. On error
     /// the temporary file is removed and the target is unchanged.
     pub fn write_atomic<N: AsRef<OsStr>>(&self, name: N, bytes: &[u8]) -> Result<(), Error> {
+        self.replace(name, bytes, Durability::Synced)
+    }
+
+    /// [`Dir::write_atomic`] with the durability asked for.
+    pub fn replace<N: AsRef<OsStr>>(
+        &self,
+        name: N,
+        bytes: &[u8],
+        durability: Durability,
+    ) -> Result<(), Error> {
         let name = name.as_ref();
         if !plain(name) {
             return Err(Error::InvalidName);
@@ -461,9 +483,13 @@ impl Dir {
         let temp = temp.as_os_str();
         let result = (|| {
             let file = self.create_file(temp, bytes, 0o600)?;
-            file.sync_all()?;
+            if durability == Durability::Synced {
+                file.sync_all()?;
+            }
             rustix::fs::renameat(&self.fd, temp, &self.fd, name)?;
-            let _ = rustix::fs::fsync(&self.fd);
+            if durability == Durability::Synced {
+                let _ = rustix::fs::fsync(&self.fd);
+            }
             Ok(())
         })();
         if result.is_err() {
@@ -778,5 +804,15 @@ mod tests {
             })
             .count();
         assert_eq!(leftovers, 0);
+        // Without the flushes: the same replacement, a link still replaced.
+        std::os::unix::fs::symlink(&target, root.path().join("pending")).unwrap();
+        dir.replace("pending", b"one", Durability::Atomic).unwrap();
+        dir.replace("pending", b"two", Durability::Atomic).unwrap();
+        assert!(!target.exists());
+        assert_eq!(std::fs::read(root.path().join("pending")).unwrap(), b"two");
+        assert!(matches!(
+            dir.replace("../escape", b"x", Durability::Atomic),
+            Err(Error::InvalidName)
+        ));
     }
 }

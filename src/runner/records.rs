@@ -13,7 +13,7 @@
 use crate::codes::Code;
 use crate::contract::mastermind::tree_receipt::{MAX_TREE_RECEIPT_BYTES, TreeReceipt};
 use crate::diagnostic::Diagnostic;
-use crate::safe_fs::{self, Dir};
+use crate::safe_fs::{self, Dir, Durability};
 use std::fs::File;
 use std::path::Path;
 
@@ -145,8 +145,22 @@ impl Records {
             .unwrap_or(0)
     }
 
-    /// Replace the check's receipt atomically (mode 0600).
+    /// Replace the check's receipt atomically (mode 0600), flushed to disk.
     pub fn write(&self, receipt: &TreeReceipt) -> Result<(), Diagnostic> {
+        self.replace(receipt, Durability::Synced)
+    }
+
+    /// Replace the check's receipt with a `pending` one, atomically but not
+    /// flushed: it must replace an older result for every reader at once
+    /// (and so it does, across the runner's death), while a power loss that
+    /// brought the older result back would bring back its tree digest too,
+    /// which the gate compares with what lands. The final receipt is
+    /// flushed ([`Records::write`]).
+    pub fn write_pending(&self, receipt: &TreeReceipt) -> Result<(), Diagnostic> {
+        self.replace(receipt, Durability::Atomic)
+    }
+
+    fn replace(&self, receipt: &TreeReceipt, durability: Durability) -> Result<(), Diagnostic> {
         let path = self.receipt_path(&receipt.check_id);
         let failed = |e: String| {
             Diagnostic::new(
@@ -159,7 +173,11 @@ impl Records {
         let mut bytes = serde_json::to_vec_pretty(receipt).map_err(|e| failed(e.to_string()))?;
         bytes.push(b'\n');
         self.dir
-            .write_atomic(format!("{}.tree.json", receipt.check_id), &bytes)
+            .replace(
+                format!("{}.tree.json", receipt.check_id),
+                &bytes,
+                durability,
+            )
             .map_err(|e| failed(e.to_string()))
     }
 
@@ -198,8 +216,19 @@ impl Aside {
         self.dir.join(format!("{id}.tree.json"))
     }
 
-    /// Replace the check's kept attempt atomically (mode 0600).
+    /// Replace the check's kept attempt atomically (mode 0600), flushed to
+    /// disk.
     pub fn write(&self, receipt: &TreeReceipt) -> Result<(), Diagnostic> {
+        self.replace(receipt, Durability::Synced)
+    }
+
+    /// Replace the check's kept attempt with a `pending` one, atomically but
+    /// not flushed (as [`Records::write_pending`]).
+    pub fn write_pending(&self, receipt: &TreeReceipt) -> Result<(), Diagnostic> {
+        self.replace(receipt, Durability::Atomic)
+    }
+
+    fn replace(&self, receipt: &TreeReceipt, durability: Durability) -> Result<(), Diagnostic> {
         let _finish_first = super::signals::defer();
         let failed = |e: String| {
             Diagnostic::new(
@@ -213,7 +242,11 @@ impl Aside {
         let mut bytes = serde_json::to_vec_pretty(receipt).map_err(|e| failed(e.to_string()))?;
         bytes.push(b'\n');
         self.dir
-            .write_atomic(format!("{}.tree.json", receipt.check_id), &bytes)
+            .replace(
+                format!("{}.tree.json", receipt.check_id),
+                &bytes,
+                durability,
+            )
             .map_err(|e| failed(e.to_string()))
     }
 
