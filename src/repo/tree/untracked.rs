@@ -202,6 +202,16 @@ const DIRENT_BUFFER: usize = 32 * 1024;
 /// kind on disk (`None`: it could not be told).
 type Names = (Vec<u8>, Vec<(Range<usize>, Option<Kind>)>);
 
+/// A name's first eight bytes as a number that orders as the bytes do (a
+/// shorter name padded with zeros, which no name contains): equal keys
+/// leave the order to the rest of the names.
+fn sort_key(name: &[u8]) -> u64 {
+    let mut key = [0u8; 8];
+    let head = name.len().min(8);
+    key[..head].copy_from_slice(&name[..head]);
+    u64::from_be_bytes(key)
+}
+
 /// The path of a walked directory or file: the working tree's root and
 /// the path inside it, as bytes.
 fn as_path(disk: &[u8]) -> &Path {
@@ -267,9 +277,17 @@ impl Walk<'_> {
             }
             let start = names.len();
             names.extend_from_slice(name);
-            spans.push((start..names.len(), kind_of(&dir, &entry)));
+            spans.push((sort_key(name), start..names.len(), kind_of(&dir, &entry)));
         }
-        spans.sort_unstable_by(|a, b| names[a.0.clone()].cmp(&names[b.0.clone()]));
+        // By the names' first eight bytes, then (rarely) the rest.
+        spans.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| names[a.1.clone()].cmp(&names[b.1.clone()]))
+        });
+        let spans = spans
+            .into_iter()
+            .map(|(_, span, kind)| (span, kind))
+            .collect();
         Ok((names, spans))
     }
 
@@ -401,5 +419,24 @@ impl Walk<'_> {
                 .is_ok_and(|real| real == self.git_dir_real);
         disk.truncate(before);
         nested
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sort_key;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Ordering by the key, then by the bytes, is the bytes' order for
+        /// any names a directory can hold (no NUL).
+        #[test]
+        fn key_then_bytes_is_byte_order(
+            a in proptest::collection::vec(1u8..=255, 0..12),
+            b in proptest::collection::vec(1u8..=255, 0..12),
+        ) {
+            let keyed = sort_key(&a).cmp(&sort_key(&b)).then_with(|| a.cmp(&b));
+            prop_assert_eq!(keyed, a.cmp(&b));
+        }
     }
 }
