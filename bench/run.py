@@ -2,7 +2,7 @@
 """The benchmark harness: one run, every row side by side with its physical
 limits (git itself, openssl, ajv-cli), medians and ratios, peak memory.
 
-usage: bench/run.py [--sizes small,limit,large] [--runs N] [--tasks N] [--folders N] [--out bench/RESULTS.md]
+usage: bench/run.py [--sizes small,limit,large] [--runs N] [--rounds N] [--tasks N] [--folders N] [--out bench/RESULTS.md]
 
 Every budget of DESIGN.md section 8 / issue 18 is a row of the "budgets" table:
 the command, its floor (git's own read of the same data, or openssl), both
@@ -82,28 +82,43 @@ def hyperfine(name, command, cwd, runs, prepare=None, warmup=2, shell="none"):
     return hyperfine_many(name, [command], cwd, runs, prepare, warmup, shell)[0]
 
 
+# Hyperfine calls each comparison is split into (`--rounds`).
+ROUNDS = 3
+
+
 def hyperfine_many(name, commands, cwd, runs, prepare=None, warmup=2, shell="none", env=None):
-    """Medians of several commands measured in one hyperfine call, one right
-    after the other: on a shared machine the rows a budget compares must be
-    measured under the same load. `env` is added to every command's
-    environment."""
-    out = tempfile.mktemp(suffix=".json")
-    cmd = ["hyperfine", "--export-json", out, "--runs", str(runs), "--warmup", str(warmup),
-           "--ignore-failure", "-N" if shell == "none" else "--shell=sh"]
-    if prepare:
-        cmd += ["--prepare", prepare]
-        if shell == "none":
-            cmd.remove("-N")
-            cmd.append("--shell=sh")
-    cmd.extend(commands)
-    result = sh(cmd, cwd=cwd, check=False, capture=True, env=env)
-    if result.returncode != 0 or not os.path.exists(out):
-        print(f"  {name}: hyperfine failed: {result.stderr.strip()[:200]}", file=sys.stderr)
-        return [None] * len(commands)
-    with open(out) as fh:
-        results = json.load(fh)["results"]
-    os.unlink(out)
-    return [statistics.median(r["times"]) for r in results]
+    """Medians of several commands measured side by side: on a shared
+    machine the rows a budget compares must be measured under the same load.
+    The runs are split into ROUNDS hyperfine calls, the commands' order
+    reversed every other call, and each median is taken over all of a
+    command's runs, so a machine that speeds up or slows down within the
+    measurement weighs on both sides alike. `env` is added to every
+    command's environment."""
+    per_round = max(3, -(-runs // ROUNDS))
+    times = [[] for _ in commands]
+    for round_ in range(ROUNDS):
+        order = list(range(len(commands)))
+        if round_ % 2:
+            order.reverse()
+        out = tempfile.mktemp(suffix=".json")
+        cmd = ["hyperfine", "--export-json", out, "--runs", str(per_round), "--warmup", str(warmup),
+               "--ignore-failure", "-N" if shell == "none" else "--shell=sh"]
+        if prepare:
+            cmd += ["--prepare", prepare]
+            if shell == "none":
+                cmd.remove("-N")
+                cmd.append("--shell=sh")
+        cmd.extend(commands[i] for i in order)
+        result = sh(cmd, cwd=cwd, check=False, capture=True, env=env)
+        if result.returncode != 0 or not os.path.exists(out):
+            print(f"  {name}: hyperfine failed: {result.stderr.strip()[:200]}", file=sys.stderr)
+            return [None] * len(commands)
+        with open(out) as fh:
+            results = json.load(fh)["results"]
+        os.unlink(out)
+        for i, r in zip(order, results):
+            times[i].extend(r["times"])
+    return [statistics.median(t) for t in times]
 
 
 def peak_kib(command, cwd):
@@ -401,13 +416,17 @@ def machine():
 
 
 def main():
+    global ROUNDS
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="small,limit")
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--rounds", type=int, default=ROUNDS,
+                        help="hyperfine calls per comparison, the order reversed in every other one")
     parser.add_argument("--tasks", type=int, default=0)
     parser.add_argument("--folders", type=int, default=0)
     parser.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"))
     args = parser.parse_args()
+    ROUNDS = max(1, args.rounds)
     for tool in ["hyperfine", "git", "openssl"]:
         if not has(tool):
             sys.exit(f"bench: {tool} is missing (Debian: apt install {tool})")

@@ -38,6 +38,13 @@ impl CommitMeta {
     }
 }
 
+/// Blobs up to this size are kept once read ([`Repo::read_blob`]): the
+/// task artifacts a gate run reads more than once are far smaller.
+const SMALL_BLOB_BYTES: usize = 64 * 1024;
+
+/// At most this many bytes of small blobs are kept in all.
+const SMALL_BLOBS_KEPT: usize = 8 * 1024 * 1024;
+
 fn unavailable(what: String) -> RepoError {
     RepoError::new(Code::git_object_unavailable, what)
 }
@@ -320,8 +327,18 @@ impl Repo {
         Ok(found)
     }
 
-    /// Read a blob, at most `limit + 1` bytes of it.
+    /// Read a blob, at most `limit + 1` bytes of it. A small blob is kept
+    /// once read ([`SMALL_BLOB_BYTES`]).
     pub fn read_blob(&self, id: ObjectId, what: &str, limit: usize) -> Result<Content> {
+        if let Some(data) = self.small_blobs.borrow().get(&id) {
+            return Ok(if data.len() > limit {
+                Content::TooLarge {
+                    size: data.len() as u64,
+                }
+            } else {
+                Content::Bytes(data.to_vec())
+            });
+        }
         let header = self
             .gix()
             .find_header(id)
@@ -335,6 +352,13 @@ impl Repo {
             .gix()
             .find_blob(id)
             .map_err(|e| unavailable(format!("cannot read {what} ({id}): {e}")))?;
+        let kept = self.small_blob_bytes.get();
+        if blob.data.len() <= SMALL_BLOB_BYTES && kept + blob.data.len() <= SMALL_BLOBS_KEPT {
+            self.small_blob_bytes.set(kept + blob.data.len());
+            self.small_blobs
+                .borrow_mut()
+                .insert(id, std::rc::Rc::new(blob.data.clone()));
+        }
         Ok(Content::Bytes(blob.data.clone()))
     }
 

@@ -87,6 +87,12 @@ pub struct Repo {
     /// decoded from: a later read of an unchanged file (the runner's
     /// snapshots before and after a check) reuses it.
     pub(crate) index_memo: RefCell<Option<tree::IndexMemo>>,
+    /// Small blobs read so far, by id ([`tree::View::read`]): one gate run
+    /// reads a task's spec, report and receipt several times, and a blob
+    /// just staged is a loose object, opened and inflated on every read.
+    pub(crate) small_blobs: RefCell<HashMap<ObjectId, std::rc::Rc<Vec<u8>>>>,
+    /// Their bytes in all.
+    pub(crate) small_blob_bytes: std::cell::Cell<usize>,
 }
 
 impl Repo {
@@ -136,6 +142,8 @@ impl Repo {
             merges: RefCell::new(HashMap::new()),
             tree_index: RefCell::new(HashMap::new()),
             index_memo: RefCell::new(None),
+            small_blobs: RefCell::new(HashMap::new()),
+            small_blob_bytes: std::cell::Cell::new(0),
         }
     }
 
@@ -163,6 +171,8 @@ impl Repo {
             merges: RefCell::new(HashMap::new()),
             tree_index: RefCell::new(HashMap::new()),
             index_memo: RefCell::new(None),
+            small_blobs: RefCell::new(HashMap::new()),
+            small_blob_bytes: std::cell::Cell::new(0),
         }
     }
 

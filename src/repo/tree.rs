@@ -528,25 +528,7 @@ impl View {
             return Ok(Some(Content::NotRegular(entry.mode)));
         }
         match &self.storage {
-            Storage::Objects => {
-                let header = repo.gix().find_header(entry.oid).map_err(|e| {
-                    RepoError::new(
-                        Code::git_object_unavailable,
-                        format!("cannot read {path} ({}): {e}", entry.oid),
-                    )
-                })?;
-                let size = header.size();
-                if size > limit as u64 {
-                    return Ok(Some(Content::TooLarge { size }));
-                }
-                let blob = repo.gix().find_blob(entry.oid).map_err(|e| {
-                    RepoError::new(
-                        Code::git_object_unavailable,
-                        format!("cannot read {path} ({}): {e}", entry.oid),
-                    )
-                })?;
-                Ok(Some(Content::Bytes(blob.data.clone())))
-            }
+            Storage::Objects => repo.read_blob(entry.oid, path, limit).map(Some),
             Storage::Disk { root, .. } => {
                 let disk = root.join(path);
                 match crate::input::read_bounded_no_follow(&disk, limit) {
