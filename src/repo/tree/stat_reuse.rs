@@ -160,8 +160,15 @@ pub fn autocrlf_on(repo: &Repo) -> bool {
 }
 
 impl Plan {
-    /// Decide for the index `index` of the working tree at `root`.
-    pub fn new(repo: &Repo, root: &Path, index: &gix::index::File) -> Plan {
+    /// Decide for the index `index` of the working tree at `root`; `listed`,
+    /// when the untracked walk read the directories, says which of them held
+    /// a `.gitattributes` (a directory it did not read is looked in).
+    pub fn new(
+        repo: &Repo,
+        root: &Path,
+        index: &gix::index::File,
+        listed: Option<&super::untracked::ListedDirs>,
+    ) -> Plan {
         let index_secs = index.timestamp().unix_seconds();
         let off = autocrlf_on(repo)
             || std::env::var_os("GIT_ATTR_SOURCE").is_some()
@@ -204,8 +211,12 @@ impl Plan {
         for dir in dirs {
             let mut rel = BString::from(dir);
             rel.extend_from_slice(b".gitattributes");
+            let on_disk = |relative: &Path| match listed.and_then(|l| l.get(dir)) {
+                Some(false) => Scan::Absent,
+                _ => scan_file(&root.join(relative)),
+            };
             let scan = match gix::path::from_bstr(rel.as_bstr()) {
-                Ok(relative) => match scan_file(&root.join(relative)) {
+                Ok(relative) => match on_disk(&relative) {
                     Scan::Absent => match index.entry_by_path(rel.as_bstr()) {
                         Some(entry) => scan_blob(repo, entry.id),
                         None => Scan::Absent,

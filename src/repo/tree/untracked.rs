@@ -20,12 +20,20 @@ use std::path::{Path, PathBuf};
 
 /// The untracked, non-ignored files and links of the working tree, sorted
 /// by path.
-pub(super) fn untracked_files(repo: &Repo, index: &gix::index::State) -> Result<Vec<BString>> {
-    match fast(repo, index)? {
-        Some(found) => Ok(found),
-        None => dirwalk(repo, index),
+pub(super) fn untracked_files(
+    repo: &Repo,
+    index: &gix::index::State,
+) -> Result<(Vec<BString>, Option<ListedDirs>)> {
+    match fast_walk(repo, index)? {
+        Some((found, listed)) => Ok((found, Some(listed))),
+        None => Ok((dirwalk(repo, index)?, None)),
     }
 }
+
+/// The directories the fast walk read (empty for the root, else ending in
+/// `/`), each with whether it held a `.gitattributes` then: the stat-reuse
+/// plan needs to know, and need not look again.
+pub type ListedDirs = std::collections::HashMap<BString, bool>;
 
 /// Both walks of the repository's working tree against its index: the fast
 /// one's answer (`None`: it fell back) and gix's. For the differential
@@ -77,6 +85,11 @@ pub fn dirwalk(repo: &Repo, index: &gix::index::State) -> Result<Vec<BString>> {
 /// up), an index that is not [`plain_index`], or any failure to set up
 /// what the walk needs (then gix's walk reports it).
 pub fn fast(repo: &Repo, index: &gix::index::State) -> Result<Option<Vec<BString>>> {
+    Ok(fast_walk(repo, index)?.map(|(found, _)| found))
+}
+
+/// [`fast`], with the directories it read.
+fn fast_walk(repo: &Repo, index: &gix::index::State) -> Result<Option<(Vec<BString>, ListedDirs)>> {
     let gix_repo = repo.gix();
     let Some(root) = gix_repo.workdir() else {
         return Ok(None);
@@ -111,6 +124,7 @@ pub fn fast(repo: &Repo, index: &gix::index::State) -> Result<Option<Vec<BString
         git_dir_real,
         current_dir: gix_repo.current_dir(),
         found: Vec::new(),
+        listed: ListedDirs::new(),
         dirents: vec![std::mem::MaybeUninit::uninit(); DIRENT_BUFFER],
     };
     let mut rel = BString::default();
@@ -121,7 +135,7 @@ pub fn fast(repo: &Repo, index: &gix::index::State) -> Result<Option<Vec<BString
     walk.directory(&mut rel, &mut disk, 0..index.entries().len())?;
     let mut found = walk.found;
     found.sort_unstable();
-    Ok(Some(found))
+    Ok(Some((found, walk.listed)))
 }
 
 /// An index whose lookups the merge reproduces exactly: not sparse; every
@@ -189,6 +203,7 @@ struct Walk<'a> {
     git_dir_real: PathBuf,
     current_dir: &'a Path,
     found: Vec<BString>,
+    listed: ListedDirs,
     /// The buffer `getdents64` fills, reused for every directory (each is
     /// read whole before the walk goes deeper).
     dirents: Vec<std::mem::MaybeUninit<u8>>,
@@ -300,6 +315,14 @@ impl Walk<'_> {
         let index = self.index;
         let entries = index.entries();
         let (names, spans) = self.read_names(disk)?;
+        let mut dir = rel.clone();
+        if !dir.is_empty() {
+            dir.push(b'/');
+        }
+        let attributes = spans
+            .iter()
+            .any(|(span, _)| &names[span.clone()] == b".gitattributes");
+        self.listed.insert(dir, attributes);
 
         // The index's children of this directory, in one pass over its
         // range: an entry directly inside, or the block of entries under a

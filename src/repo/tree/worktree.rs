@@ -133,12 +133,14 @@ fn sources(repo: &Repo, reuse: bool) -> Result<Sources> {
         )
     })?;
     let index = open_index(repo)?;
+    // The walk first: the plan takes from it which directories hold a
+    // `.gitattributes`, instead of looking in each one again.
+    let (untracked, listed) = super::untracked::untracked_files(repo, &index)?;
     let plan = if reuse {
-        Plan::new(repo, &root, &index)
+        Plan::new(repo, &root, &index, listed.as_ref())
     } else {
         Plan::never()
     };
-    let untracked = super::untracked::untracked_files(repo, &index)?;
     let valid = if reuse {
         super::derived_base::valid_trees(index.tree())
     } else {
