@@ -253,13 +253,14 @@ def budget_rows(repo, runs):
 
 
 def floor_rows(repo, runs):
-    """Where a staged check's time goes beyond git's, each pair in one
-    hyperfine call: starting the process (`--version`), and a gate run with
+    """Where a staged check's time goes beyond git's, each pair measured
+    side by side: starting the process (`--version`), a gate run with
     nothing staged (an index equal to HEAD, its cached trees all valid, in a
     temporary GIT_INDEX_FILE), which pays every fixed cost of the gate
     (discovery, configuration, the index read and checksummed, the views)
-    but judges no task. The full `check --staged` row above adds judging
-    the one staged task."""
+    but judges no task, and a commit through a pre-commit hook that only
+    exits 0 (what git itself spends on any hook). The full `check --staged`
+    row above adds judging the one staged task."""
     many = max(runs, 30)
     ours_start, git_start = hyperfine_many("start", [f"{BIN} --version", "git --version"], repo, many)
     index = os.path.join(WORK, "head.index")
@@ -268,8 +269,25 @@ def floor_rows(repo, runs):
     nothing, diff = hyperfine_many(
         "nothing-staged", [f"{BIN} check --staged", "git diff --cached --name-only"], repo, many, env=env)
     os.unlink(index)
+    # What any pre-commit hook costs git before it does anything: git runs
+    # it through a shell and reads the index again after it.
+    base = sh(["git", "rev-parse", "HEAD"], cwd=repo, capture=True).stdout.strip()
+    empty_hooks = os.path.join(WORK, "no-hooks")
+    noop_hooks = os.path.join(WORK, "noop-hooks")
+    os.makedirs(empty_hooks, exist_ok=True)
+    os.makedirs(noop_hooks, exist_ok=True)
+    noop = os.path.join(noop_hooks, "pre-commit")
+    with open(noop, "w") as fh:
+        fh.write("#!/bin/sh\nexit 0\n")
+    os.chmod(noop, 0o755)
+    hooked, plain = hyperfine_many(
+        "noop-hook", [f"git -c core.hooksPath={noop_hooks} commit -q -m bench",
+                      f"git -c core.hooksPath={empty_hooks} commit -q -m bench"],
+        repo, runs, prepare=f"git reset -q --soft {base}")
+    sh(f"git reset -q --soft {base}", cwd=repo)
     return [("process start", ours_start, "git --version", git_start),
-            ("check --staged, nothing staged", nothing, "git diff --cached --name-only, same index", diff)]
+            ("check --staged, nothing staged", nothing, "git diff --cached --name-only, same index", diff),
+            ("git commit through a hook that only exits 0", hooked, "git commit, no hook", plain)]
 
 
 def tasks_row(tasks, runs):
