@@ -2,7 +2,6 @@
 //! commit, the index, an in-memory merge or the working tree contains, and
 //! reading a file's content from that view.
 
-use super::merge_join::{Paired, merge_join};
 use super::{Repo, RepoError, Result};
 use crate::codes::Code;
 use gix::ObjectId;
@@ -90,21 +89,70 @@ pub struct View {
     trees: Arc<Vec<(BString, ObjectId)>>,
 }
 
-/// A shared sorted list with a patch laid over it, in path order.
-fn patched<'a>(
-    shared: impl Iterator<Item = (&'a BStr, &'a Entry)>,
-    patch: impl Iterator<Item = (&'a BString, &'a Option<Entry>)>,
-) -> impl Iterator<Item = (&'a BStr, &'a Entry)> {
-    merge_join(shared, patch, |(shared, _), (patched, _)| {
-        shared.as_bytes().cmp(patched.as_slice())
-    })
-    .filter_map(|pair| match pair {
-        Paired::Left((path, entry)) => Some((path, entry)),
-        // The patch adds, replaces or removes the entry.
-        Paired::Right((path, patched)) | Paired::Both(_, (path, patched)) => {
-            patched.as_ref().map(|entry| (path.as_bstr(), entry))
+/// A shared sorted list with a patch laid over it, in path order, from
+/// the `start`th file of the list on (the patch must not name paths before
+/// it). Between two patched paths the list's files are passed on without a
+/// comparison: the next patched path's place is found by binary search, so
+/// a derived view is walked at the cost of its list.
+struct Patched<'a, P: Iterator<Item = (&'a BString, &'a Option<Entry>)>> {
+    list: &'a FileList,
+    /// The next file of the list.
+    at: usize,
+    /// The list's files before this one come before the pending path.
+    until: usize,
+    /// The patched path whose place is `until`, with its entry there.
+    pending: Option<(&'a BString, &'a Option<Entry>)>,
+    patch: P,
+}
+
+fn patched<'a, P: Iterator<Item = (&'a BString, &'a Option<Entry>)>>(
+    list: &'a FileList,
+    start: usize,
+    patch: P,
+) -> Patched<'a, P> {
+    Patched {
+        list,
+        at: start,
+        until: start,
+        pending: None,
+        patch,
+    }
+}
+
+impl<'a, P: Iterator<Item = (&'a BString, &'a Option<Entry>)>> Iterator for Patched<'a, P> {
+    type Item = (&'a BStr, &'a Entry);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if self.at < self.until {
+                let i = self.at;
+                self.at += 1;
+                return Some((self.list.path(i), self.list.entry(i)));
+            }
+            if let Some((path, entry)) = self.pending.take() {
+                // The patch replaces or removes the list's file there, or
+                // adds one.
+                if self.at < self.list.len() && self.list.path(self.at) == path.as_slice() {
+                    self.at += 1;
+                }
+                self.until = self.at;
+                if let Some(entry) = entry {
+                    return Some((path.as_bstr(), entry));
+                }
+                continue;
+            }
+            match self.patch.next() {
+                Some((path, entry)) => {
+                    self.until = self
+                        .list
+                        .partition_point_from(self.at, |p| p < path.as_slice());
+                    self.pending = Some((path, entry));
+                }
+                None if self.at < self.list.len() => self.until = self.list.len(),
+                None => return None,
+            }
         }
-    })
+    }
 }
 
 /// The result of reading a file from a view.
@@ -473,7 +521,7 @@ impl View {
 
     /// Every file, sorted by path bytes.
     pub fn entries(&self) -> impl Iterator<Item = (&BStr, &Entry)> {
-        patched(self.entries.iter(), self.patch.iter())
+        patched(&self.entries, 0, self.patch.iter())
     }
 
     pub fn len(&self) -> usize {
@@ -513,7 +561,7 @@ impl View {
             std::ops::Bound::Included(prefix.as_bytes()),
             std::ops::Bound::Unbounded,
         ));
-        patched(self.entries.iter_from(start), patch)
+        patched(&self.entries, start, patch)
             .map(|(path, _)| path)
             .take_while(move |path| path.starts_with(prefix.as_bytes()))
     }
@@ -811,4 +859,56 @@ pub(crate) fn is_executable(_: &std::fs::Metadata) -> bool {
 /// The first 7 hex digits of an object id.
 pub fn short(id: ObjectId) -> String {
     id.to_hex_with_len(7).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn entry(n: u8) -> Entry {
+        let mut bytes = [0u8; 20];
+        bytes[0] = n;
+        Entry {
+            mode: EntryMode::Regular,
+            oid: ObjectId::from_bytes_or_panic(&bytes),
+        }
+    }
+
+    proptest! {
+        /// A list with a patch laid over it, from any start, is the map
+        /// the patch makes of the list.
+        #[test]
+        fn a_patched_list_is_the_patched_map(
+            files in proptest::collection::btree_map("[ab/]{1,4}", 0u8..3, 0..20),
+            patch in proptest::collection::btree_map("[ab/]{1,4}", proptest::option::of(0u8..3), 0..8),
+            start in 0usize..24,
+        ) {
+            let list = FileList::from_pairs(
+                files.iter().map(|(p, n)| (BString::from(p.as_str()), entry(*n))).collect(),
+            );
+            let start = start.min(list.len());
+            let first = list.get(start).map(|(p, _)| p.to_owned());
+            let patch: BTreeMap<BString, Option<Entry>> = patch
+                .into_iter()
+                .map(|(p, e)| (BString::from(p), e.map(entry)))
+                .filter(|(p, _)| first.as_ref().is_none_or(|f| p >= f) || start == 0)
+                .collect();
+            let mut expected: BTreeMap<BString, Entry> = list
+                .iter_from(start)
+                .map(|(p, e)| (p.to_owned(), *e))
+                .collect();
+            for (path, value) in &patch {
+                match value {
+                    Some(e) => expected.insert(path.clone(), *e),
+                    None => expected.remove(path),
+                };
+            }
+            let got: Vec<(BString, Entry)> = patched(&list, start, patch.iter())
+                .map(|(p, e)| (p.to_owned(), *e))
+                .collect();
+            let want: Vec<(BString, Entry)> = expected.into_iter().collect();
+            prop_assert_eq!(got, want);
+        }
+    }
 }
