@@ -863,17 +863,9 @@ pub fn short(id: ObjectId) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::file_list::tests::entry;
     use super::*;
     use proptest::prelude::*;
-
-    fn entry(n: u8) -> Entry {
-        let mut bytes = [0u8; 20];
-        bytes[0] = n;
-        Entry {
-            mode: EntryMode::Regular,
-            oid: ObjectId::from_bytes_or_panic(&bytes),
-        }
-    }
 
     proptest! {
         /// A list with a patch laid over it, from any start, is the map

@@ -155,13 +155,14 @@ impl FileList {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::EntryMode;
     use super::*;
     use gix::ObjectId;
     use proptest::prelude::*;
 
-    fn entry(n: u8) -> Entry {
+    /// A regular file's entry whose id starts with `n`.
+    pub(in crate::repo::tree) fn entry(n: u8) -> Entry {
         let mut bytes = [0u8; 20];
         bytes[0] = n;
         Entry {
