@@ -87,7 +87,7 @@ pub struct Repo {
     /// decoded from: a later read of an unchanged file (the runner's
     /// snapshots before and after a check) reuses it.
     pub(crate) index_memo: RefCell<Option<tree::IndexMemo>>,
-    /// Small blobs read so far, by id ([`tree::View::read`]): one gate run
+    /// Small blobs read so far, by id ([`Repo::read_blob`]): one gate run
     /// reads a task's spec, report and receipt several times, and a blob
     /// just staged is a loose object, opened and inflated on every read.
     pub(crate) small_blobs: RefCell<HashMap<ObjectId, std::rc::Rc<Vec<u8>>>>,

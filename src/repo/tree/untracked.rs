@@ -267,8 +267,6 @@ fn kind_of(dir: &rustix::fd::OwnedFd, entry: &rustix::fs::RawDirEntry<'_>) -> Op
 }
 
 impl Walk<'_> {
-    /// Walk the directory `rel` (`disk` on disk) whose index entries are
-    /// `range` (all of them, and only them, lie under `rel/`).
     /// The names in the directory `disk` but `.`, `..` and `.git` (gix
     /// prunes `.git` at every level, never emitting or entering it), sorted,
     /// read whole into one buffer: the directory is closed before the walk
@@ -306,6 +304,8 @@ impl Walk<'_> {
         Ok((names, spans))
     }
 
+    /// Walk the directory `rel` (`disk` on disk) whose index entries are
+    /// `range` (all of them, and only them, lie under `rel/`).
     fn directory(
         &mut self,
         rel: &mut BString,
