@@ -327,8 +327,8 @@ impl Repo {
         Ok(found)
     }
 
-    /// Read a blob, at most `limit + 1` bytes of it. A small blob is kept
-    /// once read ([`SMALL_BLOB_BYTES`]).
+    /// Read a blob, at most `limit + 1` bytes of it. A small blob (at most
+    /// 64 KiB, 8 MiB of them in all) is kept once read.
     pub fn read_blob(&self, id: ObjectId, what: &str, limit: usize) -> Result<Content> {
         if let Some(data) = self.small_blobs.borrow().get(&id) {
             return Ok(if data.len() > limit {
