@@ -357,17 +357,10 @@ pub(super) fn commit_over_index(
     })?;
     let walked = walked.into_sorted_unique();
 
-    // The index's files outside the skipped directories, which are sorted
-    // and disjoint: the files between two of them, each skipped
-    // directory's files jumped over by binary search.
-    let mut outside: Vec<(&BStr, &Entry)> = Vec::new();
-    let mut at = 0;
-    for dir in &skipped {
-        let (start, end) = range_under(list, at, dir);
-        outside.extend(list.iter_from(at).take(start - at));
-        at = end;
-    }
-    outside.extend(list.iter_from(at));
+    // The index's files outside the skipped directories (sorted and
+    // disjoint, as the walk found them).
+    let skip: Vec<&[u8]> = skipped.iter().map(|dir| dir.as_slice()).collect();
+    let outside: Vec<(&BStr, &Entry)> = index.entries_outside(&skip).collect();
 
     let len = list.len() - outside.len() + walked.len();
     let mut patch = BTreeMap::new();
