@@ -93,6 +93,10 @@ pub struct Repo {
     pub(crate) small_blobs: RefCell<HashMap<ObjectId, std::rc::Rc<Vec<u8>>>>,
     /// Their bytes in all.
     pub(crate) small_blob_bytes: std::cell::Cell<usize>,
+    /// Index checksums being verified on threads of their own, when the
+    /// caller joins them itself ([`Repo::defer_index_checksums`]); `None`:
+    /// every index read waits for its own.
+    pub(crate) index_checksums: RefCell<Option<tree::PendingChecksums>>,
 }
 
 impl Repo {
@@ -144,6 +148,7 @@ impl Repo {
             index_memo: RefCell::new(None),
             small_blobs: RefCell::new(HashMap::new()),
             small_blob_bytes: std::cell::Cell::new(0),
+            index_checksums: RefCell::new(None),
         }
     }
 
@@ -173,7 +178,31 @@ impl Repo {
             index_memo: RefCell::new(None),
             small_blobs: RefCell::new(HashMap::new()),
             small_blob_bytes: std::cell::Cell::new(0),
+            index_checksums: RefCell::new(None),
         }
+    }
+
+    /// From now on, an index read hands its checksum's verification to a
+    /// thread that [`Repo::settle_index_checksums`] joins, instead of waiting
+    /// for it: the caller must settle before it acts on what it read.
+    pub fn defer_index_checksums(&self) {
+        self.index_checksums
+            .borrow_mut()
+            .get_or_insert_with(Vec::new);
+    }
+
+    /// Wait for every deferred index checksum: an index whose checksum
+    /// does not hold is unavailable, and so is anything judged from it.
+    /// Reads after this wait for their own again.
+    pub fn settle_index_checksums(&self) -> Result<()> {
+        let pending = self.index_checksums.borrow_mut().take().unwrap_or_default();
+        let mut first = None;
+        for (path, handle) in pending {
+            if let Err(e) = tree::checksum_verdict(&path, handle.join()) {
+                first.get_or_insert(e);
+            }
+        }
+        first.map_or(Ok(()), Err)
     }
 
     pub fn gix(&self) -> &gix::Repository {

@@ -789,19 +789,56 @@ fn decode_index(repo: &Repo) -> Result<gix::index::File> {
         Err(e) => return Err(unreadable(&e)),
     }
     // The trailing checksum is verified on a second thread while the
-    // entries are decoded (for a large index the hash costs as much as
-    // the decoding); a mismatch makes the index unavailable all the same.
+    // entries are decoded (for a large index the hash costs more than the
+    // decoding); a mismatch makes the index unavailable all the same. A
+    // caller that deferred the verification (the gate) joins that thread
+    // only before it gives its verdict, so the hash runs beside the
+    // judging too.
+    if repo.index_checksums.borrow().is_some() {
+        let owned = path.clone();
+        if let Ok(handle) = std::thread::Builder::new()
+            .name("index-checksum".into())
+            .spawn(move || index_checksum_holds(&owned, kind))
+        {
+            let file =
+                gix::index::File::at(&path, kind, true, gix::index::decode::Options::default())
+                    .map_err(|e| unreadable(&e))?;
+            if let Some(pending) = repo.index_checksums.borrow_mut().as_mut() {
+                pending.push((path, handle));
+            }
+            return Ok(file);
+        }
+    }
     std::thread::scope(|scope| {
         let checksum = scope.spawn(|| index_checksum_holds(&path, kind));
         let file = gix::index::File::at(&path, kind, true, gix::index::decode::Options::default())
             .map_err(|e| unreadable(&e));
-        match checksum.join() {
-            Ok(Ok(true)) => file,
-            Ok(Ok(false)) => Err(unreadable(&"its checksum does not match its content")),
-            Ok(Err(e)) => Err(unreadable(&e)),
-            Err(_) => Err(unreadable(&"the checksum thread panicked")),
-        }
+        checksum_verdict(&path, checksum.join())?;
+        file
     })
+}
+
+/// Index checksums still being verified, each on its own thread, for the
+/// caller to join ([`crate::repo::Repo::settle_index_checksums`]).
+pub(crate) type PendingChecksums = Vec<(PathBuf, std::thread::JoinHandle<std::io::Result<bool>>)>;
+
+/// What the checksum thread of the index at `path` found, as a result.
+pub(super) fn checksum_verdict(
+    path: &std::path::Path,
+    joined: std::thread::Result<std::io::Result<bool>>,
+) -> Result<()> {
+    let unreadable = |e: &dyn std::fmt::Display| {
+        RepoError::new(
+            Code::git_index_unavailable,
+            format!("cannot read the index {}: {e}", path.display()),
+        )
+    };
+    match joined {
+        Ok(Ok(true)) => Ok(()),
+        Ok(Ok(false)) => Err(unreadable(&"its checksum does not match its content")),
+        Ok(Err(e)) => Err(unreadable(&e)),
+        Err(_) => Err(unreadable(&"the checksum thread panicked")),
+    }
 }
 
 /// True when the index file ends in the hash of everything before it, or

@@ -613,3 +613,31 @@ fn pre_push_refuses_rewriting_the_remote_default_branch_as_pre_receive_does() {
     let (code, codes) = push_lines(&repo, &rewritten, "refs/heads/feature", &landed);
     assert_eq!(code, 0, "{codes:?}");
 }
+
+/// An index whose trailing checksum does not hold is unavailable in every
+/// mode that reads it, although the gate now verifies that checksum beside
+/// the judging instead of before it: the verdict waits for it.
+#[test]
+fn an_index_whose_checksum_does_not_hold_is_never_judged() {
+    let (repo, _remote) = base_repo();
+    repo.write("src/a.py", "a = 1\n");
+    repo.git(&["add", "src/a.py"]);
+    let index_path = repo.path().join(".git/index");
+    let mut index = std::fs::read(&index_path).unwrap();
+    let last = index.len() - 1;
+    index[last] ^= 0xff;
+    std::fs::write(&index_path, &index).unwrap();
+    for mode in [&["--staged"][..], &["--worktree"][..]] {
+        let (code, codes, out) = check(&repo, mode);
+        assert_eq!(code, 2, "{mode:?}: {out}");
+        // Nothing judged from that index stands beside it.
+        assert_eq!(codes, ["git_index_unavailable"], "{mode:?}: {out}");
+        assert!(out.contains("checksum does not match"), "{mode:?}: {out}");
+    }
+    // The same index with its checksum restored is judged.
+    index[last] ^= 0xff;
+    std::fs::write(&index_path, &index).unwrap();
+    let (code, codes, out) = check(&repo, &["--staged"]);
+    assert_ne!(code, 2, "{out}");
+    assert!(!has(&codes, "git_index_unavailable"), "{codes:?}");
+}

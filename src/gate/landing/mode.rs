@@ -82,6 +82,13 @@ pub fn report(mode: &Mode) -> Report {
             SchemaId::TreeReceiptV1,
         ]);
     }
+    // The index's checksum is verified beside the judging and waited for
+    // before the verdict. Not in CI, whose re-runs need every other thread
+    // gone (and which judges commits, not the index).
+    let deferred = !matches!(mode, Mode::Ci { .. });
+    if deferred {
+        repo.defer_index_checksums();
+    }
     let result = match mode {
         Mode::Receive => Ok(()), // judged above
         Mode::Staged => staged::check(&repo, &mut out),
@@ -102,6 +109,14 @@ pub fn report(mode: &Mode) -> Report {
     };
     if let Err(e) = result {
         out.fail(e);
+    }
+    // Whatever was judged from an index whose checksum does not hold
+    // (objects it names that do not exist, paths it garbles) is void: the
+    // index is the one finding.
+    if deferred && let Err(e) = repo.settle_index_checksums() {
+        out = Collected::default();
+        out.fail(e);
+        return out.into_report();
     }
     if out.missed_objects() && repo.is_partial_clone() {
         out.note(Diagnostic::new(
