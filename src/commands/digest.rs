@@ -46,16 +46,31 @@ fn compute(target: &Target, use_cache: bool, version: u32) -> Result<Computed, F
         ))
     })?;
     let repo = Repo::discover(&cwd).map_err(Failure::Repo)?;
+    // The index's checksum is verified on its own thread while the view is
+    // read and digested, and waited for before any digest is given: a
+    // digest of an index whose checksum does not hold is no digest.
+    repo.defer_index_checksums();
+    let computed = compute_in(&repo, target, use_cache, version);
+    repo.settle_index_checksums().map_err(Failure::Repo)?;
+    computed
+}
+
+fn compute_in(
+    repo: &Repo,
+    target: &Target,
+    use_cache: bool,
+    version: u32,
+) -> Result<Computed, Failure> {
     let view = match target {
-        Target::Staged => View::from_index(&repo),
-        Target::Worktree => View::from_worktree(&repo),
+        Target::Staged => View::from_index(repo),
+        Target::Worktree => View::from_worktree(repo),
         Target::Rev(rev) => {
             let commit = repo.resolve_commit(rev).map_err(Failure::Repo)?;
             if version == 2 {
                 // A commit's tree is digested directly (no flat list).
                 let tree = repo.commit_tree(commit).map_err(Failure::Repo)?;
-                let config = config_of_tree(&repo, tree)?;
-                let mut digester = TreeDigester::new(&repo, &config, use_cache);
+                let config = config_of_tree(repo, tree)?;
+                let mut digester = TreeDigester::new(repo, &config, use_cache);
                 let digest = digester.of_tree(tree).map_err(Failure::Repo)?;
                 let stats = digester.stats();
                 return Ok(Computed {
@@ -66,12 +81,12 @@ fn compute(target: &Target, use_cache: bool, version: u32) -> Result<Computed, F
                     cache_hits: stats.cache_hits,
                 });
             }
-            View::from_commit(&repo, commit)
+            View::from_commit(repo, commit)
         }
     };
     let view = view.map_err(Failure::Repo)?;
-    let config = config_from(&repo, &view).map_err(Failure::Config)?;
-    let mut digester = TreeDigester::new(&repo, &config, use_cache);
+    let config = config_from(repo, &view).map_err(Failure::Config)?;
+    let mut digester = TreeDigester::new(repo, &config, use_cache);
     let digest = if version == 1 {
         digester.of_view_v1(&view)
     } else {

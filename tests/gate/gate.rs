@@ -797,6 +797,35 @@ fn digest_prints_the_same_tree_v1_for_equal_views() {
     assert_eq!(status(&output), 2);
 }
 
+/// `digest --staged` and `--worktree` give no digest of an index whose
+/// checksum does not hold, although the checksum is verified while the
+/// view is read: the digest waits for it.
+#[test]
+fn digest_refuses_an_index_whose_checksum_does_not_hold() {
+    let repo = base_repo();
+    let index_path = repo.path().join(".git/index");
+    let mut index = std::fs::read(&index_path).unwrap();
+    let last = index.len() - 1;
+    index[last] ^= 0xff;
+    std::fs::write(&index_path, &index).unwrap();
+    for target in ["--staged", "--worktree"] {
+        let output = repo.run(&["digest", "--json", target], None);
+        assert_eq!(status(&output), 2, "{target}: {}", text(&output));
+        let shown = text(&output);
+        assert!(
+            shown.contains("checksum does not match"),
+            "{target}: {shown}"
+        );
+        assert!(
+            !shown.contains("\"digest\""),
+            "{target}: no digest: {shown}"
+        );
+    }
+    // A commit's digest does not read the index.
+    let output = repo.run(&["digest", "--rev", "HEAD"], None);
+    assert_eq!(status(&output), 0, "{}", text(&output));
+}
+
 /// A hook's human output goes to stderr, which is what git shows: `auto`
 /// colour follows stderr, not stdout. Run under `script` for a terminal.
 #[test]
