@@ -380,8 +380,8 @@ fn keep_freed_memory() {
     {
         // glibc's largest accepted threshold on 64-bit systems.
         const KEEP: libc::c_int = 32 * 1024 * 1024;
-        // SAFETY: mallopt only changes the allocator's tuning parameters;
-        // it is called before the runner starts any thread.
+        // SAFETY: mallopt takes the allocator's lock and only changes its
+        // tuning parameters; no memory is touched.
         unsafe {
             libc::mallopt(libc::M_MMAP_THRESHOLD, KEEP);
             libc::mallopt(libc::M_TRIM_THRESHOLD, KEEP);
