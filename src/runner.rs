@@ -366,14 +366,11 @@ fn spec_in_view(repo: &Repo, view: &View, spec_rel: &str) -> Result<Vec<u8>, Dia
     }
 }
 
-/// Run the selected checks of `request.spec`; `report` sees each finished
-/// run as soon as its receipt is written. `Err` is a refusal or a failure
-/// before any check of this invocation could be recorded.
 /// Keep memory the process frees for its next allocations instead of
 /// handing it back to the kernel. A run takes two snapshots of the working
 /// tree, each allocating the same few megabytes; glibc serves allocations
 /// that large with fresh mappings and unmaps them when freed, so the second
-/// snapshot paid a page fault for every page again (463 of a run's 2,209 on
+/// snapshot paid a page fault for every page again (482 of a run's 2,217 on
 /// the bench's limit repository). Elsewhere the default stays.
 fn keep_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
@@ -389,6 +386,9 @@ fn keep_freed_memory() {
     }
 }
 
+/// Run the selected checks of `request.spec`; `report` sees each finished
+/// run as soon as its receipt is written. `Err` is a refusal or a failure
+/// before any check of this invocation could be recorded.
 pub fn run(
     request: &Request<'_>,
     interrupt: &AtomicBool,

@@ -767,12 +767,7 @@ pub(super) fn open_index(repo: &Repo) -> Result<Rc<gix::index::File>> {
 fn decode_index(repo: &Repo) -> Result<gix::index::File> {
     let path = repo.index_path();
     let kind = repo.gix().object_hash();
-    let unreadable = |e: &dyn std::fmt::Display| {
-        RepoError::new(
-            Code::git_index_unavailable,
-            format!("cannot read the index {}: {e}", path.display()),
-        )
-    };
+    let unreadable = |e: &dyn std::fmt::Display| index_unreadable(&path, e);
     // Regular files only (links followed, as git does): gix opens the
     // file itself, and an index that is a FIFO must not block the gate.
     // One that cannot be looked at is unavailable, never taken as empty.
@@ -822,17 +817,20 @@ fn decode_index(repo: &Repo) -> Result<gix::index::File> {
 /// caller to join ([`crate::repo::Repo::settle_index_checksums`]).
 pub(crate) type PendingChecksums = Vec<(PathBuf, std::thread::JoinHandle<std::io::Result<bool>>)>;
 
+/// The index at `path` is unavailable, for the reason `why`.
+fn index_unreadable(path: &std::path::Path, why: &dyn std::fmt::Display) -> RepoError {
+    RepoError::new(
+        Code::git_index_unavailable,
+        format!("cannot read the index {}: {why}", path.display()),
+    )
+}
+
 /// What the checksum thread of the index at `path` found, as a result.
 pub(super) fn checksum_verdict(
     path: &std::path::Path,
     joined: std::thread::Result<std::io::Result<bool>>,
 ) -> Result<()> {
-    let unreadable = |e: &dyn std::fmt::Display| {
-        RepoError::new(
-            Code::git_index_unavailable,
-            format!("cannot read the index {}: {e}", path.display()),
-        )
-    };
+    let unreadable = |e: &dyn std::fmt::Display| index_unreadable(path, e);
     match joined {
         Ok(Ok(true)) => Ok(()),
         Ok(Ok(false)) => Err(unreadable(&"its checksum does not match its content")),
