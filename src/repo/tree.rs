@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 mod derived_base;
 mod file_list;
+mod index_list;
 pub mod stat_reuse;
 pub mod untracked;
 pub mod worktree;
@@ -235,16 +236,37 @@ impl View {
     pub fn index_and_commit(repo: &Repo, head: ObjectId) -> Result<(View, View)> {
         let index = open_index(repo)?;
         let view = View::from_index_file(&index)?;
-        let tree = repo.commit_tree(head)?;
-        derived_base::check_cached_trees(repo, &view, index.tree(), Some(tree))?;
-        let base = derived_base::commit_over_index(
-            repo,
-            &view,
-            index.tree(),
-            tree,
-            format!("commit {}", short(head)),
-        )?;
+        let base = View::commit_over(repo, &view, index.tree(), head)?;
         Ok((view, base))
+    }
+
+    /// [`View::index_and_commit`] for `check --staged`, which reads nothing
+    /// else of the index: where the gate verifies the index's checksum on
+    /// a thread of its own ([`Repo::defer_index_checksums`]), the files
+    /// are read straight from the file ([`index_list`]), and the gix
+    /// decoding answers only what that does not read.
+    pub fn staged_and_commit(repo: &Repo, head: ObjectId) -> Result<(View, View)> {
+        match listed_index(repo) {
+            Some(index_list::Listed { files, cache }) => {
+                let view = View::from_index_list(files.into_sorted_unique(), cache.as_ref());
+                let base = View::commit_over(repo, &view, cache.as_ref(), head)?;
+                Ok((view, base))
+            }
+            None => View::index_and_commit(repo, head),
+        }
+    }
+
+    /// The files of the commit `head` over the index's `view`, after the
+    /// index's cached trees `cache` are checked against it.
+    fn commit_over(
+        repo: &Repo,
+        view: &View,
+        cache: Option<&gix::index::extension::Tree>,
+        head: ObjectId,
+    ) -> Result<View> {
+        let tree = repo.commit_tree(head)?;
+        derived_base::check_cached_trees(repo, view, cache, Some(tree))?;
+        derived_base::commit_over_index(repo, view, cache, tree, format!("commit {}", short(head)))
     }
 
     /// The files of the commit `head` for a working-tree run, derived from
@@ -304,11 +326,19 @@ impl View {
                 ),
             ));
         }
-        let entries = entries.into_sorted_unique();
-        let trees = derived_base::vouched_trees(index.tree(), &entries);
+        Ok(View::from_index_list(
+            entries.into_sorted_unique(),
+            index.tree(),
+        ))
+    }
+
+    /// The view of the index's sorted stage-0 `entries`, with the
+    /// directories its cached trees `cache` vouch for.
+    fn from_index_list(entries: FileList, cache: Option<&gix::index::extension::Tree>) -> View {
+        let trees = derived_base::vouched_trees(cache, &entries);
         let mut view = View::sorted("the index", Storage::Objects, entries);
         view.trees = Arc::new(trees);
-        Ok(view)
+        view
     }
 
     /// The in-memory merge of `head` into `base` (ancestor: their merge
@@ -789,20 +819,13 @@ fn decode_index(repo: &Repo) -> Result<gix::index::File> {
     // caller that deferred the verification (the gate) joins that thread
     // only before it gives its verdict, so the hash runs beside the
     // judging too.
-    if repo.index_checksums.borrow().is_some() {
-        let owned = path.clone();
-        if let Ok(handle) = std::thread::Builder::new()
-            .name("index-checksum".into())
-            .spawn(move || index_checksum_holds(&owned, kind))
-        {
-            let file =
-                gix::index::File::at(&path, kind, true, gix::index::decode::Options::default())
-                    .map_err(|e| unreadable(&e))?;
-            if let Some(pending) = repo.index_checksums.borrow_mut().as_mut() {
-                pending.push((path, handle));
-            }
-            return Ok(file);
+    if let Some(handle) = spawn_deferred_checksum(repo, &path, kind) {
+        let file = gix::index::File::at(&path, kind, true, gix::index::decode::Options::default())
+            .map_err(|e| unreadable(&e))?;
+        if let Some(pending) = repo.index_checksums.borrow_mut().as_mut() {
+            pending.push((path, handle));
         }
+        return Ok(file);
     }
     std::thread::scope(|scope| {
         let checksum = scope.spawn(|| index_checksum_holds(&path, kind));
@@ -811,6 +834,51 @@ fn decode_index(repo: &Repo) -> Result<gix::index::File> {
         checksum_verdict(&path, checksum.join())?;
         file
     })
+}
+
+/// Where the caller deferred the index checksums
+/// ([`Repo::defer_index_checksums`]), the thread that verifies the one of
+/// the index at `path`; `None` when nothing was deferred or no thread
+/// could be started (the caller then verifies it before it goes on).
+fn spawn_deferred_checksum(
+    repo: &Repo,
+    path: &std::path::Path,
+    kind: gix::hash::Kind,
+) -> Option<std::thread::JoinHandle<std::io::Result<bool>>> {
+    repo.index_checksums.borrow().as_ref()?;
+    let owned = path.to_path_buf();
+    std::thread::Builder::new()
+        .name("index-checksum".into())
+        .spawn(move || index_checksum_holds(&owned, kind))
+        .ok()
+}
+
+/// The index's stage-0 files and cached trees read straight from the file
+/// ([`index_list::list`]), its checksum verified on a deferred thread;
+/// `None` where the gix decoding must answer: checksums not deferred, no
+/// regular index file, a layout the fast path leaves to gix, or an index
+/// already decoded by gix in this run.
+fn listed_index(repo: &Repo) -> Option<index_list::Listed> {
+    if repo.index_memo.borrow().is_some() {
+        return None;
+    }
+    let path = repo.index_path();
+    let kind = repo.gix().object_hash();
+    // Regular files only, links followed as git follows them; a FIFO
+    // never blocks (crate::safe_fs).
+    let file = crate::safe_fs::open_read(&path, crate::safe_fs::Follow::Links).ok()?;
+    // SAFETY: read-only and private; git replaces the index by renaming a
+    // new file over it, never by writing into it (as for the checksum's
+    // mapping in `index_checksum_holds`).
+    let data = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+    // The hash runs while the files are listed. Where the listing leaves
+    // the index to gix, the same verdict is waited for all the same.
+    let handle = spawn_deferred_checksum(repo, &path, kind)?;
+    let listed = index_list::list(&data, kind);
+    if let Some(pending) = repo.index_checksums.borrow_mut().as_mut() {
+        pending.push((path, handle));
+    }
+    listed
 }
 
 /// Index checksums still being verified, each on its own thread, for the

@@ -60,7 +60,7 @@ fn merge_heads(repo: &Repo, head: Option<ObjectId>) -> Result<Vec<ObjectId>, Rep
 pub fn landing(repo: &Repo) -> Result<Landing, RepoError> {
     let head = repo.head_commit()?;
     let (view, base_view) = match head {
-        Some(head) => View::index_and_commit(repo, head)?,
+        Some(head) => View::staged_and_commit(repo, head)?,
         None => (
             View::from_index(repo)?,
             View::empty("the empty tree (no commit yet)"),
