@@ -11,7 +11,9 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::Path;
 
-/// The output flags of `validate` and `check`.
+// The output flags of `validate` and `check`. (A plain comment: clap builds
+// a subcommand's flags only when that subcommand runs, and then takes a
+// flattened struct's doc comment for the subcommand's own description.)
 #[derive(Clone, Debug, clap::Args)]
 pub struct OutputArgs {
     /// Output format. `github` prints workflow commands (annotations) and appends a job
