@@ -40,6 +40,32 @@ const PARSER_MAX_DEPTH: usize = MAX_DEPTH + 2;
 const STACK_RED_ZONE: usize = 256 * 1024;
 const STACK_GROWTH: usize = 4 * 1024 * 1024;
 
+/// Nesting levels below this are read without asking how much stack is
+/// left (the first question costs a read of `/proc/self/maps` on the main
+/// thread); specs and reports stay within it. Debug builds, whose levels
+/// cost tens of KiB each, ask from the third level on.
+const UNCHECKED_DEPTH: usize = if cfg!(debug_assertions) { 2 } else { 16 };
+
+thread_local! {
+    /// How deep the node being read is nested, on this thread.
+    static READ_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// One level deeper in [`READ_DEPTH`] for as long as it lives.
+struct Nested(usize);
+
+impl Nested {
+    fn enter() -> Nested {
+        Nested(READ_DEPTH.with(|d| d.replace(d.get() + 1)))
+    }
+}
+
+impl Drop for Nested {
+    fn drop(&mut self) {
+        READ_DEPTH.with(|d| d.set(self.0));
+    }
+}
+
 /// Upper bound on YAML nodes (after alias expansion) in one document.
 const MAX_NODES: usize = 100_000;
 
@@ -624,9 +650,15 @@ impl<'de> Deserialize<'de> for YamlNode {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         // Each nesting level costs tens of KiB of stack in debug builds; grow
         // the stack on demand so depth limits, not thread stacks, decide.
-        let spanned = stacker::maybe_grow(STACK_RED_ZONE, STACK_GROWTH, || {
+        let level = Nested::enter();
+        let spanned = if level.0 < UNCHECKED_DEPTH {
             Spanned::<Tagged<RawValue>>::deserialize(deserializer)
-        })?;
+        } else {
+            stacker::maybe_grow(STACK_RED_ZONE, STACK_GROWTH, || {
+                Spanned::<Tagged<RawValue>>::deserialize(deserializer)
+            })
+        }?;
+        drop(level);
         let location = spanned.referenced;
         let span = location.span();
         let span = match (span.byte_offset(), span.byte_len()) {
