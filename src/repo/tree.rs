@@ -847,10 +847,20 @@ fn spawn_deferred_checksum(
 ) -> Option<std::thread::JoinHandle<std::io::Result<bool>>> {
     repo.index_checksums.borrow().as_ref()?;
     let owned = path.to_path_buf();
-    std::thread::Builder::new()
+    let first = repo.checksum_companion.take();
+    let spawned = std::thread::Builder::new()
         .name("index-checksum".into())
-        .spawn(move || index_checksum_holds(&owned, kind))
-        .ok()
+        .spawn(move || {
+            if let Some(first) = first {
+                first();
+            }
+            index_checksum_holds(&owned, kind)
+        })
+        .ok();
+    if spawned.is_none() {
+        repo.checksum_companion.set(first);
+    }
+    spawned
 }
 
 /// The index's stage-0 files and cached trees read straight from the file
