@@ -71,12 +71,17 @@ fn ident(signature: gix::actor::SignatureRef<'_>) -> String {
 impl Repo {
     /// A commit's parents, tree, identities and message.
     pub fn commit_meta(&self, id: ObjectId) -> Result<CommitMeta> {
-        let commit = self
-            .gix()
-            .find_commit(id)
-            .map_err(|e| unavailable(format!("cannot read commit {id}: {e}")))?;
-        let decoded = commit
-            .decode()
+        let mut data = Vec::new();
+        if self.read_loose(&id, &mut data, usize::MAX)
+            != Some(super::loose::Loose::Read(gix::object::Kind::Commit))
+        {
+            let commit = self
+                .gix()
+                .find_commit(id)
+                .map_err(|e| unavailable(format!("cannot read commit {id}: {e}")))?;
+            data = commit.detach().data;
+        }
+        let decoded = gix::objs::CommitRef::from_bytes(&data, id.kind())
             .map_err(|e| unavailable(format!("cannot decode commit {id}: {e}")))?;
         let author = decoded
             .author()
@@ -157,7 +162,6 @@ impl Repo {
         new: Option<ObjectId>,
     ) -> Result<Vec<PathChange>> {
         use gix::diff::tree::recorder::Change;
-        use gix::objs::FindExt;
         if old == new {
             return Ok(Vec::new());
         }
@@ -167,14 +171,14 @@ impl Repo {
         let kind = self.gix().object_hash();
         let empty = gix::objs::TreeRefIter::from_bytes(&[], kind);
         let old_iter = match old {
-            Some(id) => objects
-                .find_tree_iter(&id, &mut old_buf)
+            Some(id) => self
+                .tree_iter(&id, &mut old_buf)
                 .map_err(|e| unavailable(format!("cannot read tree {id}: {e}")))?,
             None => empty,
         };
         let new_iter = match new {
-            Some(id) => objects
-                .find_tree_iter(&id, &mut new_buf)
+            Some(id) => self
+                .tree_iter(&id, &mut new_buf)
                 .map_err(|e| unavailable(format!("cannot read tree {id}: {e}")))?,
             None => gix::objs::TreeRefIter::from_bytes(&[], kind),
         };
@@ -339,27 +343,38 @@ impl Repo {
                 Content::Bytes(data.to_vec())
             });
         }
-        let header = self
-            .gix()
-            .find_header(id)
-            .map_err(|e| unavailable(format!("cannot read {what} ({id}): {e}")))?;
-        if header.size() > limit as u64 {
-            return Ok(Content::TooLarge {
-                size: header.size(),
-            });
+        let mut data = Vec::new();
+        match self.read_loose(&id, &mut data, limit) {
+            Some(super::loose::Loose::TooLarge(size)) => return Ok(Content::TooLarge { size }),
+            Some(super::loose::Loose::Read(gix::object::Kind::Blob)) => {}
+            // Anything else (not loose, not a blob): gix reads it, or says
+            // why it cannot.
+            _ => {
+                let header = self
+                    .gix()
+                    .find_header(id)
+                    .map_err(|e| unavailable(format!("cannot read {what} ({id}): {e}")))?;
+                if header.size() > limit as u64 {
+                    return Ok(Content::TooLarge {
+                        size: header.size(),
+                    });
+                }
+                data = self
+                    .gix()
+                    .find_blob(id)
+                    .map_err(|e| unavailable(format!("cannot read {what} ({id}): {e}")))?
+                    .detach()
+                    .data;
+            }
         }
-        let blob = self
-            .gix()
-            .find_blob(id)
-            .map_err(|e| unavailable(format!("cannot read {what} ({id}): {e}")))?;
         let kept = self.small_blob_bytes.get();
-        if blob.data.len() <= SMALL_BLOB_BYTES && kept + blob.data.len() <= SMALL_BLOBS_KEPT {
-            self.small_blob_bytes.set(kept + blob.data.len());
+        if data.len() <= SMALL_BLOB_BYTES && kept + data.len() <= SMALL_BLOBS_KEPT {
+            self.small_blob_bytes.set(kept + data.len());
             self.small_blobs
                 .borrow_mut()
-                .insert(id, std::rc::Rc::new(blob.data.clone()));
+                .insert(id, std::rc::Rc::new(data.clone()));
         }
-        Ok(Content::Bytes(blob.data.clone()))
+        Ok(Content::Bytes(data))
     }
 
     /// Read the file at `path` of a tree: `None` when absent.

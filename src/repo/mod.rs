@@ -5,6 +5,7 @@
 
 pub mod changes;
 pub mod history;
+mod loose;
 pub mod merge;
 pub mod merge_join;
 pub(crate) mod parallel;
@@ -358,6 +359,14 @@ impl Repo {
 
     /// The tree of a commit.
     pub fn commit_tree(&self, commit: ObjectId) -> Result<ObjectId> {
+        let mut data = Vec::new();
+        if self.read_loose(&commit, &mut data, usize::MAX)
+            == Some(loose::Loose::Read(gix::object::Kind::Commit))
+        {
+            return gix::objs::CommitRefIter::from_bytes(&data, commit.kind())
+                .tree_id()
+                .map_err(|e| object_error("commit tree", e));
+        }
         let commit = self
             .inner
             .find_commit(commit)

@@ -630,7 +630,6 @@ fn walk_tree_pruned<S>(
     root_state: S,
     mut descend: impl FnMut(&S, &[u8], &ObjectId) -> Option<S>,
 ) -> Result<FileList> {
-    use gix::objs::FindExt;
     struct Frame<S> {
         data: Vec<u8>,
         offset: usize,
@@ -644,12 +643,10 @@ fn walk_tree_pruned<S>(
             format!("cannot read tree {id}: {e}"),
         )
     };
-    let objects = &repo.gix().objects;
     let kind = root.kind();
     let read = |id: &ObjectId| -> Result<Vec<u8>> {
         let mut data = Vec::new();
-        objects
-            .find_tree_iter(id, &mut data)
+        repo.tree_iter(id, &mut data)
             .map_err(|e| unavailable(id, &e))?;
         Ok(data)
     };

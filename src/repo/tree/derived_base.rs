@@ -189,8 +189,7 @@ type TreeLevel<'b> = (Vec<(&'b [u8], Entry)>, Vec<(&'b [u8], ObjectId)>);
 
 /// Read the tree `id` into `data` and list its level ([`TreeLevel`]).
 fn tree_level<'b>(repo: &Repo, id: ObjectId, data: &'b mut Vec<u8>) -> Result<TreeLevel<'b>> {
-    use gix::objs::FindExt;
-    let iter = repo.gix().objects.find_tree_iter(&id, data).map_err(|e| {
+    let iter = repo.tree_iter(&id, data).map_err(|e| {
         RepoError::new(
             Code::git_object_unavailable,
             format!("cannot read tree {id}: {e}"),
