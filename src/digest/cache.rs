@@ -562,7 +562,25 @@ fn private_dir(path: &Path) -> std::io::Result<()> {
 /// racing agree on one key).
 pub fn load_or_create_key() -> Option<[u8; KEY_LEN]> {
     let path = key_path()?;
-    if let Some(key) = read_key(&path) {
+    // A run opens the sha256 cache and the tree memo: the key is read from
+    // disk once per location.
+    static KNOWN: std::sync::Mutex<Option<(PathBuf, [u8; KEY_LEN])>> = std::sync::Mutex::new(None);
+    let mut known = KNOWN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((at, key)) = known.as_ref()
+        && *at == path
+    {
+        return Some(*key);
+    }
+    let key = load_or_create_key_at(&path)?;
+    *known = Some((path, key));
+    Some(key)
+}
+
+/// [`load_or_create_key`] for the key file at `path`, from disk.
+fn load_or_create_key_at(path: &Path) -> Option<[u8; KEY_LEN]> {
+    if let Some(key) = read_key(path) {
         return Some(key);
     }
     let dir = path.parent()?;
@@ -575,12 +593,12 @@ pub fn load_or_create_key() -> Option<[u8; KEY_LEN]> {
         file.write_all(&key)?;
         file.sync_all()
     });
-    let linked = written.and_then(|()| std::fs::hard_link(&temp, &path));
+    let linked = written.and_then(|()| std::fs::hard_link(&temp, path));
     let _ = std::fs::remove_file(&temp);
     match linked {
         Ok(()) => Some(key),
         // Someone else won the race: use theirs.
-        Err(_) => read_key(&path),
+        Err(_) => read_key(path),
     }
 }
 
