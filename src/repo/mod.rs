@@ -98,9 +98,6 @@ pub struct Repo {
     /// caller joins them itself ([`Repo::defer_index_checksums`]); `None`:
     /// every index read waits for its own.
     pub(crate) index_checksums: RefCell<Option<tree::PendingChecksums>>,
-    /// Work the first deferred checksum's thread does before it hashes
-    /// ([`Repo::defer_index_checksums_after`]).
-    pub(crate) checksum_companion: std::cell::Cell<Option<fn()>>,
 }
 
 impl Repo {
@@ -153,7 +150,6 @@ impl Repo {
             small_blobs: RefCell::new(HashMap::new()),
             small_blob_bytes: std::cell::Cell::new(0),
             index_checksums: RefCell::new(None),
-            checksum_companion: std::cell::Cell::new(None),
         }
     }
 
@@ -184,7 +180,6 @@ impl Repo {
             small_blobs: RefCell::new(HashMap::new()),
             small_blob_bytes: std::cell::Cell::new(0),
             index_checksums: RefCell::new(None),
-            checksum_companion: std::cell::Cell::new(None),
         }
     }
 
@@ -195,16 +190,6 @@ impl Repo {
         self.index_checksums
             .borrow_mut()
             .get_or_insert_with(Vec::new);
-    }
-
-    /// [`Repo::defer_index_checksums`], and `first` runs on the first
-    /// checksum's thread before its hash (one thread for both: a thread
-    /// and its malloc arena cost the hook more than the two jobs' order
-    /// does). If no index is read, `first` never runs: it must be work
-    /// that is only done early, never work that must be done.
-    pub fn defer_index_checksums_after(&self, first: fn()) {
-        self.defer_index_checksums();
-        self.checksum_companion.set(Some(first));
     }
 
     /// Wait for every deferred index checksum: an index whose checksum

@@ -844,20 +844,10 @@ fn spawn_deferred_checksum(
 ) -> Option<std::thread::JoinHandle<std::io::Result<bool>>> {
     repo.index_checksums.borrow().as_ref()?;
     let owned = path.to_path_buf();
-    let first = repo.checksum_companion.take();
-    let spawned = std::thread::Builder::new()
+    std::thread::Builder::new()
         .name("index-checksum".into())
-        .spawn(move || {
-            if let Some(first) = first {
-                first();
-            }
-            index_checksum_holds(&owned, kind)
-        })
-        .ok();
-    if spawned.is_none() {
-        repo.checksum_companion.set(first);
-    }
-    spawned
+        .spawn(move || index_checksum_holds(&owned, kind))
+        .ok()
 }
 
 /// The index's stage-0 files and cached trees read straight from the file

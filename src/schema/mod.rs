@@ -159,15 +159,11 @@ impl SchemaId {
     pub fn prewarm(ids: &'static [SchemaId]) {
         let _ = std::thread::Builder::new()
             .name("schemas".into())
-            .spawn(move || SchemaId::compile(ids));
-    }
-
-    /// Compile `ids` now, on this thread (what [`SchemaId::prewarm`] does
-    /// on its own).
-    pub fn compile(ids: &[SchemaId]) {
-        for id in ids {
-            let _ = id.validator();
-        }
+            .spawn(move || {
+                for id in ids {
+                    let _ = id.validator();
+                }
+            });
     }
 
     fn validator(self) -> Result<&'static Validator, SchemaUnavailable> {

@@ -43,15 +43,6 @@ impl Mode {
     }
 }
 
-/// The schemas a gate run validates with: compiled on a background thread
-/// while the gate reads git (a validation that comes first waits for its
-/// schema, and the answer is the same).
-const GATE_SCHEMAS: [SchemaId; 3] = [
-    SchemaId::SpecFrontmatterV1,
-    SchemaId::ExecutorReportV1,
-    SchemaId::TreeReceiptV1,
-];
-
 /// The repository around the current directory.
 fn discover() -> Result<Repo, RepoError> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
@@ -80,26 +71,23 @@ pub fn report(mode: &Mode) -> Report {
     // a re-run removes the CI's secrets from the environment, which must
     // happen with no other thread alive (crate::runner::secrets), and CI's
     // run is not the latency a hook's is.
-    let prewarm = !matches!(mode, Mode::Ci { .. })
+    if !matches!(mode, Mode::Ci { .. })
         && repo
             .workdir()
-            .is_some_and(|dir| dir.join(crate::bookkeeping::TASKS_DIR).is_dir());
+            .is_some_and(|dir| dir.join(crate::bookkeeping::TASKS_DIR).is_dir())
+    {
+        SchemaId::prewarm(&[
+            SchemaId::SpecFrontmatterV1,
+            SchemaId::ExecutorReportV1,
+            SchemaId::TreeReceiptV1,
+        ]);
+    }
     // The index's checksum is verified beside the judging and waited for
     // before the verdict. Not in CI, whose re-runs need every other thread
     // gone (and which judges commits, not the index).
     let deferred = !matches!(mode, Mode::Ci { .. });
     if deferred {
         repo.defer_index_checksums();
-    }
-    if prewarm {
-        // `check --staged` reads the index first thing: its checksum's
-        // thread compiles the schemas before it hashes. Elsewhere (or if
-        // that thread cannot start) they compile on a thread of their own.
-        if *mode == Mode::Staged {
-            repo.defer_index_checksums_after(|| SchemaId::compile(&GATE_SCHEMAS));
-        } else {
-            SchemaId::prewarm(&GATE_SCHEMAS);
-        }
     }
     let result = match mode {
         Mode::Receive => Ok(()), // judged above
