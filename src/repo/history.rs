@@ -165,7 +165,6 @@ impl Repo {
         if old == new {
             return Ok(Vec::new());
         }
-        let objects = &self.gix().objects;
         let mut old_buf = Vec::new();
         let mut new_buf = Vec::new();
         let kind = self.gix().object_hash();
@@ -187,7 +186,7 @@ impl Repo {
             old_iter,
             new_iter,
             gix::diff::tree::State::default(),
-            objects,
+            super::loose::LooseFirst(self),
             &mut recorder,
         )
         .map_err(|e| unavailable(format!("cannot compare trees: {e}")))?;
@@ -305,12 +304,18 @@ impl Repo {
         if let Some(index) = self.tree_index.borrow().get(&tree) {
             return Ok(index.get(name).copied());
         }
-        let object = self
-            .gix()
-            .find_tree(tree)
-            .map_err(|e| unavailable(format!("cannot read tree {tree}: {e}")))?;
-        let decoded = object
-            .decode()
+        let mut data = Vec::new();
+        if self.read_loose(&tree, &mut data, usize::MAX)
+            != Some(super::loose::Loose::Read(gix::object::Kind::Tree))
+        {
+            data = self
+                .gix()
+                .find_tree(tree)
+                .map_err(|e| unavailable(format!("cannot read tree {tree}: {e}")))?
+                .detach()
+                .data;
+        }
+        let decoded = gix::objs::TreeRef::from_bytes(&data, tree.kind())
             .map_err(|e| unavailable(format!("cannot look up {path}: {e}")))?;
         if decoded.entries.len() < INDEXED_TREE_ENTRIES {
             return Ok(decoded

@@ -6,7 +6,9 @@
 //! interrupts the other core to flush its TLB (3% of `check --staged`), and
 //! a blob read with a size limit read the object twice (its header first).
 //! Here the file is read into a buffer and inflated once, the limit checked
-//! on the header before the body is inflated.
+//! on the header before the body is inflated, and what was read is kept
+//! for the rest of the process ([`Seen`]): a run read the same commit and
+//! trees up to five times.
 //!
 //! Only the repository's own object directory is read, and only what reads
 //! cleanly: anything else (an object in a pack or an alternate, a file that
@@ -23,6 +25,24 @@ use rustix::fs::{Mode, OFlags};
 /// A loose file larger than this is left to gix (a loose object that big is
 /// rare, and gix reads it without a copy in memory of the compressed file).
 const MAX_LOOSE_FILE: u64 = 16 * 1024 * 1024;
+
+/// Loose objects of at most this size are kept once read.
+const KEPT_OBJECT_BYTES: usize = 256 * 1024;
+/// And this much of them in all.
+const KEPT_BYTES: usize = 16 * 1024 * 1024;
+
+/// What one process has read of the loose objects: a gate run reads the
+/// same commits and trees several times (the landing, the task's history,
+/// its steps' changes). An object found unreadable here is remembered as
+/// such too; that only sends its next reads to gix, which is never wrong.
+#[derive(Default)]
+pub(crate) struct Seen {
+    objects: std::collections::HashMap<ObjectId, Option<std::rc::Rc<KeptObject>>>,
+    bytes: usize,
+}
+
+/// A loose object kept once read: its kind and its bytes.
+type KeptObject = (Kind, Vec<u8>);
 
 /// What [`Repo::read_loose`] found.
 #[derive(Debug, PartialEq, Eq)]
@@ -43,12 +63,36 @@ impl Repo {
         out: &mut Vec<u8>,
         limit: usize,
     ) -> Option<Loose> {
+        if let Some(known) = self.loose_seen.borrow().objects.get(id) {
+            let (kind, data) = known.as_deref()?;
+            if data.len() > limit {
+                return Some(Loose::TooLarge(data.len() as u64));
+            }
+            out.clear();
+            out.extend_from_slice(data);
+            return Some(Loose::Read(*kind));
+        }
         let mut path = self.gix().objects.store_ref().path().to_path_buf();
         let hex = id.to_hex().to_string();
         path.push(&hex[..2]);
         path.push(&hex[2..]);
-        let compressed = read_small_file(&path)?;
-        inflate_object(&compressed, out, limit)
+        let found =
+            read_small_file(&path).and_then(|compressed| inflate_object(&compressed, out, limit));
+        let mut seen = self.loose_seen.borrow_mut();
+        match found {
+            Some(Loose::Read(kind))
+                if out.len() <= KEPT_OBJECT_BYTES && seen.bytes + out.len() <= KEPT_BYTES =>
+            {
+                seen.bytes += out.len();
+                seen.objects
+                    .insert(*id, Some(std::rc::Rc::new((kind, out.clone()))));
+            }
+            None => {
+                seen.objects.insert(*id, None);
+            }
+            _ => {}
+        }
+        found
     }
 
     /// The tree `id` as an iterator over `data`, read as a loose object
@@ -66,6 +110,27 @@ impl Repo {
             .objects
             .find_tree_iter(id, data)
             .map_err(|e| e.to_string())
+    }
+}
+
+/// An object database for gix's own walks (tree diffs) that reads loose
+/// objects as [`Repo::read_loose`] does and asks gix for the rest.
+pub(crate) struct LooseFirst<'r>(pub &'r Repo);
+
+impl gix::objs::Find for LooseFirst<'_> {
+    fn try_find<'a>(
+        &self,
+        id: &gix::hash::oid,
+        buffer: &'a mut Vec<u8>,
+    ) -> gix::Result<Option<gix::objs::Data<'a>>> {
+        if let Some(Loose::Read(kind)) = self.0.read_loose(&id.to_owned(), buffer, usize::MAX) {
+            return Ok(Some(gix::objs::Data {
+                kind,
+                object_hash: id.kind(),
+                data: buffer,
+            }));
+        }
+        gix::objs::Find::try_find(&self.0.gix().objects, id, buffer)
     }
 }
 
@@ -242,6 +307,39 @@ mod tests {
         git(root, &["gc", "-q"]);
         let repo = Repo::discover(root).unwrap();
         assert_eq!(repo.read_loose(&big, &mut Vec::new(), usize::MAX), None);
+    }
+
+    #[test]
+    fn an_object_once_read_is_not_read_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git(root, &["init", "-q"]);
+        std::fs::write(root.join("a.txt"), "kept\n").unwrap();
+        let hex = git(root, &["hash-object", "-w", "a.txt"]);
+        let repo = Repo::discover(root).unwrap();
+        let id = ObjectId::from_hex(hex.as_bytes()).unwrap();
+        let mut first = Vec::new();
+        assert_eq!(
+            repo.read_loose(&id, &mut first, 100),
+            Some(Loose::Read(Kind::Blob))
+        );
+        // The file gone: the second read is the first one's answer, the
+        // limit applied to it all the same.
+        std::fs::remove_file(root.join(".git/objects").join(&hex[..2]).join(&hex[2..])).unwrap();
+        let mut second = Vec::new();
+        assert_eq!(
+            repo.read_loose(&id, &mut second, 100),
+            Some(Loose::Read(Kind::Blob))
+        );
+        assert_eq!(first, second);
+        assert_eq!(
+            repo.read_loose(&id, &mut second, 2),
+            Some(Loose::TooLarge(5))
+        );
+        // What was not a loose object is remembered as not one: gix's.
+        let absent = ObjectId::from_hex(b"0123456789012345678901234567890123456789").unwrap();
+        assert_eq!(repo.read_loose(&absent, &mut second, 100), None);
+        assert_eq!(repo.read_loose(&absent, &mut second, 100), None);
     }
 
     #[test]

@@ -94,6 +94,9 @@ pub struct Repo {
     pub(crate) small_blobs: RefCell<HashMap<ObjectId, std::rc::Rc<Vec<u8>>>>,
     /// Their bytes in all.
     pub(crate) small_blob_bytes: std::cell::Cell<usize>,
+    /// Loose objects read so far, by id ([`Repo::read_loose`]); `None`:
+    /// not a loose object this reader reads (gix answers for it).
+    pub(crate) loose_seen: RefCell<loose::Seen>,
     /// Index checksums being verified on threads of their own, when the
     /// caller joins them itself ([`Repo::defer_index_checksums`]); `None`:
     /// every index read waits for its own.
@@ -149,6 +152,7 @@ impl Repo {
             index_memo: RefCell::new(None),
             small_blobs: RefCell::new(HashMap::new()),
             small_blob_bytes: std::cell::Cell::new(0),
+            loose_seen: RefCell::new(loose::Seen::default()),
             index_checksums: RefCell::new(None),
         }
     }
@@ -179,6 +183,7 @@ impl Repo {
             index_memo: RefCell::new(None),
             small_blobs: RefCell::new(HashMap::new()),
             small_blob_bytes: std::cell::Cell::new(0),
+            loose_seen: RefCell::new(loose::Seen::default()),
             index_checksums: RefCell::new(None),
         }
     }
