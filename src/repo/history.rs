@@ -492,22 +492,7 @@ mod tests {
 #[cfg(test)]
 mod lookup_tests {
     use super::*;
-    use std::process::Command;
-
-    fn git(dir: &std::path::Path, args: &[&str]) -> String {
-        let out = Command::new("git")
-            .current_dir(dir)
-            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap().trim().to_string()
-    }
+    use crate::repo::test_git::git;
 
     #[test]
     fn lookups_in_an_indexed_tree_match_a_scan() {

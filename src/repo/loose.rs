@@ -208,6 +208,7 @@ fn inflate_object(compressed: &[u8], out: &mut Vec<u8>, limit: usize) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::repo::test_git::git;
 
     fn deflate(data: &[u8]) -> Vec<u8> {
         use std::io::Write;
@@ -246,21 +247,6 @@ mod tests {
             inflate_object(&large, &mut out, 10),
             Some(Loose::TooLarge(400_000))
         );
-    }
-
-    fn git(dir: &std::path::Path, args: &[&str]) -> String {
-        let out = std::process::Command::new("git")
-            .current_dir(dir)
-            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap().trim().to_string()
     }
 
     #[test]

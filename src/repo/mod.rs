@@ -14,6 +14,27 @@ pub mod signatures;
 pub mod snapshot;
 pub mod tree;
 
+/// Test support: the real `git` binary, run in a directory.
+#[cfg(test)]
+pub(crate) mod test_git {
+    /// Run `git args` in `dir` (as a user `t`); its trimmed stdout. Panics,
+    /// with git's stderr, when git fails.
+    pub(crate) fn git(dir: &std::path::Path, args: &[&str]) -> String {
+        let out = std::process::Command::new("git")
+            .current_dir(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+}
+
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
 use gix::ObjectId;

@@ -162,24 +162,10 @@ fn varint(data: &[u8]) -> Option<(usize, &[u8])> {
 mod tests {
     use super::super::View;
     use super::*;
+    use crate::repo::test_git::git;
     use proptest::prelude::*;
     use std::path::Path;
     use std::process::Command;
-
-    fn git(dir: &Path, args: &[&str]) -> String {
-        let out = Command::new("git")
-            .current_dir(dir)
-            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap().trim().to_string()
-    }
 
     /// What the gix decoding makes of the same bytes: the view's files and
     /// the cached trees, or `None` where it refuses the index.
