@@ -268,7 +268,10 @@ fn scalar(text: &str) -> String {
             .iter()
             .all(|&b| b.is_ascii_alphanumeric() || b"_./- ".contains(&b))
         && (bytes[0].is_ascii_alphabetic()
-            || (bytes[0] == b'-' && bytes.len() > 1 && bytes[1] != b' '))
+            // A flag (`-c`, `--fix`), never a number (`-0`, `-1.5`, `-.5`).
+            || (bytes[0] == b'-'
+                && bytes.len() > 1
+                && (bytes[1].is_ascii_alphabetic() || bytes[1] == b'-')))
         && !text.ends_with(' ')
         && !matches!(
             text,
@@ -409,6 +412,28 @@ mod tests {
                 .map(|t| t.checks.len())
                 .ok(),
             Some(3)
+        );
+    }
+
+    #[test]
+    fn a_negative_number_in_argv_stays_a_string() {
+        // `-0` written plain reads back as the number 0 (found by the
+        // round-trip property below).
+        for (arg, written) in [
+            ("-0", "\"-0\""),
+            ("-1.5", "\"-1.5\""),
+            ("-.5", "\"-.5\""),
+            ("-c", "-c"),
+            ("--fix", "--fix"),
+        ] {
+            assert_eq!(scalar(arg), written, "{arg}");
+        }
+        let task = TaskDraft::new("t", &[], &strings(&["seq -0 1"])).unwrap();
+        assert_eq!(task.checks[0].argv, strings(&["seq", "-0", "1"]));
+        let spec = task.spec();
+        assert!(
+            spec.contains("argv: [seq, \"-0\", 1]") || spec.contains("argv: [seq, \"-0\", \"1\"]"),
+            "{spec}"
         );
     }
 
