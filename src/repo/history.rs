@@ -71,16 +71,12 @@ fn ident(signature: gix::actor::SignatureRef<'_>) -> String {
 impl Repo {
     /// A commit's parents, tree, identities and message.
     pub fn commit_meta(&self, id: ObjectId) -> Result<CommitMeta> {
-        let mut data = Vec::new();
-        if self.read_loose(&id, &mut data, usize::MAX)
-            != Some(super::loose::Loose::Read(gix::object::Kind::Commit))
-        {
-            let commit = self
-                .gix()
+        let data = self.loose_or(&id, gix::object::Kind::Commit, || {
+            self.gix()
                 .find_commit(id)
-                .map_err(|e| unavailable(format!("cannot read commit {id}: {e}")))?;
-            data = commit.detach().data;
-        }
+                .map(|commit| commit.detach().data)
+                .map_err(|e| unavailable(format!("cannot read commit {id}: {e}")))
+        })?;
         let decoded = gix::objs::CommitRef::from_bytes(&data, id.kind())
             .map_err(|e| unavailable(format!("cannot decode commit {id}: {e}")))?;
         let author = decoded
@@ -304,17 +300,12 @@ impl Repo {
         if let Some(index) = self.tree_index.borrow().get(&tree) {
             return Ok(index.get(name).copied());
         }
-        let mut data = Vec::new();
-        if self.read_loose(&tree, &mut data, usize::MAX)
-            != Some(super::loose::Loose::Read(gix::object::Kind::Tree))
-        {
-            data = self
-                .gix()
+        let data = self.loose_or(&tree, gix::object::Kind::Tree, || {
+            self.gix()
                 .find_tree(tree)
-                .map_err(|e| unavailable(format!("cannot read tree {tree}: {e}")))?
-                .detach()
-                .data;
-        }
+                .map(|object| object.detach().data)
+                .map_err(|e| unavailable(format!("cannot read tree {tree}: {e}")))
+        })?;
         let decoded = gix::objs::TreeRef::from_bytes(&data, tree.kind())
             .map_err(|e| unavailable(format!("cannot look up {path}: {e}")))?;
         if decoded.entries.len() < INDEXED_TREE_ENTRIES {

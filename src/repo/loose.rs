@@ -95,6 +95,22 @@ impl Repo {
         found
     }
 
+    /// The bytes of the object `id`, of `kind`: read as a loose object
+    /// where it is one ([`Repo::read_loose`]), by `from_gix` otherwise
+    /// (which reads it, or gives gix's error for it).
+    pub(crate) fn loose_or<E>(
+        &self,
+        id: &ObjectId,
+        kind: Kind,
+        from_gix: impl FnOnce() -> Result<Vec<u8>, E>,
+    ) -> Result<Vec<u8>, E> {
+        let mut data = Vec::new();
+        if self.read_loose(id, &mut data, usize::MAX) == Some(Loose::Read(kind)) {
+            return Ok(data);
+        }
+        from_gix()
+    }
+
     /// The tree `id` as an iterator over `data`, read as a loose object
     /// where it is one ([`Repo::read_loose`]) and by gix otherwise.
     pub(crate) fn tree_iter<'b>(

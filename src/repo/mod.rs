@@ -14,27 +14,6 @@ pub mod signatures;
 pub mod snapshot;
 pub mod tree;
 
-/// Test support: the real `git` binary, run in a directory.
-#[cfg(test)]
-pub(crate) mod test_git {
-    /// Run `git args` in `dir` (as a user `t`); its trimmed stdout. Panics,
-    /// with git's stderr, when git fails.
-    pub(crate) fn git(dir: &std::path::Path, args: &[&str]) -> String {
-        let out = std::process::Command::new("git")
-            .current_dir(dir)
-            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap().trim().to_string()
-    }
-}
-
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
 use gix::ObjectId;
@@ -370,21 +349,14 @@ impl Repo {
 
     /// The tree of a commit.
     pub fn commit_tree(&self, commit: ObjectId) -> Result<ObjectId> {
-        let mut data = Vec::new();
-        if self.read_loose(&commit, &mut data, usize::MAX)
-            == Some(loose::Loose::Read(gix::object::Kind::Commit))
-        {
-            return gix::objs::CommitRefIter::from_bytes(&data, commit.kind())
-                .tree_id()
-                .map_err(|e| object_error("commit tree", e));
-        }
-        let commit = self
-            .inner
-            .find_commit(commit)
-            .map_err(|e| object_error(&format!("commit {commit}"), e))?;
-        commit
+        let data = self.loose_or(&commit, gix::object::Kind::Commit, || {
+            self.inner
+                .find_commit(commit)
+                .map(|found| found.detach().data)
+                .map_err(|e| object_error(&format!("commit {commit}"), e))
+        })?;
+        gix::objs::CommitRefIter::from_bytes(&data, commit.kind())
             .tree_id()
-            .map(|id| id.detach())
             .map_err(|e| object_error("commit tree", e))
     }
 
@@ -419,5 +391,26 @@ impl Repo {
     pub fn blob_id(&self, data: &[u8]) -> Result<ObjectId> {
         gix::objs::compute_hash(self.inner.object_hash(), gix::object::Kind::Blob, data)
             .map_err(|e| object_error("hashing a blob", e))
+    }
+}
+
+/// Test support: the real `git` binary, run in a directory.
+#[cfg(test)]
+pub(crate) mod test_git {
+    /// Run `git args` in `dir` (as a user `t`); its trimmed stdout. Panics,
+    /// with git's stderr, when git fails.
+    pub(crate) fn git(dir: &std::path::Path, args: &[&str]) -> String {
+        let out = std::process::Command::new("git")
+            .current_dir(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
     }
 }

@@ -248,7 +248,7 @@ impl View {
     pub fn staged_and_commit(repo: &Repo, head: ObjectId) -> Result<(View, View)> {
         match listed_index(repo) {
             Some(index_list::Listed { files, cache }) => {
-                let view = View::from_index_list(files.into_sorted_unique(), cache.as_ref());
+                let view = View::from_index_list(files, cache.as_ref());
                 let base = View::commit_over(repo, &view, cache.as_ref(), head)?;
                 Ok((view, base))
             }
@@ -326,15 +326,13 @@ impl View {
                 ),
             ));
         }
-        Ok(View::from_index_list(
-            entries.into_sorted_unique(),
-            index.tree(),
-        ))
+        Ok(View::from_index_list(entries, index.tree()))
     }
 
-    /// The view of the index's sorted stage-0 `entries`, with the
-    /// directories its cached trees `cache` vouch for.
+    /// The view of the index's stage-0 `entries` (sorted here, each path
+    /// once), with the directories its cached trees `cache` vouch for.
     fn from_index_list(entries: FileList, cache: Option<&gix::index::extension::Tree>) -> View {
+        let entries = entries.into_sorted_unique();
         let trees = derived_base::vouched_trees(cache, &entries);
         let mut view = View::sorted("the index", Storage::Objects, entries);
         view.trees = Arc::new(trees);
