@@ -202,8 +202,22 @@ const ANNOTATIONS: &[&str] = &[
     "$comment",
 ];
 
-fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
+fn escape(token: &str) -> std::borrow::Cow<'_, str> {
+    if token.bytes().any(|b| b == b'~' || b == b'/') {
+        token.replace('~', "~0").replace('/', "~1").into()
+    } else {
+        token.into()
+    }
+}
+
+/// `{at}/{token}`, the token escaped.
+fn join(at: &str, token: &str) -> String {
+    let token = escape(token);
+    let mut joined = String::with_capacity(at.len() + 1 + token.len());
+    joined.push_str(at);
+    joined.push('/');
+    joined.push_str(&token);
+    joined
 }
 
 fn unescape(token: &str) -> String {
@@ -213,9 +227,9 @@ fn unescape(token: &str) -> String {
 struct Compiler<'a> {
     documents: &'a [Document<'a>],
     nodes: Vec<Node>,
-    /// (document, pointer) to node index, so each subschema compiles once
-    /// and recursive references terminate.
-    compiled: HashMap<(usize, String), usize>,
+    /// Subschema (by its address in the documents) to node index, so each
+    /// subschema compiles once and recursive references terminate.
+    compiled: HashMap<*const Value, usize>,
 }
 
 impl Validator {
@@ -230,7 +244,7 @@ impl Validator {
             nodes: Vec::new(),
             compiled: HashMap::new(),
         };
-        let root = compiler.node(0, String::new())?;
+        let root = compiler.node(0, documents[0].contents, String::new())?;
         Ok(Validator {
             nodes: compiler.nodes,
             root,
@@ -253,18 +267,21 @@ impl Validator {
     }
 }
 
-impl Compiler<'_> {
-    fn node(&mut self, document: usize, pointer: String) -> Result<usize, String> {
-        if let Some(&index) = self.compiled.get(&(document, pointer.clone())) {
+impl<'a> Compiler<'a> {
+    /// The node of `schema`, the subschema at `pointer` in `documents[document]`.
+    fn node(
+        &mut self,
+        document: usize,
+        schema: &'a Value,
+        pointer: String,
+    ) -> Result<usize, String> {
+        let key: *const Value = schema;
+        if let Some(&index) = self.compiled.get(&key) {
             return Ok(index);
         }
-        let contents = self.documents[document].contents;
-        let schema = contents
-            .pointer(&pointer)
-            .ok_or_else(|| format!("no subschema at {pointer:?}"))?;
         let index = self.nodes.len();
         self.nodes.push(Node::Bool(None));
-        self.compiled.insert((document, pointer.clone()), index);
+        self.compiled.insert(key, index);
         let node = match schema {
             Value::Bool(true) => Node::Bool(None),
             Value::Bool(false) => Node::Bool(Some(pointer)),
@@ -279,17 +296,18 @@ impl Compiler<'_> {
         Ok(index)
     }
 
-    fn child(&mut self, document: usize, at: &str, token: &str) -> Result<usize, String> {
-        self.node(document, format!("{at}/{}", escape(token)))
-    }
-
-    fn children(&mut self, document: usize, at: &str, value: &Value) -> Result<Vec<usize>, String> {
-        let count = value
+    fn children(
+        &mut self,
+        document: usize,
+        at: &str,
+        value: &'a Value,
+    ) -> Result<Vec<usize>, String> {
+        value
             .as_array()
             .ok_or_else(|| format!("{at}: expected an array of schemas"))?
-            .len();
-        (0..count)
-            .map(|i| self.child(document, at, &i.to_string()))
+            .iter()
+            .enumerate()
+            .map(|(i, schema)| self.node(document, schema, join(at, &i.to_string())))
             .collect()
     }
 
@@ -297,17 +315,15 @@ impl Compiler<'_> {
         &mut self,
         document: usize,
         at: &str,
-        value: &Value,
+        value: &'a Value,
     ) -> Result<Vec<(String, usize)>, String> {
-        let map = value
+        value
             .as_object()
-            .ok_or_else(|| format!("{at}: expected an object"))?;
-        let names: Vec<String> = map.keys().cloned().collect();
-        names
-            .into_iter()
-            .map(|name| {
-                let node = self.child(document, at, &name)?;
-                Ok((name, node))
+            .ok_or_else(|| format!("{at}: expected an object"))?
+            .iter()
+            .map(|(name, schema)| {
+                let node = self.node(document, schema, join(at, name))?;
+                Ok((name.clone(), node))
             })
             .collect()
     }
@@ -316,7 +332,7 @@ impl Compiler<'_> {
         &mut self,
         document: usize,
         pointer: &str,
-        map: &Map<String, Value>,
+        map: &'a Map<String, Value>,
     ) -> Result<Vec<Check>, String> {
         let mut checks = Vec::new();
         let additional = map
@@ -327,7 +343,7 @@ impl Compiler<'_> {
             && matches!(additional, Some(Value::Bool(false)))
             && matches!(map.get("required"), Some(Value::Array(names)) if names.len() == 1);
         for (keyword, value) in map {
-            let at = format!("{pointer}/{}", escape(keyword));
+            let at = join(pointer, keyword);
             let kind = match keyword.as_str() {
                 "type" => Some(type_check(&at, value)?),
                 "const" => Some(CheckKind::Const(value.clone())),
@@ -361,18 +377,20 @@ impl Compiler<'_> {
                 "additionalProperties" => match value {
                     Value::Bool(true) => None,
                     Value::Bool(false) if !closed => Some(CheckKind::AdditionalFalse),
-                    _ if !closed => Some(CheckKind::AdditionalSchema(
-                        self.node(document, at.clone())?,
-                    )),
+                    _ if !closed => Some(CheckKind::AdditionalSchema(self.node(
+                        document,
+                        value,
+                        at.clone(),
+                    )?)),
                     _ => {
                         let properties = self.properties(
                             document,
-                            &format!("{pointer}/properties"),
+                            &join(pointer, "properties"),
                             map.get("properties").unwrap_or(&Value::Null),
                         )?;
                         let additional = match value {
                             Value::Bool(false) => Additional::False,
-                            _ => Additional::Schema(self.node(document, at.clone())?),
+                            _ => Additional::Schema(self.node(document, value, at.clone())?),
                         };
                         let required1 = if required1 {
                             map.get("required")
@@ -390,7 +408,11 @@ impl Compiler<'_> {
                         })
                     }
                 },
-                "propertyNames" => Some(CheckKind::PropertyNames(self.node(document, at.clone())?)),
+                "propertyNames" => Some(CheckKind::PropertyNames(self.node(
+                    document,
+                    value,
+                    at.clone(),
+                )?)),
                 "items" => {
                     let skip = match map.get("prefixItems") {
                         Some(Value::Array(prefix)) => prefix.len(),
@@ -398,7 +420,7 @@ impl Compiler<'_> {
                     };
                     Some(CheckKind::Items {
                         skip,
-                        node: self.node(document, at.clone())?,
+                        node: self.node(document, value, at.clone())?,
                     })
                 }
                 "prefixItems" => Some(CheckKind::PrefixItems(self.children(document, &at, value)?)),
@@ -406,13 +428,15 @@ impl Compiler<'_> {
                 "anyOf" => Some(CheckKind::AnyOf(self.children(document, &at, value)?)),
                 "oneOf" => Some(CheckKind::OneOf(self.children(document, &at, value)?)),
                 "if" => {
-                    let condition = self.node(document, at.clone())?;
+                    let condition = self.node(document, value, at.clone())?;
                     let then = match map.get("then") {
-                        Some(_) => Some(self.node(document, format!("{pointer}/then"))?),
+                        Some(then) => Some(self.node(document, then, join(pointer, "then"))?),
                         None => None,
                     };
                     let otherwise = match map.get("else") {
-                        Some(_) => Some(self.node(document, format!("{pointer}/else"))?),
+                        Some(otherwise) => {
+                            Some(self.node(document, otherwise, join(pointer, "else"))?)
+                        }
                         None => None,
                     };
                     Some(CheckKind::If {
@@ -428,7 +452,11 @@ impl Compiler<'_> {
                         .as_str()
                         .ok_or_else(|| format!("{at}: expected a string"))?;
                     let (target, fragment) = self.resolve(document, reference)?;
-                    Some(CheckKind::Ref(self.node(target, fragment)?))
+                    let schema = self.documents[target]
+                        .contents
+                        .pointer(&fragment)
+                        .ok_or_else(|| format!("no subschema at {fragment:?}"))?;
+                    Some(CheckKind::Ref(self.node(target, schema, fragment)?))
                 }
                 other if ANNOTATIONS.contains(&other) => None,
                 other => {
@@ -480,7 +508,7 @@ impl Compiler<'_> {
         let pointer = fragment
             .split('/')
             .skip(1)
-            .map(|token| format!("/{}", escape(&unescape(token))))
+            .map(|token| join("", &unescape(token)))
             .collect::<String>();
         Ok((target, pointer))
     }
@@ -557,7 +585,7 @@ impl Loc<'_> {
             match at {
                 Loc::Root => break,
                 Loc::Key(parent, key) => {
-                    tokens.push(escape(key));
+                    tokens.push(escape(key).into_owned());
                     at = parent;
                 }
                 Loc::Index(parent, index) => {
@@ -1126,6 +1154,40 @@ mod tests {
             .unwrap_or_default();
         assert!(error.contains("maxProperties"), "{error}");
         assert!(compile(&json!({"properties": {"a": {"format": "uri"}}})).is_err());
+    }
+
+    #[test]
+    fn schema_paths_escape_their_tokens_and_follow_references() {
+        let v = compile(&json!({
+            "$defs": {"a/b~c": {"type": "string"}},
+            "properties": {"x/y": {"$ref": "#/$defs/a~1b~0c"}, "z": {"minimum": 1}},
+        }))
+        .unwrap();
+        let errors = v.errors(&json!({"x/y": 1, "z": 0}));
+        let paths: Vec<&str> = errors.iter().map(|e| e.schema_path.as_str()).collect();
+        assert_eq!(paths, ["/$defs/a~1b~0c/type", "/properties/z/minimum"]);
+        assert_eq!(errors[0].instance_path, "/x~1y");
+        // The same subschema reached twice compiles once.
+        let twice = compile(&json!({
+            "$defs": {"s": {"type": "string"}},
+            "properties": {"a": {"$ref": "#/$defs/s"}, "b": {"$ref": "#/$defs/s"}},
+        }))
+        .unwrap();
+        let shared = twice.nodes.len();
+        let once = compile(&json!({
+            "$defs": {"s": {"type": "string"}},
+            "properties": {"a": {"$ref": "#/$defs/s"}},
+        }))
+        .unwrap();
+        assert_eq!(
+            shared,
+            once.nodes.len() + 1,
+            "one more node: `b`, not its target"
+        );
+        let error = compile(&json!({"$ref": "#/$defs/none"}))
+            .err()
+            .unwrap_or_default();
+        assert!(error.contains("no subschema at \"/$defs/none\""), "{error}");
     }
 
     #[test]
