@@ -258,9 +258,10 @@ def floor_rows(repo, runs):
     nothing staged (an index equal to HEAD, its cached trees all valid, in a
     temporary GIT_INDEX_FILE), which pays every fixed cost of the gate
     (discovery, configuration, the index read and checksummed, the views)
-    but judges no task, and a commit through a pre-commit hook that only
-    exits 0 (what git itself spends on any hook). The full `check --staged`
-    row above adds judging the one staged task."""
+    but judges no task, a commit through a pre-commit hook that only exits
+    0 (what git itself spends on any hook), and one through a hook that runs
+    `git diff --cached` (the floor of any gate of what is staged). The full
+    `check --staged` row above adds judging the one staged task."""
     many = max(runs, 30)
     ours_start, git_start = hyperfine_many("start", [f"{BIN} --version", "git --version"], repo, many)
     index = os.path.join(WORK, "head.index")
@@ -280,14 +281,27 @@ def floor_rows(repo, runs):
     with open(noop, "w") as fh:
         fh.write("#!/bin/sh\nexit 0\n")
     os.chmod(noop, 0o755)
-    hooked, plain = hyperfine_many(
+    # The least any gate of what is staged does in that hook: git's own
+    # comparison of the index with HEAD (exec'd, as the installed shim
+    # execs the gate). The commit budget is below this floor wherever
+    # this row's ratio is above it.
+    diff_hooks = os.path.join(WORK, "diff-hooks")
+    os.makedirs(diff_hooks, exist_ok=True)
+    differ = os.path.join(diff_hooks, "pre-commit")
+    with open(differ, "w") as fh:
+        fh.write("#!/bin/sh\nexec git diff --cached --name-only >/dev/null\n")
+    os.chmod(differ, 0o755)
+    hooked, differ_hooked, plain = hyperfine_many(
         "noop-hook", [f"git -c core.hooksPath={noop_hooks} commit -q -m bench",
+                      f"git -c core.hooksPath={diff_hooks} commit -q -m bench",
                       f"git -c core.hooksPath={empty_hooks} commit -q -m bench"],
         repo, runs, prepare=f"git reset -q --soft {base}")
     sh(f"git reset -q --soft {base}", cwd=repo)
     return [("process start", ours_start, "git --version", git_start),
             ("check --staged, nothing staged", nothing, "git diff --cached --name-only, same index", diff),
-            ("git commit through a hook that only exits 0", hooked, "git commit, no hook", plain)]
+            ("git commit through a hook that only exits 0", hooked, "git commit, no hook", plain),
+            ("git commit through a hook that runs git diff --cached --name-only", differ_hooked,
+             "git commit, no hook", plain)]
 
 
 def tasks_row(tasks, runs):
