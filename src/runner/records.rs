@@ -162,29 +162,39 @@ impl Records {
 
     fn replace(&self, receipt: &TreeReceipt, durability: Durability) -> Result<(), Diagnostic> {
         let path = self.receipt_path(&receipt.check_id);
-        let failed = |e: String| {
+        replace_receipt(&self.dir, receipt, durability, |e| {
             Diagnostic::new(
                 Code::verification_io_failed,
                 format!("cannot write {}: {e}", super::echo::escape(path.as_bytes())),
             )
             .with_path(path.clone())
-        };
-        let _finish_first = super::signals::defer();
-        let mut bytes = serde_json::to_vec_pretty(receipt).map_err(|e| failed(e.to_string()))?;
-        bytes.push(b'\n');
-        self.dir
-            .replace(
-                format!("{}.tree.json", receipt.check_id),
-                &bytes,
-                durability,
-            )
-            .map_err(|e| failed(e.to_string()))
+        })
     }
 
     /// The directory, for messages.
     pub fn path(&self) -> &Path {
         self.dir.path()
     }
+}
+
+/// Put `receipt` in `dir` as `<check id>.tree.json`, replacing what was
+/// there at once (mode 0600) with the `durability` asked for; a signal
+/// meanwhile waits until it is done. `failed` words an error.
+fn replace_receipt(
+    dir: &Dir,
+    receipt: &TreeReceipt,
+    durability: Durability,
+    failed: impl Fn(String) -> Diagnostic,
+) -> Result<(), Diagnostic> {
+    let _finish_first = super::signals::defer();
+    let mut bytes = serde_json::to_vec_pretty(receipt).map_err(|e| failed(e.to_string()))?;
+    bytes.push(b'\n');
+    dir.replace(
+        format!("{}.tree.json", receipt.check_id),
+        &bytes,
+        durability,
+    )
+    .map_err(|e| failed(e.to_string()))
 }
 
 /// Where an isolated run keeps its attempts: a private directory under the
@@ -229,8 +239,7 @@ impl Aside {
     }
 
     fn replace(&self, receipt: &TreeReceipt, durability: Durability) -> Result<(), Diagnostic> {
-        let _finish_first = super::signals::defer();
-        let failed = |e: String| {
+        replace_receipt(&self.dir, receipt, durability, |e| {
             Diagnostic::new(
                 Code::verification_io_failed,
                 format!(
@@ -238,16 +247,7 @@ impl Aside {
                     self.path(&receipt.check_id).display()
                 ),
             )
-        };
-        let mut bytes = serde_json::to_vec_pretty(receipt).map_err(|e| failed(e.to_string()))?;
-        bytes.push(b'\n');
-        self.dir
-            .replace(
-                format!("{}.tree.json", receipt.check_id),
-                &bytes,
-                durability,
-            )
-            .map_err(|e| failed(e.to_string()))
+        })
     }
 
     /// Forget the check's kept attempt (it passed and took the receipt's
