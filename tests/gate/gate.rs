@@ -360,6 +360,44 @@ fn unmerged_index_entries_cannot_be_checked() {
     assert_eq!(codes(&report), ["git_index_unmerged"]);
 }
 
+/// A merge in progress leaves a conflicted file with stages 1 to 3 only: it
+/// is still in the working tree, read from disk, never "deleted".
+#[test]
+fn a_conflicted_file_is_in_the_working_tree_as_it_is_on_disk() {
+    let repo = base_repo();
+    repo.git(&["checkout", "-q", "-b", "side"]);
+    repo.write("src/other.py", "x = side\n");
+    repo.commit_all("side");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("src/other.py", "x = main\n");
+    repo.commit_all("main");
+    let merge = repo.git_output(&["merge", "-q", "side"]);
+    assert!(!merge.status.success(), "the merge conflicts");
+    let digest = || {
+        let output = repo.run(&["digest", "--worktree", "--json"], None);
+        assert_eq!(status(&output), 0, "{}", text(&output));
+        json(&output)["digest"].as_str().unwrap().to_string()
+    };
+    repo.write("src/other.py", "x = resolved\n");
+    let conflicted = digest();
+    repo.write("src/other.py", "x = resolved again\n");
+    assert_ne!(conflicted, digest(), "the conflicted file's content counts");
+    repo.write("src/other.py", "x = resolved\n");
+    repo.git(&["add", "src/other.py"]);
+    assert_eq!(
+        conflicted,
+        digest(),
+        "the same files as once it is resolved"
+    );
+    repo.git(&["reset", "-q", "--merge"]);
+    let merge = repo.git_output(&["merge", "-q", "side"]);
+    assert!(!merge.status.success(), "the merge conflicts again");
+    let output = repo.run(&["check", "--worktree"], None);
+    let shown = text(&output);
+    assert!(shown.contains("src/other.py (modified)"), "{shown}");
+    assert!(!shown.contains("deleted"), "{shown}");
+}
+
 fn push_line(repo: &TestRepo, branch: &str, remote_sha: &str) -> String {
     let sha = repo.git(&["rev-parse", branch]).trim().to_string();
     format!("refs/heads/{branch} {sha} refs/heads/{branch} {remote_sha}\n")

@@ -180,6 +180,24 @@ impl Sources {
         );
         paths.dedup_by(|a, b| a.path == b.path);
         let null = ObjectId::null(format);
+        // A path with conflict entries only (stages 1 to 3: a merge in
+        // progress) is in the working tree all the same, as `git status`
+        // shows it, and read from disk as an untracked file is: the walk
+        // counts it as tracked, so without this it would be in neither
+        // list and read as deleted.
+        let mut conflicted: Option<&BStr> = None;
+        for entry in index.entries().iter().filter(|e| e.stage_raw() != 0) {
+            let path = entry.path(index);
+            if conflicted != Some(path) {
+                conflicted = Some(path);
+                paths.push(Listed {
+                    path,
+                    index_mode: None,
+                    index_oid: null,
+                    vouching: None,
+                });
+            }
+        }
         for untracked in &self.untracked {
             paths.push(Listed {
                 path: untracked.as_bstr(),
