@@ -344,26 +344,9 @@ fn the_first_commit_is_checked_against_the_empty_tree() {
     assert_eq!(code, 0, "{report}");
 }
 
-#[test]
-fn unmerged_index_entries_cannot_be_checked() {
-    let repo = base_repo();
-    repo.git(&["checkout", "-q", "-b", "side"]);
-    repo.write("src/other.py", "x = side\n");
-    repo.commit_all("side");
-    repo.git(&["checkout", "-q", "main"]);
-    repo.write("src/other.py", "x = main\n");
-    repo.commit_all("main");
-    let merge = repo.git_output(&["merge", "-q", "side"]);
-    assert!(!merge.status.success());
-    let (code, report) = check_json(&repo, &["--staged"]);
-    assert_eq!(code, 2);
-    assert_eq!(codes(&report), ["git_index_unmerged"]);
-}
-
-/// A merge in progress leaves a conflicted file with stages 1 to 3 only: it
-/// is still in the working tree, read from disk, never "deleted".
-#[test]
-fn a_conflicted_file_is_in_the_working_tree_as_it_is_on_disk() {
+/// [`base_repo`] in the middle of a merge of a branch `side` whose change
+/// to src/other.py conflicts with main's.
+fn conflicted_merge() -> TestRepo {
     let repo = base_repo();
     repo.git(&["checkout", "-q", "-b", "side"]);
     repo.write("src/other.py", "x = side\n");
@@ -373,6 +356,22 @@ fn a_conflicted_file_is_in_the_working_tree_as_it_is_on_disk() {
     repo.commit_all("main");
     let merge = repo.git_output(&["merge", "-q", "side"]);
     assert!(!merge.status.success(), "the merge conflicts");
+    repo
+}
+
+#[test]
+fn unmerged_index_entries_cannot_be_checked() {
+    let repo = conflicted_merge();
+    let (code, report) = check_json(&repo, &["--staged"]);
+    assert_eq!(code, 2);
+    assert_eq!(codes(&report), ["git_index_unmerged"]);
+}
+
+/// A merge in progress leaves a conflicted file with stages 1 to 3 only: it
+/// is still in the working tree, read from disk, never "deleted".
+#[test]
+fn a_conflicted_file_is_in_the_working_tree_as_it_is_on_disk() {
+    let repo = conflicted_merge();
     let digest = || {
         let output = repo.run(&["digest", "--worktree", "--json"], None);
         assert_eq!(status(&output), 0, "{}", text(&output));
