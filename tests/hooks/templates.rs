@@ -30,13 +30,15 @@ pub(super) const BIN: &str = env!("CARGO_BIN_EXE_mastermind-hooks");
 /// The gate as the templates receive it: a two-line script that runs
 /// [`BIN`]. The scripts hash the binary before every run and the release
 /// route packs it; the debug build is some 200 MB, the script a few bytes,
-/// and it judges exactly as the binary does.
+/// and it judges exactly as the binary does. It outlives every test of this
+/// process, so it lives in cargo's scratch directory for integration tests
+/// (under the target directory), not in the system's temporary directory.
 pub(super) fn gate() -> &'static str {
     static GATE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     GATE.get_or_init(|| {
         let dir = tempfile::Builder::new()
-            .prefix("mastermind-hooks-gate-")
-            .tempdir()
+            .prefix("gate-")
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
             .unwrap()
             .keep();
         let script = dir.join("mastermind-hooks");
