@@ -16,6 +16,14 @@ use std::process::{Command, Output, Stdio};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_mastermind-hooks");
 
+/// The global git configuration every test starts from. git 2.47 and later
+/// run `git maintenance run --auto --detach` after each commit, fetch and
+/// push: a background process that can still be writing into a repository
+/// while its test removes it (the removal then fails and leaves the
+/// directory in the system's temporary directory), and one the tests never
+/// need.
+pub const TEST_GITCONFIG: &str = "[maintenance]\n\tauto = false\n";
+
 /// A temporary git repository with an isolated configuration.
 pub struct TestRepo {
     pub dir: tempfile::TempDir,
@@ -70,7 +78,7 @@ impl TestRepo {
             dir: tempfile::tempdir().expect("tempdir"),
             home: tempfile::tempdir().expect("home"),
         };
-        std::fs::write(repo.home.path().join(".gitconfig"), "").expect("gitconfig");
+        std::fs::write(repo.home.path().join(".gitconfig"), TEST_GITCONFIG).expect("gitconfig");
         repo.git(&["init", "-q", "-b", "main"]);
         repo
     }
@@ -86,7 +94,7 @@ impl TestRepo {
             dir: tempfile::tempdir().expect("tempdir"),
             home: tempfile::tempdir().expect("home"),
         };
-        std::fs::write(repo.home.path().join(".gitconfig"), "").expect("gitconfig");
+        std::fs::write(repo.home.path().join(".gitconfig"), TEST_GITCONFIG).expect("gitconfig");
         let target = repo.path().display().to_string();
         let mut all = vec!["clone", "-q"];
         all.extend_from_slice(args);

@@ -151,6 +151,12 @@ impl Sandbox {
             .env("XDG_CONFIG_HOME", self.home.path().join(".config"))
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            // No background `git maintenance` after each commit (git 2.47
+            // and later), which can outlive the sandbox (common/mod.rs,
+            // TEST_GITCONFIG).
+            .env("GIT_CONFIG_COUNT", "1")
+            .env("GIT_CONFIG_KEY_0", "maintenance.auto")
+            .env("GIT_CONFIG_VALUE_0", "false")
             .env("GIT_AUTHOR_NAME", "t")
             .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
             .env("GIT_COMMITTER_NAME", "t")

@@ -8,7 +8,7 @@
 //! pre-commit and prek from PyPI, lefthook and husky from npm). hk is not
 //! served by this project's registries, so its recipe is not exercised here.
 
-use crate::common::require_tool;
+use crate::common::{TEST_GITCONFIG, require_tool};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -23,7 +23,7 @@ impl Sandbox {
     fn new() -> Sandbox {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::create_dir_all(dir.path().join("home")).expect("home");
-        std::fs::write(dir.path().join("home/.gitconfig"), "").expect("gitconfig");
+        std::fs::write(dir.path().join("home/.gitconfig"), TEST_GITCONFIG).expect("gitconfig");
         let bin_dir = Path::new(BIN).parent().expect("bin dir").to_path_buf();
         let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(
             &std::env::var_os("PATH").unwrap_or_default(),

@@ -5,7 +5,7 @@
 //! read from the documents at test time, so an edit that breaks a step
 //! fails here.
 
-use crate::common::require_tool;
+use crate::common::{TEST_GITCONFIG, require_tool};
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -52,7 +52,7 @@ fn run_script(script: &str, dir: &Path, home: &Path) -> Output {
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
     ))
     .expect("PATH");
-    std::fs::write(home.join(".gitconfig"), "").expect("gitconfig");
+    std::fs::write(home.join(".gitconfig"), TEST_GITCONFIG).expect("gitconfig");
     let mut cmd = Command::new("sh");
     cmd.arg("-eux").arg("-c").arg(script).current_dir(dir);
     for (var, _) in std::env::vars_os() {
