@@ -50,6 +50,19 @@ pub struct Listed<'a> {
     pub vouching: Option<Stat>,
 }
 
+impl<'a> Listed<'a> {
+    /// A path no stage-0 index entry stands for (untracked, or conflicted
+    /// during a merge): read from disk, its id `null`.
+    fn from_disk(path: &'a BStr, null: ObjectId) -> Listed<'a> {
+        Listed {
+            path,
+            index_mode: None,
+            index_oid: null,
+            vouching: None,
+        }
+    }
+}
+
 /// The files a working-tree view read (those no index entry vouched for),
 /// each with the stat data of the bytes it hashed, and when the view began.
 /// A later view of the same tree takes over a file whose `lstat` still
@@ -190,21 +203,11 @@ impl Sources {
             let path = entry.path(index);
             if conflicted != Some(path) {
                 conflicted = Some(path);
-                paths.push(Listed {
-                    path,
-                    index_mode: None,
-                    index_oid: null,
-                    vouching: None,
-                });
+                paths.push(Listed::from_disk(path, null));
             }
         }
         for untracked in &self.untracked {
-            paths.push(Listed {
-                path: untracked.as_bstr(),
-                index_mode: None,
-                index_oid: null,
-                vouching: None,
-            });
+            paths.push(Listed::from_disk(untracked.as_bstr(), null));
         }
         paths.sort_by(|a, b| a.path.cmp(b.path));
         paths.dedup_by(|a, b| a.path == b.path);
