@@ -24,8 +24,8 @@
 //!   `working-tree-encoding`, or defines a macro. Unsetting (`-text`,
 //!   `binary`) converts nothing and keeps the rule.
 //!
-//! Pure except for [`Plan::new`], which reads the configuration and the
-//! attribute files.
+//! Pure except for [`Plan::new`] and [`Plan::converting_dirs`], which read
+//! the configuration and the attribute files.
 
 use super::super::Repo;
 use gix::ObjectId;
@@ -160,15 +160,12 @@ pub fn autocrlf_on(repo: &Repo) -> bool {
 }
 
 impl Plan {
-    /// Decide for the index `index` of the working tree at `root`; `listed`,
-    /// when the untracked walk read the directories, says which of them held
-    /// a `.gitattributes` (a directory it did not read is looked in).
-    pub fn new(
-        repo: &Repo,
-        root: &Path,
-        index: &gix::index::File,
-        listed: Option<&super::untracked::ListedDirs>,
-    ) -> Plan {
+    /// Decide what applies to every entry of the index `index`: whether
+    /// configuration or a global attributes file turns reuse off, and the
+    /// index's timestamp. No directory's `.gitattributes` is looked at yet
+    /// ([`Plan::converting_dirs`] finds those), so the plan is provisional
+    /// until [`Plan::with_converting`] takes them in.
+    pub fn new(repo: &Repo, index: &gix::index::File) -> Plan {
         let index_secs = index.timestamp().unix_seconds();
         let off = autocrlf_on(repo)
             || std::env::var_os("GIT_ATTR_SOURCE").is_some()
@@ -181,12 +178,27 @@ impl Plan {
             .into_iter()
             .flatten()
             .any(|path| matches!(scan_file(&path), Scan::MayConvert));
-        if off {
-            return Plan {
-                off,
-                converting_dirs: Vec::new(),
-                index_secs,
-            };
+        Plan {
+            off,
+            converting_dirs: Vec::new(),
+            index_secs,
+        }
+    }
+
+    /// The directories (prefixes ending in `/`, or empty for the root) whose
+    /// `.gitattributes` may convert, for the index `index` of the working
+    /// tree at `root`; `listed`, when the untracked walk read the
+    /// directories, says which of them held a `.gitattributes` (a directory
+    /// it did not read is looked in). Empty for a plan that is off.
+    pub fn converting_dirs(
+        &self,
+        repo: &Repo,
+        root: &Path,
+        index: &gix::index::File,
+        listed: Option<&super::untracked::ListedDirs>,
+    ) -> Vec<BString> {
+        if self.off {
+            return Vec::new();
         }
         // Every directory holding a tracked file, and its ancestors, may
         // hold a `.gitattributes` (tracked or not, ignored or not): git
@@ -229,11 +241,24 @@ impl Plan {
                 converting_dirs.push(BString::from(dir));
             }
         }
+        converting_dirs
+    }
+
+    /// The plan with the directories whose `.gitattributes` may convert
+    /// ([`Plan::converting_dirs`]): entries under them are read. A
+    /// converting root turns reuse off.
+    pub fn with_converting(self, converting_dirs: Vec<BString>) -> Plan {
         Plan {
-            off: converting_dirs.iter().any(|d| d.is_empty()),
+            off: self.off || converting_dirs.iter().any(|d| d.is_empty()),
             converting_dirs,
-            index_secs,
+            index_secs: self.index_secs,
         }
+    }
+
+    /// True when no entry at `path` may be reused whatever its stat data
+    /// (reuse off, or `path` under a converting directory).
+    pub fn converts_under(&self, path: &[u8]) -> bool {
+        self.off || self.converting_dirs.iter().any(|d| path.starts_with(d))
     }
 
     /// A plan that never reuses (for tests and as a fallback).
@@ -259,10 +284,9 @@ impl Plan {
         stage: u32,
         path: &[u8],
     ) -> Option<Stat> {
-        if self.off
-            || stage != 0
+        if stage != 0
             || flags.intersects(Flags::INTENT_TO_ADD | Flags::SKIP_WORKTREE)
-            || self.converting_dirs.iter().any(|d| path.starts_with(d))
+            || self.converts_under(path)
         {
             return None;
         }

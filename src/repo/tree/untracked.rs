@@ -19,14 +19,15 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 /// The untracked, non-ignored files and links of the working tree, sorted
-/// by path.
+/// by path. It takes the gix repository alone (a clone may be moved to a
+/// thread of its own, which the gate's `Repo` may not).
 pub(super) fn untracked_files(
-    repo: &Repo,
+    gix_repo: &gix::Repository,
     index: &gix::index::State,
 ) -> Result<(Vec<BString>, Option<ListedDirs>)> {
-    match fast_walk(repo, index)? {
+    match fast_walk(gix_repo, index)? {
         Some((found, listed)) => Ok((found, Some(listed))),
-        None => Ok((dirwalk(repo, index)?, None)),
+        None => Ok((gix_dirwalk(gix_repo, index)?, None)),
     }
 }
 
@@ -47,7 +48,10 @@ pub fn both_walks(repo: &Repo) -> Result<(Option<Vec<BString>>, Vec<BString>)> {
 /// gix's own walk: the fallback, and the oracle the fast walk is tested
 /// against.
 pub fn dirwalk(repo: &Repo, index: &gix::index::State) -> Result<Vec<BString>> {
-    let gix_repo = repo.gix();
+    gix_dirwalk(repo.gix(), index)
+}
+
+fn gix_dirwalk(gix_repo: &gix::Repository, index: &gix::index::State) -> Result<Vec<BString>> {
     let options = gix_repo
         .dirwalk_options()
         .map_err(|e| RepoError::new(Code::git_worktree_unavailable, format!("dirwalk: {e}")))?
@@ -85,12 +89,14 @@ pub fn dirwalk(repo: &Repo, index: &gix::index::State) -> Result<Vec<BString>> {
 /// up), an index that is not [`plain_index`], or any failure to set up
 /// what the walk needs (then gix's walk reports it).
 pub fn fast(repo: &Repo, index: &gix::index::State) -> Result<Option<Vec<BString>>> {
-    Ok(fast_walk(repo, index)?.map(|(found, _)| found))
+    Ok(fast_walk(repo.gix(), index)?.map(|(found, _)| found))
 }
 
 /// [`fast`], with the directories it read.
-fn fast_walk(repo: &Repo, index: &gix::index::State) -> Result<Option<(Vec<BString>, ListedDirs)>> {
-    let gix_repo = repo.gix();
+fn fast_walk(
+    gix_repo: &gix::Repository,
+    index: &gix::index::State,
+) -> Result<Option<(Vec<BString>, ListedDirs)>> {
     let Some(root) = gix_repo.workdir() else {
         return Ok(None);
     };

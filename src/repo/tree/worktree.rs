@@ -15,7 +15,7 @@ use gix::bstr::{BStr, BString, ByteSlice};
 use gix::index::entry::Stat;
 use sha2::{Digest, Sha256};
 use std::io::{Read, Seek};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// What a working-tree file's bytes hashed to when its view read them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,96 +123,80 @@ fn now_secs() -> i64 {
         .unwrap_or(0)
 }
 
-/// A directory the index's cached trees claim valid, with its entry count.
-type ValidTree = (BString, ObjectId, usize);
-
-/// What the working tree's candidate paths are drawn from: the root, the
-/// index (with which of its entries' stat data may stand for the content),
-/// the untracked files, and the directories the index's cached trees claim
-/// valid.
-struct Sources {
-    root: PathBuf,
-    index: std::rc::Rc<gix::index::File>,
-    plan: Plan,
-    untracked: Vec<BString>,
-    valid: Vec<ValidTree>,
+/// The index's stage-0 files as candidates, in path order, each once, with
+/// the stat data `plan` lets stand for each one's content.
+fn tracked_listing<'a>(index: &'a gix::index::File, plan: &Plan) -> Vec<Listed<'a>> {
+    // Sized once: 10,000 files make a megabyte of these, which growing by
+    // doubling would copy and fault in again at each step.
+    let mut paths: Vec<Listed> = Vec::with_capacity(index.entries().len());
+    paths.extend(
+        index
+            .entries()
+            .iter()
+            .filter(|e| e.stage_raw() == 0)
+            .map(|e| {
+                let path = e.path(index);
+                Listed {
+                    path,
+                    index_mode: index_mode(e.mode),
+                    index_oid: e.id,
+                    vouching: plan.vouching(e, path),
+                }
+            }),
+    );
+    paths.dedup_by(|a, b| a.path == b.path);
+    paths
 }
 
-fn sources(repo: &Repo, reuse: bool) -> Result<Sources> {
-    let root = repo.workdir().map(|p| p.to_path_buf()).ok_or_else(|| {
-        RepoError::new(
-            Code::git_worktree_unavailable,
-            "the repository is bare; reading the working tree needs a working tree",
-        )
-    })?;
-    let index = open_index(repo)?;
-    // The walk first: the plan takes from it which directories hold a
-    // `.gitattributes`, instead of looking in each one again.
-    let (untracked, listed) = super::untracked::untracked_files(repo, &index)?;
-    let plan = if reuse {
-        Plan::new(repo, &root, &index, listed.as_ref())
-    } else {
-        Plan::never()
-    };
-    let valid = if reuse {
-        super::derived_base::valid_trees(index.tree())
-    } else {
-        Vec::new()
-    };
-    Ok(Sources {
-        root,
-        index,
-        plan,
-        untracked,
-        valid,
-    })
-}
-
-impl Sources {
-    /// The candidate paths, sorted by path, each once.
-    fn listing(&self, format: gix::hash::Kind) -> Vec<Listed<'_>> {
-        let index = &*self.index;
-        // Sized once: 10,000 files make a megabyte of these, which growing
-        // by doubling would copy and fault in again at each step.
-        let mut paths: Vec<Listed> =
-            Vec::with_capacity(index.entries().len() + self.untracked.len());
-        paths.extend(
-            index
-                .entries()
-                .iter()
-                .filter(|e| e.stage_raw() == 0)
-                .map(|e| {
-                    let path = e.path(index);
-                    Listed {
-                        path,
-                        index_mode: index_mode(e.mode),
-                        index_oid: e.id,
-                        vouching: self.plan.vouching(e, path),
-                    }
-                }),
-        );
-        paths.dedup_by(|a, b| a.path == b.path);
-        let null = ObjectId::null(format);
-        // A path with conflict entries only (stages 1 to 3: a merge in
-        // progress) is in the working tree all the same, as `git status`
-        // shows it, and read from disk as an untracked file is: the walk
-        // counts it as tracked, so without this it would be in neither
-        // list and read as deleted.
-        let mut conflicted: Option<&BStr> = None;
-        for entry in index.entries().iter().filter(|e| e.stage_raw() != 0) {
-            let path = entry.path(index);
-            if conflicted != Some(path) {
-                conflicted = Some(path);
-                paths.push(Listed::from_disk(path, null));
-            }
+/// The candidates read from disk because no stage-0 entry stands for them,
+/// in path order, each once: the untracked files, and the paths with
+/// conflict entries only (stages 1 to 3: a merge in progress), which are
+/// in the working tree all the same, as `git status` shows them. The walk
+/// counts a conflicted path as tracked, so without this it would be in
+/// neither list and read as deleted.
+fn disk_listing<'a>(
+    index: &'a gix::index::File,
+    untracked: &'a [BString],
+    format: gix::hash::Kind,
+) -> Vec<Listed<'a>> {
+    let null = ObjectId::null(format);
+    let mut paths: Vec<Listed> = Vec::with_capacity(untracked.len());
+    let mut conflicted: Option<&BStr> = None;
+    for entry in index.entries().iter().filter(|e| e.stage_raw() != 0) {
+        let path = entry.path(index);
+        if conflicted != Some(path) {
+            conflicted = Some(path);
+            paths.push(Listed::from_disk(path, null));
         }
-        for untracked in &self.untracked {
-            paths.push(Listed::from_disk(untracked.as_bstr(), null));
-        }
-        paths.sort_by(|a, b| a.path.cmp(b.path));
-        paths.dedup_by(|a, b| a.path == b.path);
-        paths
     }
+    for untracked in untracked {
+        paths.push(Listed::from_disk(untracked.as_bstr(), null));
+    }
+    paths.sort_by(|a, b| a.path.cmp(b.path));
+    paths.dedup_by(|a, b| a.path == b.path);
+    paths
+}
+
+/// The candidates of two listings in path order, each path once: where
+/// both have a path, the first listing's (a stage-0 entry stands over
+/// conflict entries of the same path in a malformed index).
+fn merged<'a>(
+    first: impl Iterator<Item = (Listed<'a>, Examined)>,
+    second: impl Iterator<Item = (Listed<'a>, Examined)>,
+) -> impl Iterator<Item = (Listed<'a>, Examined)> {
+    let (mut first, mut second) = (first.peekable(), second.peekable());
+    std::iter::from_fn(move || match (first.peek(), second.peek()) {
+        (Some((a, _)), Some((b, _))) => match a.path.cmp(b.path) {
+            std::cmp::Ordering::Less => first.next(),
+            std::cmp::Ordering::Greater => second.next(),
+            std::cmp::Ordering::Equal => {
+                second.next();
+                first.next()
+            }
+        },
+        (Some(_), None) => first.next(),
+        (None, _) => second.next(),
+    })
 }
 
 /// Every file of the working tree, read on all cores where stat data does
@@ -230,27 +214,99 @@ pub(super) fn view_after(
 ) -> Result<(View, Reads)> {
     let began_secs = now_secs();
     let format = repo.gix().object_hash();
-    let sources = sources(repo, reuse)?;
-    let paths = sources.listing(format);
-    let (root, valid) = (&sources.root, &sources.valid);
-    let root_fd = open_root(root);
-    let found = parallel(
-        paths.len(),
+    let root = repo.workdir().map(|p| p.to_path_buf()).ok_or_else(|| {
+        RepoError::new(
+            Code::git_worktree_unavailable,
+            "the repository is bare; reading the working tree needs a working tree",
+        )
+    })?;
+    let index = open_index(repo)?;
+    let index: &gix::index::File = &index;
+    let provisional = if reuse {
+        Plan::new(repo, index)
+    } else {
+        Plan::never()
+    };
+    let root_fd = open_root(&root);
+    let examine_all = |paths: &[Listed]| {
+        parallel(
+            paths.len(),
+            || (),
+            |(), i| examine(&root, root_fd.as_ref(), &paths[i], format, earlier),
+        )
+    };
+    // The walk for untracked files runs on a thread of its own while the
+    // index's files are looked at: both are mostly system calls, and the
+    // walk alone would leave the other cores idle for as long as it takes.
+    // The plan cannot wait for the walk (which says which directories hold
+    // a `.gitattributes`), so the index's files are looked at under the
+    // plan's global part, and the few under a converting `.gitattributes`
+    // are read again below.
+    let (tracked, found, walked) = std::thread::scope(|scope| {
+        let walker = repo.gix().clone();
+        let walk = std::thread::Builder::new()
+            .name("untracked-walk".into())
+            .spawn_scoped(scope, move || {
+                super::untracked::untracked_files(&walker, index)
+            })
+            .ok();
+        let tracked = tracked_listing(index, &provisional);
+        let found = examine_all(&tracked);
+        let walked = match walk {
+            Some(walk) => walk.join().unwrap_or_else(|_| {
+                Err(RepoError::new(
+                    Code::internal_error,
+                    "the untracked walk's thread panicked",
+                ))
+            }),
+            None => super::untracked::untracked_files(repo.gix(), index),
+        };
+        (tracked, found, walked)
+    });
+    let (untracked, listed) = walked?;
+    let (mut tracked, mut found) = (tracked, found?);
+    let converting = provisional.converting_dirs(repo, &root, index, listed.as_ref());
+    let plan = provisional.with_converting(converting);
+    let again: Vec<usize> = (0..tracked.len())
+        .filter(|i| tracked[*i].vouching.is_some() && plan.converts_under(tracked[*i].path))
+        .collect();
+    for i in &again {
+        tracked[*i].vouching = None;
+    }
+    let reread = parallel(
+        again.len(),
         || (),
-        |(), i| examine(root, root_fd.as_ref(), &paths[i], format, earlier),
+        |(), k| examine(&root, root_fd.as_ref(), &tracked[again[k]], format, earlier),
     )?;
-    let path_bytes = paths.iter().map(|listed| listed.path.len()).sum();
-    let mut entries = super::FileList::with_capacity(paths.len(), path_bytes);
-    let mut contents = Vec::with_capacity(paths.len());
+    for (i, examined) in again.into_iter().zip(reread) {
+        found[i] = examined;
+    }
+    let valid = if reuse {
+        super::derived_base::valid_trees(index.tree())
+    } else {
+        Vec::new()
+    };
+    let from_disk = disk_listing(index, &untracked, format);
+    let found_on_disk = examine_all(&from_disk)?;
+    let count = tracked.len() + from_disk.len();
+    let path_bytes = (tracked.iter().chain(&from_disk))
+        .map(|listed| listed.path.len())
+        .sum();
+    let mut entries = super::FileList::with_capacity(count, path_bytes);
+    let mut contents = Vec::with_capacity(count);
     let mut reads = Reads {
         began_secs,
         files: Vec::new(),
         taken_over: 0,
     };
     // clean[i]: entry i is its index entry, unread and unchanged in mode.
-    let mut clean_before = Vec::with_capacity(paths.len() + 1);
+    let mut clean_before = Vec::with_capacity(count + 1);
     let mut clean = 0usize;
-    for (listed, found) in paths.into_iter().zip(found) {
+    let candidates = merged(
+        tracked.into_iter().zip(found),
+        from_disk.into_iter().zip(found_on_disk),
+    );
+    for (listed, found) in candidates {
         if let Some((entry, known, stat, origin)) = found {
             clean_before.push(clean);
             if known == Known::Indexed && Some(entry.mode) == listed.index_mode {
@@ -279,7 +335,7 @@ pub(super) fn view_after(
         })
         .map(|(dir, id, _)| (dir.clone(), *id))
         .collect();
-    Ok((View::on_disk(root.clone(), entries, contents, trees), reads))
+    Ok((View::on_disk(root, entries, contents, trees), reads))
 }
 
 fn relative(path: &BStr) -> Result<std::borrow::Cow<'_, Path>> {
