@@ -64,15 +64,24 @@ pub struct ChangeSet {
 }
 
 impl ChangeSet {
-    /// Compare two views entry by entry (mode and object id).
+    /// Compare two views entry by entry (mode and object id), jumping over
+    /// the directories both know as the same git tree.
     pub fn between(base: &View, target: &View) -> ChangeSet {
         if let Some(patch) = base.patch_over(target) {
             return ChangeSet::from_patch(patch, target);
         }
         let mut changes = BTreeMap::new();
-        let pairs = merge_join(base.entries(), target.entries(), |(old, _), (new, _)| {
-            old.cmp(new)
-        });
+        // Directories both views know as the same git tree hold the same
+        // files: only the rest is compared.
+        let shared = base.shared_trees(target);
+        if shared.first().is_some_and(|dir| dir.is_empty()) {
+            return ChangeSet { changes };
+        }
+        let pairs = merge_join(
+            base.entries_outside(&shared),
+            target.entries_outside(&shared),
+            |(old, _), (new, _)| old.cmp(new),
+        );
         for pair in pairs {
             let (path, kind, old, new) = match pair {
                 Paired::Left((path, old)) => (path, ChangeKind::Deleted, Some(old), None),
@@ -119,5 +128,106 @@ impl ChangeSet {
 
     pub fn is_empty(&self) -> bool {
         self.changes.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repo::Repo;
+    use crate::repo::test_git::git;
+
+    /// Every path whose entry differs between the two views, compared file
+    /// by file with nothing jumped over.
+    fn file_by_file(base: &View, target: &View) -> Vec<(BString, ChangeKind)> {
+        let old: BTreeMap<BString, Entry> =
+            base.entries().map(|(p, e)| (p.to_owned(), *e)).collect();
+        let new: BTreeMap<BString, Entry> =
+            target.entries().map(|(p, e)| (p.to_owned(), *e)).collect();
+        let mut paths: Vec<&BString> = old.keys().chain(new.keys()).collect();
+        paths.sort();
+        paths.dedup();
+        paths
+            .into_iter()
+            .filter_map(|p| {
+                let kind = ChangeKind::between(old.get(p), new.get(p))?;
+                Some((p.clone(), kind))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn directories_both_views_know_as_one_tree_are_jumped_over_exactly() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git(root, &["init", "-q", "-b", "main"]);
+        for (path, body) in [
+            ("a/one.txt", "1\n"),
+            ("a/deep/two.txt", "2\n"),
+            ("a-b/three.txt", "3\n"),
+            ("b/four.txt", "4\n"),
+            ("b/inner/five.txt", "5\n"),
+            ("c/six.txt", "6\n"),
+            ("top.txt", "t\n"),
+        ] {
+            std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
+            std::fs::write(root.join(path), body).unwrap();
+        }
+        git(root, &["add", "-A"]);
+        git(root, &["commit", "-qm", "base"]);
+        // Staged in `b/inner/`, changed on disk only in `a/deep/`, deleted
+        // in `c/`, one new file at the top; `a-b/` untouched.
+        std::fs::write(root.join("b/inner/five.txt"), "staged\n").unwrap();
+        git(root, &["add", "b/inner/five.txt"]);
+        // The index's cached trees are written again: `b/` is now known
+        // under its staged id, which differs from the commit's.
+        git(root, &["write-tree"]);
+        std::fs::write(root.join("a/deep/two.txt"), "on disk\n").unwrap();
+        std::fs::remove_file(root.join("c/six.txt")).unwrap();
+        std::fs::write(root.join("new.txt"), "n\n").unwrap();
+        // Fresh stat data in the index, so the working tree's clean
+        // directories vouch for their trees.
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        git(root, &["status", "--porcelain"]);
+
+        let repo = Repo::discover(root).unwrap();
+        let head = repo.head_commit().unwrap().unwrap();
+        let commit = View::commit_beside_index(&repo, head).unwrap();
+        let index = View::from_index(&repo).unwrap();
+        let worktree = View::from_worktree(&repo).unwrap();
+        let whole = View::from_commit(&repo, head).unwrap();
+        assert!(
+            !commit.shared_trees(&worktree).is_empty(),
+            "the commit and the working tree share clean directories"
+        );
+        for (base, target) in [
+            (&commit, &worktree),
+            (&whole, &worktree),
+            (&commit, &index),
+            (&index, &worktree),
+            (&worktree, &commit),
+        ] {
+            let got: Vec<(BString, ChangeKind)> = ChangeSet::between(base, target)
+                .iter()
+                .map(|(p, k)| (p.clone(), k))
+                .collect();
+            assert_eq!(
+                got,
+                file_by_file(base, target),
+                "{} -> {}",
+                base.label,
+                target.label
+            );
+        }
+        let changed: Vec<(BString, ChangeKind)> = file_by_file(&commit, &worktree);
+        assert_eq!(
+            changed,
+            [
+                ("a/deep/two.txt".into(), ChangeKind::Modified),
+                ("b/inner/five.txt".into(), ChangeKind::Modified),
+                ("c/six.txt".into(), ChangeKind::Deleted),
+                ("new.txt".into(), ChangeKind::Added),
+            ]
+        );
     }
 }

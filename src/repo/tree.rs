@@ -532,6 +532,34 @@ impl View {
         }
     }
 
+    /// The directories (sorted, disjoint, each ending in `/`, or empty for
+    /// the root) that this view and `other` both know as the same git tree
+    /// (see the `trees` field): their files there are the same, so a
+    /// comparison of the two views may jump over them.
+    pub(crate) fn shared_trees<'a>(&'a self, other: &'a View) -> Vec<&'a [u8]> {
+        let sorted = |trees: &'a [(BString, ObjectId)]| {
+            let mut trees: Vec<&'a (BString, ObjectId)> = trees.iter().collect();
+            if !trees.is_sorted_by(|a, b| a.0 <= b.0) {
+                trees.sort_by(|a, b| a.0.cmp(&b.0));
+            }
+            trees
+        };
+        let (ours, theirs) = (sorted(&self.trees), sorted(&other.trees));
+        let mut shared: Vec<&[u8]> = Vec::new();
+        let pairs = super::merge_join::merge_join(ours, theirs, |a, b| a.0.cmp(&b.0));
+        for pair in pairs {
+            if let super::merge_join::Paired::Both((dir, ours), (_, theirs)) = pair
+                && ours == theirs
+                && !shared.last().is_some_and(|outer| dir.starts_with(outer))
+            {
+                // Directories sort before what lies under them, and the
+                // paths under one are contiguous: only the outermost stay.
+                shared.push(dir.as_slice());
+            }
+        }
+        shared
+    }
+
     /// Directories whose files in this view are exactly a known git tree
     /// (see the field); empty when the view cannot vouch for any.
     pub fn known_trees(&self) -> &[(BString, ObjectId)] {

@@ -328,18 +328,26 @@ pub(super) fn commit_over_index(
     label: String,
 ) -> Result<View> {
     let list: &FileList = &index.entries;
-    let derived = |patch: BTreeMap<BString, Option<Entry>>, len: usize| View {
+    // The directories whose files are taken from the index unread are the
+    // commit's trees there: the view knows them (`View::trees`).
+    let derived = |patch: BTreeMap<BString, Option<Entry>>,
+                   len: usize,
+                   trees: Vec<(BString, ObjectId)>| View {
         label: label.clone(),
         storage: Storage::Objects,
         entries: Arc::clone(&index.entries),
         patch,
         len,
-        trees: Arc::default(),
+        trees: Arc::new(trees),
     };
     if cache.is_some_and(|root| vouches(root, &tree, list, b"")) {
-        return Ok(derived(BTreeMap::new(), list.len()));
+        return Ok(derived(
+            BTreeMap::new(),
+            list.len(),
+            vec![(BString::default(), tree)],
+        ));
     }
-    let mut skipped: Vec<BString> = Vec::new();
+    let mut skipped: Vec<(BString, ObjectId)> = Vec::new();
     let walked = walk_tree_pruned(repo, tree, cache.map(Node::new), |parent, dir, id| {
         let name = dir[..dir.len() - 1]
             .rsplit(|b| *b == b'/')
@@ -348,7 +356,7 @@ pub(super) fn commit_over_index(
         let cached = parent.as_ref().and_then(|node| node.child(name));
         match cached {
             Some(cached) if vouches(cached, id, list, dir) => {
-                skipped.push(dir.into());
+                skipped.push((dir.into(), *id));
                 None
             }
             _ => Some(cached.map(Node::new)),
@@ -358,7 +366,7 @@ pub(super) fn commit_over_index(
 
     // The index's files outside the skipped directories (sorted and
     // disjoint, as the walk found them).
-    let skip: Vec<&[u8]> = skipped.iter().map(|dir| dir.as_slice()).collect();
+    let skip: Vec<&[u8]> = skipped.iter().map(|(dir, _)| dir.as_slice()).collect();
     let outside: Vec<(&BStr, &Entry)> = index.entries_outside(&skip).collect();
 
     let len = list.len() - outside.len() + walked.len();
@@ -380,7 +388,7 @@ pub(super) fn commit_over_index(
             }
         }
     }
-    Ok(derived(patch, len))
+    Ok(derived(patch, len, skipped))
 }
 
 #[cfg(test)]
