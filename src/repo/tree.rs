@@ -19,7 +19,7 @@ pub mod untracked;
 pub mod worktree;
 
 pub use file_list::FileList;
-pub use worktree::{DiskContent, Known, Listed, Reads};
+pub use worktree::{DiskContent, Known, Reads};
 
 /// A file's mode as git records it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -38,28 +38,37 @@ pub enum Known {
 
 /// A candidate path of the working tree, borrowed from the index or the
 /// untracked walk's list (a list of 10,000 owned paths cost 10,000
-/// allocations per view).
+/// allocations per view), with its stage-0 index entry. Small (32 bytes):
+/// a view lists every file, and each megabyte of list is a page fault per
+/// 4 KiB.
 #[derive(Clone, Debug)]
-pub struct Listed<'a> {
-    pub path: &'a BStr,
-    /// The index entry's mode (`None`: untracked, or a sparse directory).
-    pub index_mode: Option<EntryMode>,
-    /// The index entry's id (null when untracked).
-    pub index_oid: ObjectId,
-    /// The entry's stat data when it may stand for the content.
-    pub vouching: Option<Stat>,
+struct Listed<'a> {
+    path: &'a BStr,
+    /// `None`: untracked, or conflicted during a merge.
+    indexed: Option<&'a gix::index::Entry>,
+    /// The entry's stat data may stand for the content.
+    vouching: bool,
 }
 
 impl<'a> Listed<'a> {
     /// A path no stage-0 index entry stands for (untracked, or conflicted
-    /// during a merge): read from disk, its id `null`.
-    fn from_disk(path: &'a BStr, null: ObjectId) -> Listed<'a> {
+    /// during a merge): read from disk.
+    fn from_disk(path: &'a BStr) -> Listed<'a> {
         Listed {
             path,
-            index_mode: None,
-            index_oid: null,
-            vouching: None,
+            indexed: None,
+            vouching: false,
         }
+    }
+
+    /// The index entry's mode (`None`: untracked, or a sparse directory).
+    fn index_mode(&self) -> Option<EntryMode> {
+        self.indexed.and_then(|e| index_mode(e.mode))
+    }
+
+    /// The index entry's stat data, when it may stand for the content.
+    fn vouching_stat(&self) -> Option<&'a Stat> {
+        self.indexed.filter(|_| self.vouching).map(|e| &e.stat)
     }
 }
 
@@ -138,9 +147,8 @@ fn tracked_listing<'a>(index: &'a gix::index::File, plan: &Plan) -> Vec<Listed<'
                 let path = e.path(index);
                 Listed {
                     path,
-                    index_mode: index_mode(e.mode),
-                    index_oid: e.id,
-                    vouching: plan.vouching(e, path),
+                    indexed: Some(e),
+                    vouching: plan.vouching(e, path).is_some(),
                 }
             }),
     );
@@ -154,23 +162,18 @@ fn tracked_listing<'a>(index: &'a gix::index::File, plan: &Plan) -> Vec<Listed<'
 /// in the working tree all the same, as `git status` shows them. The walk
 /// counts a conflicted path as tracked, so without this it would be in
 /// neither list and read as deleted.
-fn disk_listing<'a>(
-    index: &'a gix::index::File,
-    untracked: &'a [BString],
-    format: gix::hash::Kind,
-) -> Vec<Listed<'a>> {
-    let null = ObjectId::null(format);
+fn disk_listing<'a>(index: &'a gix::index::File, untracked: &'a [BString]) -> Vec<Listed<'a>> {
     let mut paths: Vec<Listed> = Vec::with_capacity(untracked.len());
     let mut conflicted: Option<&BStr> = None;
     for entry in index.entries().iter().filter(|e| e.stage_raw() != 0) {
         let path = entry.path(index);
         if conflicted != Some(path) {
             conflicted = Some(path);
-            paths.push(Listed::from_disk(path, null));
+            paths.push(Listed::from_disk(path));
         }
     }
     for untracked in untracked {
-        paths.push(Listed::from_disk(untracked.as_bstr(), null));
+        paths.push(Listed::from_disk(untracked.as_bstr()));
     }
     paths.sort_by(|a, b| a.path.cmp(b.path));
     paths.dedup_by(|a, b| a.path == b.path);
@@ -268,10 +271,10 @@ pub(super) fn view_after(
     let converting = provisional.converting_dirs(repo, &root, index, listed.as_ref());
     let plan = provisional.with_converting(converting);
     let again: Vec<usize> = (0..tracked.len())
-        .filter(|i| tracked[*i].vouching.is_some() && plan.converts_under(tracked[*i].path))
+        .filter(|i| tracked[*i].vouching && plan.converts_under(tracked[*i].path))
         .collect();
     for i in &again {
-        tracked[*i].vouching = None;
+        tracked[*i].vouching = false;
     }
     let reread = parallel(
         again.len(),
@@ -286,7 +289,7 @@ pub(super) fn view_after(
     } else {
         Vec::new()
     };
-    let from_disk = disk_listing(index, &untracked, format);
+    let from_disk = disk_listing(index, &untracked);
     let found_on_disk = examine_all(&from_disk)?;
     let count = tracked.len() + from_disk.len();
     let path_bytes = (tracked.iter().chain(&from_disk))
@@ -307,20 +310,32 @@ pub(super) fn view_after(
         from_disk.into_iter().zip(found_on_disk),
     );
     for (listed, found) in candidates {
-        if let Some((entry, known, stat, origin)) = found {
-            clean_before.push(clean);
-            if known == Known::Indexed && Some(entry.mode) == listed.index_mode {
-                clean += 1;
+        let (entry, known) = match found {
+            Examined::Absent => continue,
+            Examined::Indexed(entry) => (entry, Known::Indexed),
+            Examined::Submodule(entry) => (entry, Known::Submodule),
+            Examined::Read(read) => {
+                let ReadFile {
+                    entry,
+                    content,
+                    stat,
+                    origin,
+                } = *read;
+                if let Some(stat) = stat {
+                    reads
+                        .files
+                        .push((listed.path.to_owned(), stat, entry, content));
+                    reads.taken_over += usize::from(origin == Origin::Earlier);
+                }
+                (entry, Known::Read(content))
             }
-            if let (Known::Read(content), Some(stat)) = (known, stat) {
-                reads
-                    .files
-                    .push((listed.path.to_owned(), stat, entry, content));
-                reads.taken_over += usize::from(origin == Origin::Earlier);
-            }
-            entries.push(listed.path, entry);
-            contents.push(known);
+        };
+        clean_before.push(clean);
+        if known == Known::Indexed && Some(entry.mode) == listed.index_mode() {
+            clean += 1;
         }
+        entries.push(listed.path, entry);
+        contents.push(known);
     }
     clean_before.push(clean);
     // A directory the index's cached trees vouch for is that tree on disk
@@ -353,10 +368,28 @@ fn relative(path: &BStr) -> Result<std::borrow::Cow<'_, Path>> {
 /// One listed path: its entry and how its content is known, or `None` when
 /// it is gone or not a file (a directory where the index has a file, a
 /// FIFO). A link is its target; a submodule keeps its index id.
-/// One path's entry and how its content is known (with the stat data of
-/// the bytes read, for a file read now); `None` when it is gone or is not
-/// a file or link.
-type Examined = Option<(Entry, Known, Option<Stat>, Origin)>;
+/// What looking at one candidate found. Small (24 bytes) for the same
+/// reason as [`Listed`]: the few files read are boxed.
+enum Examined {
+    /// Gone, or neither a file nor a link.
+    Absent,
+    /// Its index entry stands for it (stat data vouched).
+    Indexed(Entry),
+    /// A submodule: its commit id stands for it.
+    Submodule(Entry),
+    /// Read now, or taken over from an earlier view.
+    Read(Box<ReadFile>),
+}
+
+/// A file known by its bytes: its entry, what they hashed to, the stat
+/// data of the bytes read (`None` where it could not be taken), and
+/// whether it was read now.
+struct ReadFile {
+    entry: Entry,
+    content: DiskContent,
+    stat: Option<Stat>,
+    origin: Origin,
+}
 
 /// Whether an examined file was read now or taken over from an earlier view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -372,12 +405,12 @@ fn examine(
     format: gix::hash::Kind,
     earlier: Option<&Reads>,
 ) -> Result<Examined> {
-    if listed.index_mode == Some(EntryMode::Submodule) {
-        let entry = Entry {
+    let index_mode = listed.index_mode();
+    if let (Some(EntryMode::Submodule), Some(indexed)) = (index_mode, listed.indexed) {
+        return Ok(Examined::Submodule(Entry {
             mode: EntryMode::Submodule,
-            oid: listed.index_oid,
-        };
-        return Ok(Some((entry, Known::Submodule, None, Origin::Now)));
+            oid: indexed.id,
+        }));
     }
     // The full path is made only when a file is read or a message needs it:
     // a file the index vouches for is looked at through the root's handle.
@@ -391,10 +424,12 @@ fn examine(
     };
     // The `lstat` taken for the index entry, kept for the earlier read.
     let mut seen: Option<Lstat> = None;
-    if let (Some(recorded), Some(index_mode)) = (&listed.vouching, listed.index_mode) {
+    if let (Some(indexed), Some(recorded), Some(index_mode)) =
+        (listed.indexed, listed.vouching_stat(), index_mode)
+    {
         let (mode, stat) = match lstat() {
             Ok(found) => found,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Examined::Absent),
             Err(e) => {
                 return Err(RepoError::new(
                     Code::git_worktree_unavailable,
@@ -406,11 +441,10 @@ fn examine(
             mode.is_some_and(|m| (m == EntryMode::Symlink) == (index_mode == EntryMode::Symlink));
         let matches = stat_matches(recorded, &stat);
         if let (true, true, Some(mode)) = (same_kind, matches, mode) {
-            let entry = Entry {
+            return Ok(Examined::Indexed(Entry {
                 mode,
-                oid: listed.index_oid,
-            };
-            return Ok(Some((entry, Known::Indexed, None, Origin::Now)));
+                oid: indexed.id,
+            }));
         }
         seen = Some((mode, stat));
     }
@@ -423,16 +457,23 @@ fn examine(
             && mode == entry.mode
             && stat_matches(stat, &now)
         {
-            return Ok(Some((
-                *entry,
-                Known::Read(*content),
-                Some(now),
-                Origin::Earlier,
-            )));
+            return Ok(Examined::Read(Box::new(ReadFile {
+                entry: *entry,
+                content: *content,
+                stat: Some(now),
+                origin: Origin::Earlier,
+            })));
         }
     }
-    Ok(read_file_with_stat(&disk()?, format)?
-        .map(|(entry, content, stat)| (entry, Known::Read(content), stat, Origin::Now)))
+    Ok(match read_file_with_stat(&disk()?, format)? {
+        Some((entry, content, stat)) => Examined::Read(Box::new(ReadFile {
+            entry,
+            content,
+            stat,
+            origin: Origin::Now,
+        })),
+        None => Examined::Absent,
+    })
 }
 
 /// What `lstat` says of a path: its kind as an entry mode (`None`: neither a
