@@ -19,7 +19,7 @@ pub mod untracked;
 pub mod worktree;
 
 pub use file_list::FileList;
-pub use worktree::{DiskContent, Known, Reads};
+pub use worktree::{Contents, DiskContent, Known, Reads};
 
 /// A file's mode as git records it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -64,7 +64,7 @@ enum Storage {
     /// entry's content is known (aligned with the view's entries).
     Disk {
         root: PathBuf,
-        contents: Arc<Vec<Known>>,
+        contents: Arc<Contents>,
     },
 }
 
@@ -431,7 +431,7 @@ impl View {
     fn on_disk(
         root: PathBuf,
         entries: FileList,
-        contents: Vec<Known>,
+        contents: Contents,
         trees: Vec<(BString, ObjectId)>,
     ) -> View {
         let mut view = View::sorted(
@@ -461,7 +461,7 @@ impl View {
                 self.entries
                     .iter()
                     .zip(contents.iter())
-                    .map(|((path, entry), known)| (path, entry, *known)),
+                    .map(|((path, entry), known)| (path, entry, known)),
             )),
             Storage::Objects => None,
         }
@@ -525,7 +525,7 @@ impl View {
                 Some((
                     root.as_path(),
                     self.positions_outside(skip)
-                        .map(move |i| (list.path(i), list.entry(i), contents[i])),
+                        .filter_map(move |i| Some((list.path(i), list.entry(i), contents.get(i)?))),
                 ))
             }
             Storage::Objects => None,

@@ -36,6 +36,72 @@ pub enum Known {
     Submodule,
 }
 
+/// How each file of a working-tree view is known, in the view's order:
+/// a word per file, with the digests of the few files read kept aside (a
+/// [`Known`] per file took 48 bytes, for 10,000 files half a megabyte).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Contents {
+    /// Per file: [`Contents::INDEXED`], [`Contents::SUBMODULE`], or where
+    /// its digest is in `read`.
+    slots: Vec<usize>,
+    read: Vec<DiskContent>,
+}
+
+impl Contents {
+    const INDEXED: usize = usize::MAX;
+    const SUBMODULE: usize = usize::MAX - 1;
+
+    pub fn with_capacity(files: usize) -> Contents {
+        Contents {
+            slots: Vec::with_capacity(files),
+            read: Vec::new(),
+        }
+    }
+
+    /// The next file's.
+    pub fn push(&mut self, known: Known) {
+        let slot = match known {
+            Known::Indexed => Contents::INDEXED,
+            Known::Submodule => Contents::SUBMODULE,
+            Known::Read(content) => {
+                self.read.push(content);
+                self.read.len() - 1
+            }
+        };
+        self.slots.push(slot);
+    }
+
+    fn known(&self, slot: usize) -> Known {
+        match slot {
+            Contents::INDEXED => Known::Indexed,
+            Contents::SUBMODULE => Known::Submodule,
+            // A slot is only ever a position `push` gave.
+            at => self
+                .read
+                .get(at)
+                .map_or(Known::Indexed, |c| Known::Read(*c)),
+        }
+    }
+
+    /// The `i`th file's (`None` past the end).
+    pub fn get(&self, i: usize) -> Option<Known> {
+        self.slots.get(i).map(|slot| self.known(*slot))
+    }
+
+    /// Every file's, in order.
+    pub fn iter(&self) -> impl Iterator<Item = Known> + '_ {
+        self.slots.iter().map(|slot| self.known(*slot))
+    }
+
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+}
+
 /// A candidate path of the working tree, borrowed from the index or the
 /// untracked walk's list (a list of 10,000 owned paths cost 10,000
 /// allocations per view), with its stage-0 index entry. Small (32 bytes):
@@ -296,7 +362,7 @@ pub(super) fn view_after(
         .map(|listed| listed.path.len())
         .sum();
     let mut entries = super::FileList::with_capacity(count, path_bytes);
-    let mut contents = Vec::with_capacity(count);
+    let mut contents = Contents::with_capacity(count);
     let mut reads = Reads {
         began_secs,
         files: Vec::new(),
@@ -697,4 +763,39 @@ fn read_file_with_stat(
         DiskContent { sha256, len: total },
         vouching,
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn known(choice: u8) -> Known {
+        match choice % 3 {
+            0 => Known::Indexed,
+            1 => Known::Submodule,
+            _ => Known::Read(DiskContent {
+                sha256: [choice; 32],
+                len: u64::from(choice),
+            }),
+        }
+    }
+
+    proptest! {
+        /// What is pushed is what is read back, in order and by position.
+        #[test]
+        fn contents_give_back_what_was_pushed(choices in proptest::collection::vec(any::<u8>(), 0..64)) {
+            let mut contents = Contents::with_capacity(choices.len());
+            for c in &choices {
+                contents.push(known(*c));
+            }
+            let want: Vec<Known> = choices.iter().map(|c| known(*c)).collect();
+            prop_assert_eq!(contents.len(), want.len());
+            prop_assert_eq!(contents.iter().collect::<Vec<_>>(), want.clone());
+            for (i, k) in want.iter().enumerate() {
+                prop_assert_eq!(contents.get(i), Some(*k));
+            }
+            prop_assert_eq!(contents.get(want.len()), None);
+        }
+    }
 }
