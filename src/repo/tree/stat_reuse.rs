@@ -121,8 +121,8 @@ fn scan_file(path: &Path) -> Scan {
     }
 }
 
-fn scan_blob(repo: &Repo, id: ObjectId) -> Scan {
-    match repo.gix().find_blob(id) {
+fn scan_blob(repo: &gix::Repository, id: ObjectId) -> Scan {
+    match repo.find_blob(id) {
         Ok(blob) if !attributes_may_convert(&blob.data) => Scan::Identity,
         _ => Scan::MayConvert,
     }
@@ -192,7 +192,7 @@ impl Plan {
     /// it did not read is looked in). Empty for a plan that is off.
     pub fn converting_dirs(
         &self,
-        repo: &Repo,
+        repo: &gix::Repository,
         root: &Path,
         index: &gix::index::File,
         listed: Option<&super::untracked::ListedDirs>,

@@ -309,32 +309,35 @@ pub(super) fn view_after(
     // walk alone would leave the other cores idle for as long as it takes.
     // The plan cannot wait for the walk (which says which directories hold
     // a `.gitattributes`), so the index's files are looked at under the
-    // plan's global part, and the few under a converting `.gitattributes`
-    // are read again below.
+    // plan's global part; the walk's thread then finds the directories
+    // whose `.gitattributes` may convert, and the few files under them are
+    // read again below.
+    let walk_then_plan = |gix_repo: &gix::Repository| {
+        let (untracked, listed) = super::untracked::untracked_files(gix_repo, index)?;
+        let converting = provisional.converting_dirs(gix_repo, &root, index, listed.as_ref());
+        Ok((untracked, converting))
+    };
     let (tracked, found, walked) = std::thread::scope(|scope| {
         let walker = repo.gix().clone();
         let walk = std::thread::Builder::new()
             .name("untracked-walk".into())
-            .spawn_scoped(scope, move || {
-                super::untracked::untracked_files(&walker, index)
-            })
+            .spawn_scoped(scope, move || walk_then_plan(&walker))
             .ok();
         let tracked = tracked_listing(index, &provisional);
         let found = examine_all(&tracked);
-        let walked = match walk {
+        let walked: Result<(Vec<BString>, Vec<BString>)> = match walk {
             Some(walk) => walk.join().unwrap_or_else(|_| {
                 Err(RepoError::new(
                     Code::internal_error,
                     "the untracked walk's thread panicked",
                 ))
             }),
-            None => super::untracked::untracked_files(repo.gix(), index),
+            None => walk_then_plan(repo.gix()),
         };
         (tracked, found, walked)
     });
-    let (untracked, listed) = walked?;
+    let (untracked, converting) = walked?;
     let (mut tracked, mut found) = (tracked, found?);
-    let converting = provisional.converting_dirs(repo, &root, index, listed.as_ref());
     let plan = provisional.with_converting(converting);
     let again: Vec<usize> = (0..tracked.len())
         .filter(|i| tracked[*i].vouching && plan.converts_under(tracked[*i].path))
