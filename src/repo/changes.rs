@@ -135,7 +135,7 @@ impl ChangeSet {
 mod tests {
     use super::*;
     use crate::repo::Repo;
-    use crate::repo::test_git::git;
+    use crate::repo::test_git::{git, repository_with};
 
     /// Every path whose entry differs between the two views, compared file
     /// by file with nothing jumped over.
@@ -158,10 +158,7 @@ mod tests {
 
     #[test]
     fn directories_both_views_know_as_one_tree_are_jumped_over_exactly() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        git(root, &["init", "-q", "-b", "main"]);
-        for (path, body) in [
+        let dir = repository_with(&[
             ("a/one.txt", "1\n"),
             ("a/deep/two.txt", "2\n"),
             ("a-b/three.txt", "3\n"),
@@ -169,10 +166,8 @@ mod tests {
             ("b/inner/five.txt", "5\n"),
             ("c/six.txt", "6\n"),
             ("top.txt", "t\n"),
-        ] {
-            std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
-            std::fs::write(root.join(path), body).unwrap();
-        }
+        ]);
+        let root = dir.path();
         git(root, &["add", "-A"]);
         git(root, &["commit", "-qm", "base"]);
         // Staged in `b/inner/`, changed on disk only in `a/deep/`, deleted

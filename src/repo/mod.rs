@@ -413,4 +413,17 @@ pub(crate) mod test_git {
         );
         String::from_utf8(out.stdout).unwrap().trim().to_string()
     }
+
+    /// A new repository on branch `main` holding `files` (path, content)
+    /// in its working tree, nothing staged.
+    pub(crate) fn repository_with(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git(root, &["init", "-q", "-b", "main"]);
+        for (path, body) in files {
+            std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
+            std::fs::write(root.join(path), body).unwrap();
+        }
+        dir
+    }
 }

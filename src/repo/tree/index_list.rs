@@ -162,7 +162,7 @@ fn varint(data: &[u8]) -> Option<(usize, &[u8])> {
 mod tests {
     use super::super::View;
     use super::*;
-    use crate::repo::test_git::git;
+    use crate::repo::test_git::{git, repository_with};
     use proptest::prelude::*;
     use std::path::Path;
     use std::process::Command;
@@ -197,20 +197,15 @@ mod tests {
     /// path, an intent-to-add file, a skip-worktree file, cached trees
     /// some of which `git add` invalidated.
     fn busy_repository() -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        git(root, &["init", "-q", "-b", "main"]);
-        for (path, body) in [
+        let dir = repository_with(&[
             ("README.md", "hi\n"),
             ("src/a.rs", "a\n"),
             ("src/deep/er/b.rs", "b\n"),
             ("src/deep/c.rs", "c\n"),
             ("tools/run.sh", "#!/bin/sh\n"),
             ("z/last", "z\n"),
-        ] {
-            std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
-            std::fs::write(root.join(path), body).unwrap();
-        }
+        ]);
+        let root = dir.path();
         git(
             root,
             &["update-index", "--add", "--chmod=+x", "tools/run.sh"],
