@@ -434,13 +434,12 @@ fn relative(path: &BStr) -> Result<std::borrow::Cow<'_, Path>> {
     })
 }
 
-/// One listed path: its entry and how its content is known, or `None` when
-/// it is gone or not a file (a directory where the index has a file, a
-/// FIFO). A link is its target; a submodule keeps its index id.
-/// What looking at one candidate found. Small (24 bytes) for the same
-/// reason as [`Listed`]: the few files read are boxed.
+/// What looking at one candidate found: its entry and how its content is
+/// known (a link is its target; a submodule keeps its index id). Small (24
+/// bytes) for the same reason as [`Listed`]: the few files read are boxed.
 enum Examined {
-    /// Gone, or neither a file nor a link.
+    /// Gone, or not a file or link (a directory where the index has a
+    /// file, a FIFO).
     Absent,
     /// Its index entry stands for it (stat data vouched).
     Indexed(Entry),
