@@ -498,14 +498,50 @@ impl View {
                     .map(|i| (list.path(i), list.entry(i))),
             );
         }
-        // A derived view: its list is walked, one cursor over `skip`.
-        let mut next = 0;
-        Box::new(self.entries().filter(move |(path, _)| {
-            while next < skip.len() && skip[next] < path.as_bytes() && !path.starts_with(skip[next])
-            {
-                next += 1;
-            }
-            !(next < skip.len() && path.starts_with(skip[next]))
+        // A derived view: each stretch between two skipped directories is
+        // walked from its place in the list (found by binary search) with
+        // the patch's paths in that stretch, so the cost follows the files
+        // kept here too.
+        if skip.iter().any(|dir| dir.is_empty()) {
+            return Box::new(std::iter::empty());
+        }
+        use std::ops::Bound;
+        let list = &*self.entries;
+        let patch = &self.patch;
+        /// Files between two skipped directories: from the list position
+        /// `start` and the path `lowest` (`None`: the first) up to the
+        /// skipped directory `until` (`None`: the end).
+        struct Stretch<'a> {
+            start: usize,
+            lowest: Option<Vec<u8>>,
+            until: Option<&'a [u8]>,
+        }
+        let mut stretches: Vec<Stretch<'a>> = Vec::with_capacity(skip.len() + 1);
+        let mut at = 0;
+        let mut lowest = None;
+        for dir in skip {
+            stretches.push(Stretch {
+                start: at,
+                lowest,
+                until: Some(*dir),
+            });
+            at = derived_base::range_under(list, at, dir).1;
+            // Paths under `stem/` sort below `stem0`, and nothing between.
+            let mut after = dir[..dir.len() - 1].to_vec();
+            after.push(b'0');
+            lowest = Some(after);
+        }
+        stretches.push(Stretch {
+            start: at,
+            lowest,
+            until: None,
+        });
+        Box::new(stretches.into_iter().flat_map(move |stretch| {
+            let low = (stretch.lowest.as_deref()).map_or(Bound::Unbounded, Bound::Included);
+            let until = stretch.until;
+            let high = until.map_or(Bound::Unbounded, Bound::Excluded);
+            patched(list, stretch.start, patch.range::<[u8], _>((low, high)))
+                .take_while(move |(path, _)| until.is_none_or(|dir| path.as_bytes() < dir))
         }))
     }
 
@@ -994,6 +1030,53 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        /// A view's files outside some directories are its files, in
+        /// order, less those under the directories: for a view with its
+        /// own list and for one derived from a list by a patch.
+        #[test]
+        fn files_outside_directories_are_the_files_less_those_under_them(
+            files in proptest::collection::btree_map("[ab/]{1,5}", 0u8..3, 0..24),
+            patch in proptest::collection::btree_map("[ab/]{1,5}", proptest::option::of(0u8..3), 0..8),
+            dirs in proptest::collection::btree_set("[ab]{1,2}(/[ab])?", 0..4),
+        ) {
+            let list = FileList::from_pairs(
+                files.iter().map(|(p, n)| (BString::from(p.as_str()), entry(*n))).collect(),
+            );
+            let patch: BTreeMap<BString, Option<Entry>> = patch
+                .into_iter()
+                .map(|(p, e)| (BString::from(p), e.map(entry)))
+                .collect();
+            // Sorted, disjoint, each ending in `/`.
+            let mut skip: Vec<Vec<u8>> = Vec::new();
+            for dir in dirs {
+                let dir = format!("{dir}/").into_bytes();
+                if !skip.last().is_some_and(|outer| dir.starts_with(outer)) {
+                    skip.push(dir);
+                }
+            }
+            let skip: Vec<&[u8]> = skip.iter().map(|d| d.as_slice()).collect();
+            for patch in [BTreeMap::new(), patch] {
+                let view = View {
+                    label: String::new(),
+                    storage: Storage::Objects,
+                    entries: Arc::new(list.clone()),
+                    patch,
+                    len: 0,
+                    trees: Arc::default(),
+                };
+                let want: Vec<(BString, Entry)> = view
+                    .entries()
+                    .filter(|(p, _)| !skip.iter().any(|d| p.starts_with(d)))
+                    .map(|(p, e)| (p.to_owned(), *e))
+                    .collect();
+                let got: Vec<(BString, Entry)> = view
+                    .entries_outside(&skip)
+                    .map(|(p, e)| (p.to_owned(), *e))
+                    .collect();
+                prop_assert_eq!(got, want);
+            }
+        }
+
         /// A list with a patch laid over it, from any start, is the map
         /// the patch makes of the list.
         #[test]
