@@ -337,20 +337,20 @@ pub(super) fn view_after(
         (tracked, found, walked)
     });
     let (untracked, converting) = walked?;
-    let (mut tracked, mut found) = (tracked, found?);
+    let mut found = found?;
     let plan = provisional.with_converting(converting);
+    // The files stat data vouched for under a converting `.gitattributes`:
+    // read after all.
     let again: Vec<usize> = (0..tracked.len())
         .filter(|i| tracked[*i].vouching && plan.converts_under(tracked[*i].path))
         .collect();
-    for i in &again {
-        tracked[*i].vouching = false;
-    }
-    let reread = parallel(
-        again.len(),
-        || (),
-        |(), k| examine(&root, root_fd.as_ref(), &tracked[again[k]], format, earlier),
-    )?;
-    for (i, examined) in again.into_iter().zip(reread) {
+    let unvouched: Vec<Listed> = (again.iter())
+        .map(|i| Listed {
+            vouching: false,
+            ..tracked[*i].clone()
+        })
+        .collect();
+    for (i, examined) in again.into_iter().zip(examine_all(&unvouched)?) {
         found[i] = examined;
     }
     let valid = if reuse {
