@@ -8,7 +8,9 @@
 //!   recorded it; everything outside `.mastermind/`): the assembly below is pure, an
 //!   iterator of `(path, mode, sha256(content))` in, a hex digest out. The
 //!   edges that read a view's blobs or the working tree's files are in
-//!   [`view`]; the sha256-by-blob-id cache is in [`cache`].
+//!   [`view`]; the sha256-by-blob-id cache is in [`cache`], and the
+//!   sha256 of large local files (executables) by their stat identity in
+//!   [`file_memo`].
 //! * **Mastermind snapshot v1** (the reference's, working tree only): in
 //!   [`snapshot_v1`].
 //!
@@ -32,6 +34,7 @@
 //! unambiguous. An empty view hashes the domain tag alone.
 
 pub mod cache;
+pub mod file_memo;
 pub mod merkle;
 pub mod snapshot_v1;
 pub mod view;

@@ -64,6 +64,7 @@ use crate::contract::mastermind::tree_receipt::{SpecBinding, TreeReceipt};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::digest::TREE_DIGEST_VERSION;
 use crate::digest::TreeDigester;
+use crate::digest::file_memo::FileMemo;
 use crate::repo::Repo;
 use crate::repo::tree::{Content, View};
 use crate::safe_fs::Dir;
@@ -332,6 +333,9 @@ struct Context<'a> {
     /// cache is read once and learns every file a snapshot reads (saved
     /// when the digester is dropped).
     digester: TreeDigester<'a>,
+    /// The sha256 of large executables by file identity (saved when the
+    /// context is dropped), so `node` is not read twice per check.
+    executables: FileMemo<'a>,
     interrupt: &'a AtomicBool,
     stream: bool,
 }
@@ -518,6 +522,7 @@ pub fn run(
         records,
         place,
         digester,
+        executables: FileMemo::new(&repo, true),
         interrupt,
         stream: request.stream,
     };
@@ -740,7 +745,7 @@ impl Context<'_> {
 
         // Prepare.
         let base = self.base();
-        let prepared = match execute::prepare(&base, &run) {
+        let prepared = match execute::prepare(&base, &run, &mut self.executables) {
             Ok(p) => p,
             Err(reason) => {
                 return finish(
@@ -825,8 +830,9 @@ impl Context<'_> {
 
         // Re-check the inputs.
         let after = self.after();
-        let executable_changed =
-            execute::executable_now(&prepared, &run).as_ref() != Some(&prepared.resolved.sha256);
+        let executable_changed = execute::executable_now(&prepared, &run, &mut self.executables)
+            .as_ref()
+            != Some(&prepared.resolved.sha256);
         let spec_changed = self.spec_now().as_ref() != Some(&self.spec_sha);
         let mut changes = Changes::default();
         match &after {

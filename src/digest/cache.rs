@@ -676,6 +676,11 @@ impl Sha256Cache {
         &self.state
     }
 
+    /// The object format the table's ids belong to.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

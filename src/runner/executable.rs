@@ -6,10 +6,14 @@
 //! hashed with SHA-256. Only argv[0] is pinned, not scripts it loads.
 
 use super::RunError;
+#[cfg(test)]
+use crate::digest::file_memo::MEMO_MIN_BYTES;
+use crate::digest::file_memo::{FileMemo, Identity};
 use sha2::{Digest, Sha256};
 use std::ffi::OsStr;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 pub const MAX_EXECUTABLE_BYTES: u64 = 128 * 1024 * 1024;
 
@@ -45,6 +49,27 @@ pub fn locate(argv0: &str, cwd: &Path, path_env: Option<&OsStr>) -> Result<PathB
 
 /// SHA-256 of a file, refusing more than `limit` bytes.
 pub fn sha256_file(path: &Path, limit: u64) -> Result<String, RunError> {
+    sha256_file_remembered(path, limit, &mut FileMemo::none())
+}
+
+/// [`sha256_file`] through `memo`: a large file whose identity (see
+/// [`crate::digest::file_memo`]) the memo knows is not read again, and one
+/// it does not know is remembered when its identity held while it was read.
+pub fn sha256_file_remembered(
+    path: &Path,
+    limit: u64,
+    memo: &mut FileMemo<'_>,
+) -> Result<String, RunError> {
+    sha256_file_as_of(path, limit, memo, SystemTime::now())
+}
+
+/// [`sha256_file_remembered`] with the racy window measured from `now`.
+fn sha256_file_as_of(
+    path: &Path,
+    limit: u64,
+    memo: &mut FileMemo<'_>,
+    now: SystemTime,
+) -> Result<String, RunError> {
     let file =
         crate::safe_fs::open_read(path, crate::safe_fs::Follow::Links).map_err(|source| {
             RunError::Open {
@@ -52,8 +77,32 @@ pub fn sha256_file(path: &Path, limit: u64) -> Result<String, RunError> {
                 source,
             }
         })?;
+    let read_error = |source| RunError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let before = file.metadata().map_err(read_error)?;
+    if !memo.wanted(before.len()) {
+        return hash_limited(file, path, limit).map(hex::encode);
+    }
+    let identity = Identity::of(path, &before, now);
+    if let Some(found) = identity.as_ref().and_then(|id| memo.get(id)) {
+        return Ok(hex::encode(found));
+    }
+    let sha256 = hash_limited(&file, path, limit)?;
+    let after = file.metadata().map_err(read_error)?;
+    if let Some(identity) = identity
+        && Identity::of(path, &after, now) == Some(identity)
+    {
+        memo.insert(&identity, sha256);
+    }
+    Ok(hex::encode(sha256))
+}
+
+/// SHA-256 of what `reader` yields, refusing more than `limit` bytes.
+fn hash_limited(reader: impl Read, path: &Path, limit: u64) -> Result<[u8; 32], RunError> {
     let mut hasher = Sha256::new();
-    let mut reader = file.take(limit + 1);
+    let mut reader = reader.take(limit + 1);
     let mut buffer = vec![0u8; 256 * 1024];
     let mut total = 0u64;
     loop {
@@ -73,11 +122,21 @@ pub fn sha256_file(path: &Path, limit: u64) -> Result<String, RunError> {
         }
         hasher.update(&buffer[..n]);
     }
-    Ok(hex::encode(hasher.finalize()))
+    Ok(hasher.finalize().into())
 }
 
 /// Resolve and hash argv[0].
 pub fn resolve(argv0: &str, cwd: &Path, path_env: Option<&OsStr>) -> Result<Resolved, RunError> {
+    resolve_remembered(argv0, cwd, path_env, &mut FileMemo::none())
+}
+
+/// [`resolve`], hashing through `memo` ([`sha256_file_remembered`]).
+pub fn resolve_remembered(
+    argv0: &str,
+    cwd: &Path,
+    path_env: Option<&OsStr>,
+    memo: &mut FileMemo<'_>,
+) -> Result<Resolved, RunError> {
     let invocation_path = locate(argv0, cwd, path_env)?;
     let resolved_path =
         std::fs::canonicalize(&invocation_path).map_err(|source| RunError::Resolve {
@@ -108,7 +167,7 @@ pub fn resolve(argv0: &str, cwd: &Path, path_env: Option<&OsStr>) -> Result<Reso
             limit: MAX_EXECUTABLE_BYTES,
         });
     }
-    let sha256 = sha256_file(&resolved_path, MAX_EXECUTABLE_BYTES)?;
+    let sha256 = sha256_file_remembered(&resolved_path, MAX_EXECUTABLE_BYTES, memo)?;
     Ok(Resolved {
         invocation_path,
         resolved_path,
@@ -119,6 +178,89 @@ pub fn resolve(argv0: &str, cwd: &Path, path_env: Option<&OsStr>) -> Result<Reso
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::digest::cache::{Format, Sha256Cache};
+    use std::time::Duration;
+
+    fn memo_in(dir: &Path) -> FileMemo<'static> {
+        FileMemo::with_table(Sha256Cache::at_named(
+            dir.join("executables-sha1"),
+            "executables",
+            [9; 32],
+            Format::Sha1,
+        ))
+    }
+
+    fn later() -> SystemTime {
+        SystemTime::now() + Duration::from_secs(60)
+    }
+
+    #[test]
+    fn a_large_file_is_remembered_by_identity_and_a_rewrite_is_read_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let tool = dir.path().join("tool");
+        let bytes = vec![b'a'; MEMO_MIN_BYTES as usize];
+        std::fs::write(&tool, &bytes).unwrap();
+        let real = hex::encode(Sha256::digest(&bytes));
+        let mut memo = memo_in(dir.path());
+        assert_eq!(
+            sha256_file_as_of(&tool, 1 << 30, &mut memo, later()).unwrap(),
+            real
+        );
+        memo.save();
+        drop(memo);
+
+        // What the memo answers is what it holds: plant another value for
+        // the same identity and it is served without reading the file.
+        let planted = [0x5a; 32];
+        let identity = Identity::of(&tool, &std::fs::metadata(&tool).unwrap(), later()).unwrap();
+        let mut memo = memo_in(dir.path());
+        assert_eq!(memo.get(&identity), Some(Sha256::digest(&bytes).into()));
+        let mut planting = memo_in(&dir.path().join("planted"));
+        std::fs::create_dir(dir.path().join("planted")).unwrap();
+        planting.insert(&identity, planted);
+        planting.save();
+        let mut memo_planted = memo_in(&dir.path().join("planted"));
+        assert_eq!(
+            sha256_file_as_of(&tool, 1 << 30, &mut memo_planted, later()).unwrap(),
+            hex::encode(planted)
+        );
+
+        // A rewrite of the same size moves the change time: read again.
+        std::thread::sleep(Duration::from_millis(30));
+        let mut other = bytes.clone();
+        other[0] = b'b';
+        std::fs::write(&tool, &other).unwrap();
+        assert_eq!(
+            sha256_file_as_of(&tool, 1 << 30, &mut memo_planted, later()).unwrap(),
+            hex::encode(Sha256::digest(&other))
+        );
+        assert_eq!(
+            sha256_file_as_of(&tool, 1 << 30, &mut memo, later()).unwrap(),
+            hex::encode(Sha256::digest(&other))
+        );
+    }
+
+    #[test]
+    fn racy_and_small_files_are_never_remembered() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big");
+        std::fs::write(&big, vec![1u8; MEMO_MIN_BYTES as usize]).unwrap();
+        let mut memo = memo_in(dir.path());
+        // Hashed now: changed less than RACY_SECONDS ago.
+        sha256_file_as_of(&big, 1 << 30, &mut memo, SystemTime::now()).unwrap();
+        assert_eq!(memo.fresh_len(), 0);
+        let small = dir.path().join("small");
+        std::fs::write(&small, b"#!/bin/sh\n").unwrap();
+        sha256_file_as_of(&small, 1 << 30, &mut memo, later()).unwrap();
+        assert_eq!(memo.fresh_len(), 0);
+        sha256_file_as_of(&big, 1 << 30, &mut memo, later()).unwrap();
+        assert_eq!(memo.fresh_len(), 1);
+        // The limit holds whether or not the memo is asked.
+        assert!(matches!(
+            sha256_file_as_of(&big, 10, &mut memo_in(dir.path()), later()),
+            Err(RunError::TooLarge { .. })
+        ));
+    }
 
     #[cfg(unix)]
     #[test]

@@ -7,6 +7,7 @@
 
 use super::{RunError, echo, executable, supervise};
 use crate::contract::mastermind::argv_display::RunDeclaration;
+use crate::digest::file_memo::FileMemo;
 use crate::process_env::git_local_vars_to_clear;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -25,7 +26,11 @@ pub struct Prepared {
 /// The check's working directory and executable below `root`, or the
 /// reason it cannot start (`cwd_unavailable: ...`, `executable_unavailable:
 /// ...`).
-pub fn prepare(root: &Path, run: &RunDeclaration) -> Result<Prepared, RunError> {
+pub fn prepare(
+    root: &Path,
+    run: &RunDeclaration,
+    memo: &mut FileMemo<'_>,
+) -> Result<Prepared, RunError> {
     let work_dir = match std::fs::canonicalize(root.join(&run.cwd)) {
         Ok(dir) if dir.is_dir() && dir.starts_with(root) => dir,
         _ => {
@@ -35,15 +40,20 @@ pub fn prepare(root: &Path, run: &RunDeclaration) -> Result<Prepared, RunError> 
         }
     };
     let path_env = std::env::var_os("PATH");
-    let resolved = executable::resolve(&run.argv[0], &work_dir, path_env.as_deref())
-        .map_err(|e| RunError::ExecutableUnavailable(Box::new(e)))?;
+    let resolved =
+        executable::resolve_remembered(&run.argv[0], &work_dir, path_env.as_deref(), memo)
+            .map_err(|e| RunError::ExecutableUnavailable(Box::new(e)))?;
     Ok(Prepared { work_dir, resolved })
 }
 
 /// Resolve and hash argv[0] again after the run.
-pub fn executable_now(prepared: &Prepared, run: &RunDeclaration) -> Option<String> {
+pub fn executable_now(
+    prepared: &Prepared,
+    run: &RunDeclaration,
+    memo: &mut FileMemo<'_>,
+) -> Option<String> {
     let path_env = std::env::var_os("PATH");
-    executable::resolve(&run.argv[0], &prepared.work_dir, path_env.as_deref())
+    executable::resolve_remembered(&run.argv[0], &prepared.work_dir, path_env.as_deref(), memo)
         .ok()
         .map(|r| r.sha256)
 }

@@ -46,6 +46,7 @@ use crate::contract::mastermind::receipt::{Status, StreamDigest};
 use crate::contract::mastermind::tree_receipt::{self, TreeReceipt};
 use crate::diagnostic::Diagnostic;
 use crate::digest::TreeDigester;
+use crate::digest::file_memo::FileMemo;
 use crate::repo::Repo;
 use crate::repo::tree::View;
 use crate::report::Judged;
@@ -288,7 +289,7 @@ fn execute_one(
             left.min(declared)
         }
     };
-    let prepared = match execute::prepare(place.root(), run) {
+    let prepared = match execute::prepare(place.root(), run, &mut FileMemo::none()) {
         Ok(p) => p,
         Err(reason) => {
             done.result = unavailable(format!("{reason} in {}", place.describe()));

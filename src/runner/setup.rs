@@ -14,6 +14,7 @@ use crate::codes::Code;
 use crate::config::Rerun as RerunConfig;
 use crate::contract::mastermind::argv_display::{RunDeclaration, display_command};
 use crate::diagnostic::Diagnostic;
+use crate::digest::file_memo::FileMemo;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
@@ -79,7 +80,7 @@ pub fn run(
             cwd: ".".to_string(),
             timeout_secs: config.setup_timeout_secs,
         };
-        let prepared = execute::prepare(place.root(), &run).map_err(|e| {
+        let prepared = execute::prepare(place.root(), &run, &mut FileMemo::none()).map_err(|e| {
             refused(
                 format!("the setup command `{shown}` cannot start in {}: {e}", place.describe()),
                 "Install the tool the setup command names in the CI job (before the gate), or fix `rerun.setup` in .mastermind/hooks.yaml on the protected branch.",

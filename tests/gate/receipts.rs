@@ -289,6 +289,52 @@ fn spec_declaration_and_executable_changes_have_their_own_codes() {
     );
 }
 
+/// A large executable's sha256 is remembered by the identity of its file
+/// (`.git/mastermind-hooks/executables-*`), and a change of its bytes is
+/// still seen when its size and mtime are put back: the change time moves.
+#[test]
+fn a_large_executable_is_remembered_and_its_change_still_seen() {
+    let tools = tempfile::tempdir().unwrap();
+    let tool = tools.path().join("check-value");
+    let padding = "# padding\n".repeat(40_000);
+    let body = |check: &str| format!("#!/bin/sh\n{check}\n{padding}");
+    std::fs::write(&tool, body("grep -q 'return 2' src/lib.py")).unwrap();
+    make_executable(&tool);
+    // Files changed in the last three seconds are never remembered.
+    std::thread::sleep(Duration::from_millis(3_200));
+    let argv = [tool.to_str().unwrap()];
+    let repo = task_repo(&argv);
+    assert_eq!(verify(&repo).0, 0);
+    repo.git(&["add", "-A"]);
+    assert_eq!(check(&repo, &["--staged"], None).0, 0);
+    let table = repo.path().join(".git/mastermind-hooks/executables-sha1");
+    let len = std::fs::metadata(&table).map(|m| m.len()).unwrap_or(0);
+    // The 32-byte header, then rows of a 20-byte id, a sha256 and a tag.
+    assert!(
+        len >= 32 + 68 && (len - 32).is_multiple_of(68),
+        "table of {len} bytes"
+    );
+    assert_eq!(check(&repo, &["--staged"], None).0, 0);
+
+    // Same size, same mtime, other bytes: stale all the same.
+    let mtime = std::fs::metadata(&tool).unwrap().modified().unwrap();
+    std::fs::write(&tool, body("grep -q 'return 2' src/lib.p?")).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&tool)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    assert_eq!(std::fs::metadata(&tool).unwrap().modified().unwrap(), mtime);
+    // Settled again, so only the change time tells the versions apart.
+    std::thread::sleep(Duration::from_millis(3_200));
+    let (_, codes, _) = check(&repo, &["--staged"], None);
+    assert_eq!(
+        codes,
+        ["receipt_executable_changed", "acceptance_criterion_unmet"]
+    );
+}
+
 #[test]
 fn missing_failed_and_pending_receipts_never_count() {
     let repo = task_repo(PASSING);

@@ -23,9 +23,10 @@ use crate::contract::mastermind::spec::{self, ParsedSpec, declared_paths};
 use crate::contract::mastermind::tree_receipt;
 use crate::diagnostic::Diagnostic;
 use crate::digest::TreeDigester;
+use crate::digest::file_memo::FileMemo;
 use crate::repo::snapshot::Snapshot;
 use crate::repo::tree::{Content, View};
-use crate::repo::{RepoError, Result};
+use crate::repo::{Repo, RepoError, Result};
 use crate::report::CheckOutcome;
 use freshness::Digested;
 use sha2::{Digest, Sha256};
@@ -40,6 +41,18 @@ pub struct Memo<'r> {
     /// By content and digest version.
     digests: HashMap<(Digested, u32), std::result::Result<String, RepoError>>,
     snapshots: HashMap<String, std::result::Result<String, RepoError>>,
+    /// The sha256 of large executables by file identity, local modes only.
+    executables: Option<FileMemo<'r>>,
+}
+
+impl<'r> Memo<'r> {
+    /// The executables' memo of this run: the local table in the local
+    /// modes, none in CI and pre-receive (whose verdicts never read a
+    /// local cache).
+    fn executables(&mut self, repo: &'r Repo, local: bool) -> &mut FileMemo<'r> {
+        self.executables
+            .get_or_insert_with(|| FileMemo::new(repo, local))
+    }
 }
 
 /// The inspected state of one observed check.

@@ -50,7 +50,11 @@ enum Current {
     Unresolved(String),
     NotCompared,
 }
-fn executable_now(ctx: &TaskContext<'_>, run: &RunDeclaration) -> Result<Current> {
+fn executable_now<'r>(
+    ctx: &TaskContext<'r>,
+    memo: &mut Memo<'r>,
+    run: &RunDeclaration,
+) -> Result<Current> {
     let gate = ctx.gate;
     let argv0 = &run.argv[0];
     let relative = !argv0.starts_with('/') && argv0.contains('/');
@@ -78,7 +82,7 @@ fn executable_now(ctx: &TaskContext<'_>, run: &RunDeclaration) -> Result<Current
                 "{path} is not an executable regular file in {}",
                 ctx.at_label
             )),
-            None => outside_the_tree(ctx, &path, &run.cwd, argv0),
+            None => outside_the_tree(ctx, memo, &path, &run.cwd, argv0),
         }),
         _ if !gate.landing.kind.is_local() => Ok(Current::NotCompared),
         _ => {
@@ -86,8 +90,10 @@ fn executable_now(ctx: &TaskContext<'_>, run: &RunDeclaration) -> Result<Current
                 return Ok(Current::NotCompared);
             };
             let cwd = root.join(&run.cwd);
+            let memo = memo.executables(gate.repo, true);
+            let path_env = std::env::var_os("PATH");
             Ok(
-                match executable::resolve(argv0, &cwd, std::env::var_os("PATH").as_deref()) {
+                match executable::resolve_remembered(argv0, &cwd, path_env.as_deref(), memo) {
                     Ok(r) => Current::Sha(r.sha256),
                     Err(e) => Current::Unresolved(e.to_string()),
                 },
@@ -99,13 +105,20 @@ fn executable_now(ctx: &TaskContext<'_>, run: &RunDeclaration) -> Result<Current
 /// A repository-relative executable the view does not carry: an ignored
 /// directory's tool. On this machine (the local modes) it is compared on
 /// disk; elsewhere it cannot be seen (a re-run resolves it).
-fn outside_the_tree(ctx: &TaskContext<'_>, path: &str, cwd: &str, argv0: &str) -> Current {
+fn outside_the_tree<'r>(
+    ctx: &TaskContext<'r>,
+    memo: &mut Memo<'r>,
+    path: &str,
+    cwd: &str,
+    argv0: &str,
+) -> Current {
     let gate = ctx.gate;
     let root = gate.repo.workdir().filter(|_| gate.landing.kind.is_local());
     let Some(root) = root else {
         return Current::NotCompared;
     };
-    match executable::resolve(argv0, &root.join(cwd), None) {
+    let memo = memo.executables(gate.repo, true);
+    match executable::resolve_remembered(argv0, &root.join(cwd), None, memo) {
         Ok(found) => Current::Sha(found.sha256),
         Err(e) => Current::Unresolved(format!(
             "{path} is neither in {} nor on disk ({e})",
@@ -264,7 +277,7 @@ pub(super) fn check<'r>(
         }
     }
     let recorded = receipt.executable.as_ref().map(|e| e.sha256.as_str());
-    if let Some(detail) = executable_changed(recorded, executable_now(ctx, run)?, run) {
+    if let Some(detail) = executable_changed(recorded, executable_now(ctx, memo, run)?, run) {
         stale(&mut out, Code::receipt_executable_changed, detail, None);
     }
     Ok(out)

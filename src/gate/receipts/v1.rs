@@ -79,9 +79,9 @@ fn binding_problem(
 
 /// Judge the v1 receipt at `path` (`bytes`) in the working tree, with the
 /// reference's full state table.
-pub(super) fn worktree_check(
-    ctx: &TaskContext<'_>,
-    memo: &mut Memo<'_>,
+pub(super) fn worktree_check<'r>(
+    ctx: &TaskContext<'r>,
+    memo: &mut Memo<'r>,
     dir: &str,
     declared: Declared<'_>,
     path: &str,
@@ -238,10 +238,12 @@ pub(super) fn worktree_check(
         Ok(_) => {}
     }
     if let (Some(recorded), Some(root)) = (&receipt.executable, gate.repo.workdir()) {
-        let now = executable::resolve(
+        let local = gate.landing.kind.is_local();
+        let now = executable::resolve_remembered(
             &run.argv[0],
             &root.join(&run.cwd),
             std::env::var_os("PATH").as_deref(),
+            memo.executables(gate.repo, local),
         );
         let same = now.as_ref().is_ok_and(|r| {
             r.sha256.eq_ignore_ascii_case(&recorded.sha256)
