@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Build a deterministic synthetic repository for the benchmarks.
 
-usage: gen_repo.py DIR FILES TOTAL_BYTES [MASTERMIND_HOOKS_BINARY]
+usage: gen_repo.py DIR FILES TOTAL_BYTES [MASTERMIND_HOOKS_BINARY [CHECK_EXECUTABLE]]
 
 Creates DIR as a git repository with FILES files of pseudo-random content
 (TOTAL_BYTES in all, seeded, so every run builds the same bytes): a base
@@ -9,6 +9,7 @@ commit, a commit adding a Mastermind task (spec, complete executor report)
 with its change, and a staged second change inside the task's scope. The
 task declares one observed check; given the binary, its tree receipt is
 written (and staged) for both states, so the gate's freshness check runs.
+The check runs `true`, or CHECK_EXECUTABLE (an absolute path) when given.
 """
 import os
 import random
@@ -41,9 +42,10 @@ def main():
     task = os.path.join(repo, ".mastermind", "tasks", "001-bench")
     os.makedirs(task, exist_ok=True)
     target = "src/d0000/f000.txt"
+    command = sys.argv[5] if len(sys.argv) > 5 else "true"
     with open(os.path.join(task, "spec.md"), "w") as fh:
         fh.write(f"---\nmode: verified\ntouches:\n  - file: {target}\nverify:\n  - cmd: make test\n"
-                 "  - cmd: \"true\"\n    run:\n      id: unit\n      argv: [\"true\"]\n      cwd: .\n      timeout_secs: 60\n"
+                 f"  - cmd: \"{command}\"\n    run:\n      id: unit\n      argv: [\"{command}\"]\n      cwd: .\n      timeout_secs: 60\n"
                  "acceptance:\n  - id: passes\n    statement: The observed check passes.\n    checks: [unit]\n"
                  "---\n# Bench task\n\n## Goals\nChange one file.\n")
     with open(os.path.join(task, "executor-report.md"), "w") as fh:
@@ -53,7 +55,7 @@ def main():
             "phases:\n  - id: plan-1\n    status: done\n"
             f"files_modified:\n  - {target}\nclaims: []\ndefects: []\n"
             "verifications:\n  - cmd: make test\n    result: pass\n    observed:\n      exit_code: 0\n"
-            "  - cmd: \"true\"\n    result: pass\n"
+            f"  - cmd: \"{command}\"\n    result: pass\n"
             "```\n<!-- mastermind:report-end -->\n")
     with open(os.path.join(repo, target), "ab") as fh:
         fh.write(b"changed\n")
