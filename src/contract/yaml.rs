@@ -1,6 +1,9 @@
 //! Strict YAML: text in, a positioned YAML tree or a JSON value out.
 //!
-//! Parsing is done by serde-saphyr, configured to the YAML 1.2 core schema the
+//! Everyday documents (no anchors, aliases, tags or directives) are built
+//! straight from the parser's events ([`fast`]); every other document, and
+//! every error, comes from serde-saphyr. Both read YAML as serde-saphyr is
+//! configured here, to the YAML 1.2 core schema the
 //! reference decoder uses: `true/True/TRUE` are booleans while `yes`, `no`,
 //! `on`, `off`, `y` and `n` stay strings; `null/Null/NULL/~` and empty values are
 //! null; `042`, `1_000` and `0X1F` stay strings; merge keys (`<<`) are ordinary
@@ -26,6 +29,8 @@ use serde_json::{Map, Number, Value};
 use serde_saphyr::budget::BudgetBreach;
 use serde_saphyr::{Spanned, Tagged};
 use std::fmt;
+
+mod fast;
 
 /// Deepest nesting the contract permits: the root is depth 0 and any value
 /// deeper than this is rejected (`executor report nesting limit exceeded`).
@@ -185,10 +190,6 @@ impl YamlError {
     }
 }
 
-fn options() -> serde_saphyr::Options {
-    options_with(true)
-}
-
 /// The parser options; `leading_zero_as_strings` keeps `042` a string (the
 /// Mastermind decoder) or reads it as the integer 42 (the YAML 1.2 core
 /// schema's int pattern `[-+]?[0-9]+`).
@@ -211,7 +212,23 @@ fn options_with(leading_zero_as_strings: bool) -> serde_saphyr::Options {
 
 /// Parse one YAML document into a positioned tree (lenient layer).
 pub fn parse(text: &str) -> Result<YamlNode, YamlError> {
-    serde_saphyr::from_str_with_options::<YamlNode>(text, options()).map_err(|e| classify(e, text))
+    if let Some(node) = fast::build(text, true) {
+        return Ok(node);
+    }
+    parse_with_serde(text, true)
+}
+
+/// [`parse`] by serde-saphyr alone: every document the fast path leaves,
+/// and the reference the fast path is tested against.
+pub fn parse_with_serde(text: &str, leading_zero_as_strings: bool) -> Result<YamlNode, YamlError> {
+    serde_saphyr::from_str_with_options::<YamlNode>(text, options_with(leading_zero_as_strings))
+        .map_err(|e| classify(e, text))
+}
+
+/// [`parse`] by the fast path alone (`None` where it steps aside), for the
+/// tests that compare it with [`parse_with_serde`].
+pub fn parse_fast(text: &str, leading_zero_as_strings: bool) -> Option<YamlNode> {
+    fast::build(text, leading_zero_as_strings)
 }
 
 /// Parse one YAML document and apply every strict value rule.
@@ -253,8 +270,10 @@ pub fn parse_core_keeping_nulls(text: &str) -> Result<(YamlNode, Value), Vec<Yam
         error.reason = "a comment in a JSON document".to_string();
         return Err(vec![error]);
     }
-    let node = serde_saphyr::from_str_with_options::<YamlNode>(text, options_with(false))
-        .map_err(|e| vec![classify(e, text)])?;
+    let node = match fast::build(text, false) {
+        Some(node) => node,
+        None => parse_with_serde(text, false).map_err(|e| vec![e])?,
+    };
     let value = to_json(&node, text, Nulls::Keep)?;
     Ok((node, value))
 }

@@ -13,3 +13,4 @@ mod properties;
 mod schema_differential;
 mod seed_examples;
 mod subagent_schema_equivalence;
+mod yaml_fast_path;
