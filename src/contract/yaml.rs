@@ -32,6 +32,8 @@ use std::fmt;
 
 mod fast;
 
+pub use fast::FastParse;
+
 /// Deepest nesting the contract permits: the root is depth 0 and any value
 /// deeper than this is rejected (`executor report nesting limit exceeded`).
 pub const MAX_DEPTH: usize = 64;
@@ -212,10 +214,21 @@ fn options_with(leading_zero_as_strings: bool) -> serde_saphyr::Options {
 
 /// Parse one YAML document into a positioned tree (lenient layer).
 pub fn parse(text: &str) -> Result<YamlNode, YamlError> {
-    if let Some(node) = fast::build(text, true) {
-        return Ok(node);
+    match fast::build(text, true) {
+        FastParse::Tree(node) => Ok(node),
+        FastParse::Malformed | FastParse::Declined => parse_with_serde(text, true),
     }
-    parse_with_serde(text, true)
+}
+
+/// [`parse`] for callers that probe whether a text is YAML and may never
+/// show why it is not: `Err(None)` where the YAML parser rejects the text
+/// (then [`parse`] gives the error, computed again only if it is needed).
+pub fn parse_unless_malformed(text: &str) -> Result<YamlNode, Option<YamlError>> {
+    match fast::build(text, true) {
+        FastParse::Tree(node) => Ok(node),
+        FastParse::Malformed => Err(None),
+        FastParse::Declined => parse_with_serde(text, true).map_err(Some),
+    }
 }
 
 /// [`parse`] by serde-saphyr alone: every document the fast path leaves,
@@ -225,9 +238,9 @@ pub fn parse_with_serde(text: &str, leading_zero_as_strings: bool) -> Result<Yam
         .map_err(|e| classify(e, text))
 }
 
-/// [`parse`] by the fast path alone (`None` where it steps aside), for the
-/// tests that compare it with [`parse_with_serde`].
-pub fn parse_fast(text: &str, leading_zero_as_strings: bool) -> Option<YamlNode> {
+/// [`parse`] by the fast path alone, for the tests that compare it with
+/// [`parse_with_serde`].
+pub fn parse_fast(text: &str, leading_zero_as_strings: bool) -> FastParse {
     fast::build(text, leading_zero_as_strings)
 }
 
@@ -271,8 +284,10 @@ pub fn parse_core_keeping_nulls(text: &str) -> Result<(YamlNode, Value), Vec<Yam
         return Err(vec![error]);
     }
     let node = match fast::build(text, false) {
-        Some(node) => node,
-        None => parse_with_serde(text, false).map_err(|e| vec![e])?,
+        FastParse::Tree(node) => node,
+        FastParse::Malformed | FastParse::Declined => {
+            parse_with_serde(text, false).map_err(|e| vec![e])?
+        }
     };
     let value = to_json(&node, text, Nulls::Keep)?;
     Ok((node, value))

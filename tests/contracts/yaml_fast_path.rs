@@ -1,12 +1,13 @@
 //! The YAML fast path (`src/contract/yaml/fast.rs`) against serde-saphyr:
 //! wherever the fast path answers, its tree is serde-saphyr's, node by node,
 //! with the same values, lines and byte spans, under both scalar rules (the
-//! contract's, where `042` stays a string, and YAML 1.2 core's). Documents:
+//! contract's, where `042` stays a string, and YAML 1.2 core's); and where
+//! the parser rejects a text, serde-saphyr rejects it too. Documents:
 //! every YAML text of the test corpora and the examples (front matter,
 //! fenced blocks and whole files), a table of scalar spellings, and
 //! generated documents.
 
-use mastermind_hooks::contract::yaml::{self, YamlNode};
+use mastermind_hooks::contract::yaml::{self, FastParse, YamlNode};
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -19,8 +20,16 @@ fn same(a: &YamlNode, b: &YamlNode) -> bool {
 fn agree(text: &str) -> bool {
     let mut answered = false;
     for leading_zero_as_strings in [true, false] {
-        let Some(fast) = yaml::parse_fast(text, leading_zero_as_strings) else {
-            continue;
+        let fast = match yaml::parse_fast(text, leading_zero_as_strings) {
+            FastParse::Tree(node) => node,
+            FastParse::Malformed => {
+                assert!(
+                    yaml::parse_with_serde(text, leading_zero_as_strings).is_err(),
+                    "{text:?}: the parser rejects it, serde-saphyr does not"
+                );
+                continue;
+            }
+            FastParse::Declined => continue,
         };
         answered = true;
         match yaml::parse_with_serde(text, leading_zero_as_strings) {

@@ -175,8 +175,9 @@ fn parse_text(text: &str) -> Result<(ExecutorReport, Vec<Diagnostic>), Vec<Diagn
     let leading = text.len() - text.trim_start().len();
     let trimmed_lines_before = lines_in(&text[..leading]);
 
-    // Step 1: the whole text as YAML.
-    let whole = yaml::parse(trimmed);
+    // Step 1: the whole text as YAML. A text the YAML parser rejects (a
+    // Markdown report) is not asked why until no marker is found.
+    let whole = yaml::parse_unless_malformed(trimmed);
     if let Ok(node) = &whole {
         if node.has_key("schema_version") {
             return canonical(node, trimmed, trimmed_lines_before);
@@ -224,6 +225,11 @@ fn parse_text(text: &str) -> Result<(ExecutorReport, Vec<Diagnostic>), Vec<Diagn
     }
 
     // No markers at all.
+    let whole = match whole {
+        Err(None) => yaml::parse(trimmed),
+        Err(Some(error)) => Err(error),
+        Ok(node) => Ok(node),
+    };
     Err(vec![match whole {
         Err(error) if error.code != Code::yaml_syntax => {
             yaml_diagnostic(&error, trimmed_lines_before, "parse executor report YAML")

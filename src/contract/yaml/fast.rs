@@ -46,12 +46,35 @@ enum Open {
     },
 }
 
-/// The tree of `text`, or `None` where serde-saphyr must decide (see the
-/// module's doc). `leading_zero_as_strings` as in [`super::options_with`].
-pub(super) fn build(text: &str, leading_zero_as_strings: bool) -> Option<YamlNode> {
+/// What the fast path made of a text.
+#[derive(Debug)]
+pub enum FastParse {
+    /// The tree, exactly as serde-saphyr builds it.
+    Tree(YamlNode),
+    /// The YAML parser rejects the text: serde-saphyr, reading the same
+    /// events, fails on it too (with the message to report).
+    Malformed,
+    /// serde-saphyr must decide (see the module's doc).
+    Declined,
+}
+
+/// The tree of `text` (see [`FastParse`]). `leading_zero_as_strings` as in
+/// [`super::options_with`].
+pub(super) fn build(text: &str, leading_zero_as_strings: bool) -> FastParse {
     if text.len() > MAX_FAST_BYTES || text.starts_with('\u{feff}') {
-        return None;
+        return FastParse::Declined;
     }
+    let mut malformed = false;
+    match tree(text, leading_zero_as_strings, &mut malformed) {
+        Some(node) => FastParse::Tree(node),
+        None if malformed => FastParse::Malformed,
+        None => FastParse::Declined,
+    }
+}
+
+/// The tree of `text`, or `None` (`malformed` set when the parser
+/// rejected the text).
+fn tree(text: &str, leading_zero_as_strings: bool, malformed: &mut bool) -> Option<YamlNode> {
     let mut options = Options::default();
     options.emit_comments = false;
     let parser = Parser::new_from_str_with_options(text, options);
@@ -60,7 +83,10 @@ pub(super) fn build(text: &str, leading_zero_as_strings: bool) -> Option<YamlNod
     let mut documents = 0usize;
     let mut nodes = 0usize;
     for event in parser {
-        let (event, span) = event.ok()?;
+        let Ok((event, span)) = event else {
+            *malformed = true;
+            return None;
+        };
         let (node, plain_string) = match event {
             Event::StreamStart | Event::StreamEnd | Event::DocumentEnd => continue,
             Event::DocumentStart(_, version) => {
