@@ -749,6 +749,57 @@ impl Sha256Cache {
     }
 }
 
+/// A local table ([`Sha256Cache::open_named`]) opened on first need, or
+/// never where the run may not read local caches (no repository given).
+pub struct LazyTable<'r> {
+    /// The repository and the table's stem, while it is not yet opened.
+    source: Option<(&'r Repo, &'static str)>,
+    table: Option<Sha256Cache>,
+}
+
+impl<'r> LazyTable<'r> {
+    /// The table `stem` of `repo`; `None`: a table that is never opened.
+    pub fn new(repo: Option<&'r Repo>, stem: &'static str) -> LazyTable<'r> {
+        LazyTable {
+            source: repo.map(|repo| (repo, stem)),
+            table: None,
+        }
+    }
+
+    /// A table already open (an explicit file, for tests and benchmarks).
+    pub fn opened(table: Sha256Cache) -> LazyTable<'r> {
+        LazyTable {
+            source: None,
+            table: Some(table),
+        }
+    }
+
+    /// Whether [`LazyTable::get`] can give a table.
+    pub fn available(&self) -> bool {
+        self.source.is_some() || self.table.is_some()
+    }
+
+    /// The table, opened now if it was not yet.
+    pub fn get(&mut self) -> Option<&mut Sha256Cache> {
+        if let Some((repo, stem)) = self.source.take() {
+            self.table = Sha256Cache::open_named(repo, stem);
+        }
+        self.table.as_mut()
+    }
+
+    /// The table if it was opened, without opening it.
+    pub fn if_opened(&self) -> Option<&Sha256Cache> {
+        self.table.as_ref()
+    }
+
+    /// Write what the table learned (see [`Sha256Cache::save`]).
+    pub fn save(&mut self) {
+        if let Some(table) = self.table.as_mut() {
+            table.save();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

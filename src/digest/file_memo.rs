@@ -28,7 +28,7 @@
 //! Files below [`MEMO_MIN_BYTES`] are hashed outright: reading the table
 //! costs more than hashing them.
 
-use super::cache::Sha256Cache;
+use super::cache::{LazyTable, Sha256Cache};
 use crate::repo::Repo;
 use gix::ObjectId;
 use sha2::{Digest, Sha256};
@@ -114,9 +114,7 @@ impl Identity {
 /// The table of remembered file digests for one run, opened on first need
 /// and saved when dropped.
 pub struct FileMemo<'r> {
-    repo: Option<&'r Repo>,
-    opened: bool,
-    table: Option<Sha256Cache>,
+    table: LazyTable<'r>,
 }
 
 impl<'r> FileMemo<'r> {
@@ -124,48 +122,32 @@ impl<'r> FileMemo<'r> {
     /// gives [`FileMemo::none`].
     pub fn new(repo: &'r Repo, allowed: bool) -> FileMemo<'r> {
         FileMemo {
-            repo: allowed.then_some(repo),
-            opened: false,
-            table: None,
+            table: LazyTable::new(allowed.then_some(repo), EXECUTABLES_STEM),
         }
     }
 
     /// A memo that remembers nothing: every file is hashed.
     pub fn none() -> FileMemo<'static> {
         FileMemo {
-            repo: None,
-            opened: false,
-            table: None,
+            table: LazyTable::new(None, EXECUTABLES_STEM),
         }
     }
 
     /// A memo over an explicitly opened table (tests and benchmarks).
     pub fn with_table(table: Sha256Cache) -> FileMemo<'static> {
         FileMemo {
-            repo: None,
-            opened: true,
-            table: Some(table),
+            table: LazyTable::opened(table),
         }
     }
 
     /// Whether a file of `len` bytes is worth looking up.
     pub fn wanted(&self, len: u64) -> bool {
-        len >= MEMO_MIN_BYTES && (self.repo.is_some() || self.table.is_some())
-    }
-
-    fn table(&mut self) -> Option<&mut Sha256Cache> {
-        if !self.opened {
-            self.opened = true;
-            self.table = self
-                .repo
-                .and_then(|repo| Sha256Cache::open_named(repo, EXECUTABLES_STEM));
-        }
-        self.table.as_mut()
+        len >= MEMO_MIN_BYTES && self.table.available()
     }
 
     /// The remembered sha256 of the file version `identity`.
     pub fn get(&mut self, identity: &Identity) -> Option<[u8; 32]> {
-        let table = self.table()?;
+        let table = self.table.get()?;
         let id = identity.row_id(table.format().id_len())?;
         table.get(&id)
     }
@@ -173,7 +155,7 @@ impl<'r> FileMemo<'r> {
     /// Remember `sha256`, computed from the bytes of the file version
     /// `identity`.
     pub fn insert(&mut self, identity: &Identity, sha256: [u8; 32]) {
-        if let Some(table) = self.table()
+        if let Some(table) = self.table.get()
             && let Some(id) = identity.row_id(table.format().id_len())
         {
             table.insert(&id, sha256);
@@ -182,14 +164,12 @@ impl<'r> FileMemo<'r> {
 
     /// Rows learned by this run and not yet saved.
     pub fn fresh_len(&self) -> usize {
-        self.table.as_ref().map_or(0, Sha256Cache::fresh_len)
+        self.table.if_opened().map_or(0, Sha256Cache::fresh_len)
     }
 
     /// Write what was learned (also done when the memo is dropped).
     pub fn save(&mut self) {
-        if let Some(table) = self.table.as_mut() {
-            table.save();
-        }
+        self.table.save();
     }
 }
 

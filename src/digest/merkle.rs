@@ -33,7 +33,7 @@
 //! the working tree ([`TreeV2`], pure).
 
 use super::AssemblyError;
-use super::cache::{SHA256_STEM, Sha256Cache};
+use super::cache::{LazyTable, SHA256_STEM, Sha256Cache};
 use super::view::{CacheSource, Stats, assembly_failed, blob_shas, file_shas};
 use super::{TreeV1, submodule_sha256};
 use crate::bookkeeping::{MASTERMIND_DIR, TASKS_DIR, outside_digest};
@@ -367,44 +367,7 @@ fn tree_order(a: &[u8], a_mode: &str, b: &[u8], b_mode: &str) -> std::cmp::Order
         .cmp(b.iter().chain(slash(b_mode)))
 }
 
-/// A local table (the sha256 cache, or the directory digests by tree id),
-/// opened on first need.
-struct LazyCache<'r> {
-    repo: &'r Repo,
-    /// The file's stem (see [`Sha256Cache::open_named`]).
-    stem: &'static str,
-    allowed: bool,
-    opened: bool,
-    cache: Option<Sha256Cache>,
-}
-
-impl<'r> LazyCache<'r> {
-    fn new(repo: &'r Repo, stem: &'static str, allowed: bool) -> LazyCache<'r> {
-        LazyCache {
-            repo,
-            stem,
-            allowed,
-            opened: false,
-            cache: None,
-        }
-    }
-
-    fn get(&mut self) -> Option<&mut Sha256Cache> {
-        if self.allowed && !self.opened {
-            self.opened = true;
-            self.cache = Sha256Cache::open_named(self.repo, self.stem);
-        }
-        self.cache.as_mut()
-    }
-
-    fn save(&mut self) {
-        if let Some(cache) = self.cache.as_mut() {
-            cache.save();
-        }
-    }
-}
-
-impl CacheSource for LazyCache<'_> {
+impl CacheSource for LazyTable<'_> {
     fn cache(&mut self) -> Option<&mut Sha256Cache> {
         self.get()
     }
@@ -433,9 +396,9 @@ fn covered_by(globs: &[&Globs], path: &[u8]) -> bool {
 pub struct TreeDigester<'r> {
     repo: &'r Repo,
     agent_files: Vec<Globs>,
-    cache: LazyCache<'r>,
+    cache: LazyTable<'r>,
     /// Directory digests by tree id kept across runs (with the cache).
-    tree_memo: LazyCache<'r>,
+    tree_memo: LazyTable<'r>,
     memo: HashMap<MemoKey, Option<[u8; 32]>>,
     stats: Stats,
 }
@@ -448,8 +411,8 @@ impl<'r> TreeDigester<'r> {
         TreeDigester {
             repo,
             agent_files: config.agent_files().into_iter().cloned().collect(),
-            cache: LazyCache::new(repo, SHA256_STEM, use_cache),
-            tree_memo: LazyCache::new(repo, TREE_MEMO_STEM, use_cache),
+            cache: LazyTable::new(use_cache.then_some(repo), SHA256_STEM),
+            tree_memo: LazyTable::new(use_cache.then_some(repo), TREE_MEMO_STEM),
             memo: HashMap::new(),
             stats: Stats::default(),
         }
@@ -460,10 +423,8 @@ impl<'r> TreeDigester<'r> {
     /// per-user ones.
     pub fn with_cache(repo: &'r Repo, config: &Config, cache: Sha256Cache) -> Self {
         let mut digester = TreeDigester::new(repo, config, true);
-        digester.tree_memo.opened = true;
-        digester.tree_memo.cache = Some(cache.sibling(TREE_MEMO_STEM));
-        digester.cache.opened = true;
-        digester.cache.cache = Some(cache);
+        digester.tree_memo = LazyTable::opened(cache.sibling(TREE_MEMO_STEM));
+        digester.cache = LazyTable::opened(cache);
         digester
     }
 
