@@ -26,7 +26,7 @@ use crate::digest::TreeDigester;
 use crate::digest::file_memo::FileMemo;
 use crate::repo::snapshot::Snapshot;
 use crate::repo::tree::{Content, View};
-use crate::repo::{Repo, RepoError, Result};
+use crate::repo::{RepoError, Result};
 use crate::report::CheckOutcome;
 use freshness::Digested;
 use sha2::{Digest, Sha256};
@@ -49,9 +49,10 @@ impl<'r> Memo<'r> {
     /// The executables' memo of this run: the local table in the local
     /// modes, none in CI and pre-receive (whose verdicts never read a
     /// local cache).
-    fn executables(&mut self, repo: &'r Repo, local: bool) -> &mut FileMemo<'r> {
+    fn executables(&mut self, ctx: &TaskContext<'r>) -> &mut FileMemo<'r> {
+        let gate = ctx.gate;
         self.executables
-            .get_or_insert_with(|| FileMemo::new(repo, local))
+            .get_or_insert_with(|| FileMemo::new(gate.repo, gate.landing.kind.is_local()))
     }
 }
 

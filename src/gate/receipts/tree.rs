@@ -90,7 +90,7 @@ fn executable_now<'r>(
                 return Ok(Current::NotCompared);
             };
             let cwd = root.join(&run.cwd);
-            let memo = memo.executables(gate.repo, true);
+            let memo = memo.executables(ctx);
             let path_env = std::env::var_os("PATH");
             Ok(
                 match executable::resolve_remembered(argv0, &cwd, path_env.as_deref(), memo) {
@@ -117,7 +117,7 @@ fn outside_the_tree<'r>(
     let Some(root) = root else {
         return Current::NotCompared;
     };
-    let memo = memo.executables(gate.repo, true);
+    let memo = memo.executables(ctx);
     match executable::resolve_remembered(argv0, &root.join(cwd), None, memo) {
         Ok(found) => Current::Sha(found.sha256),
         Err(e) => Current::Unresolved(format!(

@@ -238,12 +238,11 @@ pub(super) fn worktree_check<'r>(
         Ok(_) => {}
     }
     if let (Some(recorded), Some(root)) = (&receipt.executable, gate.repo.workdir()) {
-        let local = gate.landing.kind.is_local();
         let now = executable::resolve_remembered(
             &run.argv[0],
             &root.join(&run.cwd),
             std::env::var_os("PATH").as_deref(),
-            memo.executables(gate.repo, local),
+            memo.executables(ctx),
         );
         let same = now.as_ref().is_ok_and(|r| {
             r.sha256.eq_ignore_ascii_case(&recorded.sha256)
