@@ -214,9 +214,17 @@ fn options_with(leading_zero_as_strings: bool) -> serde_saphyr::Options {
 
 /// Parse one YAML document into a positioned tree (lenient layer).
 pub fn parse(text: &str) -> Result<YamlNode, YamlError> {
-    match fast::build(text, true) {
+    parse_as(text, true)
+}
+
+/// The fast path where it answers, else serde-saphyr; `leading_zero_as_strings`
+/// as in [`options_with`].
+fn parse_as(text: &str, leading_zero_as_strings: bool) -> Result<YamlNode, YamlError> {
+    match fast::build(text, leading_zero_as_strings) {
         FastParse::Tree(node) => Ok(node),
-        FastParse::Malformed | FastParse::Declined => parse_with_serde(text, true),
+        FastParse::Malformed | FastParse::Declined => {
+            parse_with_serde(text, leading_zero_as_strings)
+        }
     }
 }
 
@@ -283,12 +291,7 @@ pub fn parse_core_keeping_nulls(text: &str) -> Result<(YamlNode, Value), Vec<Yam
         error.reason = "a comment in a JSON document".to_string();
         return Err(vec![error]);
     }
-    let node = match fast::build(text, false) {
-        FastParse::Tree(node) => node,
-        FastParse::Malformed | FastParse::Declined => {
-            parse_with_serde(text, false).map_err(|e| vec![e])?
-        }
-    };
+    let node = parse_as(text, false).map_err(|e| vec![e])?;
     let value = to_json(&node, text, Nulls::Keep)?;
     Ok((node, value))
 }
