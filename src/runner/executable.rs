@@ -47,14 +47,10 @@ pub fn locate(argv0: &str, cwd: &Path, path_env: Option<&OsStr>) -> Result<PathB
         })
 }
 
-/// SHA-256 of a file, refusing more than `limit` bytes.
-pub fn sha256_file(path: &Path, limit: u64) -> Result<String, RunError> {
-    sha256_file_remembered(path, limit, &mut FileMemo::none())
-}
-
-/// [`sha256_file`] through `memo`: a large file whose identity (see
-/// [`crate::digest::file_memo`]) the memo knows is not read again, and one
-/// it does not know is remembered when its identity held while it was read.
+/// SHA-256 of a file, refusing more than `limit` bytes, through `memo`: a
+/// large file whose identity (see [`crate::digest::file_memo`]) the memo
+/// knows is not read again, and one it does not know is remembered when its
+/// identity held while it was read.
 pub fn sha256_file_remembered(
     path: &Path,
     limit: u64,
