@@ -25,7 +25,7 @@ use mastermind_hooks::schema::{self, SchemaId, validator::ErrorKind};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// (instance pointer, schema keyword path, message, kind).
@@ -157,14 +157,15 @@ fn parse_document(text: &str, json: bool) -> Option<Value> {
     yaml::parse_strict(text).ok().map(|(_, value)| value)
 }
 
-/// Front matter and fenced `yaml` / `json` blocks of a Markdown text.
-fn markdown_documents(text: &str) -> Vec<Value> {
+/// Front matter and fenced `yaml` / `json` blocks of a Markdown text, each
+/// with whether it is JSON.
+fn markdown_texts(text: &str) -> Vec<(String, bool)> {
     let mut out = Vec::new();
     let lines: Vec<&str> = text.lines().collect();
     if lines.first().is_some_and(|l| l.trim_end() == "---")
         && let Some(end) = lines.iter().skip(1).position(|l| l.trim_end() == "---")
     {
-        out.extend(parse_document(&lines[1..=end].join("\n"), false));
+        out.push((lines[1..=end].join("\n"), false));
     }
     let mut i = 0;
     while i < lines.len() {
@@ -175,8 +176,7 @@ fn markdown_documents(text: &str) -> Vec<Value> {
                 .iter()
                 .position(|l| l.trim_start().starts_with("```"))
         {
-            let body = lines[i + 1..i + 1 + len].join("\n");
-            out.extend(parse_document(&body, kind == "json"));
+            out.push((lines[i + 1..i + 1 + len].join("\n"), kind == "json"));
             i += len + 1;
         }
         i += 1;
@@ -184,7 +184,23 @@ fn markdown_documents(text: &str) -> Vec<Value> {
     out
 }
 
-fn walk(dir: &Path, out: &mut Vec<Value>) {
+/// The JSON and YAML documents of the fixture file `path` (`text`), each
+/// with whether it is JSON: the file itself (`.json`, `.yaml`, `.yml`), or
+/// its front matter and fenced blocks (`.md`); none for a platform's schema,
+/// a document rather than an instance of ours.
+pub(crate) fn document_texts(path: &Path, text: &str) -> Vec<(String, bool)> {
+    if path.to_string_lossy().ends_with(".schema.json") {
+        return Vec::new();
+    }
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("json") => vec![(text.to_string(), true)],
+        Some("yaml" | "yml") => vec![(text.to_string(), false)],
+        Some("md") => markdown_texts(text),
+        _ => Vec::new(),
+    }
+}
+
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -192,31 +208,33 @@ fn walk(dir: &Path, out: &mut Vec<Value>) {
     paths.sort();
     for path in paths {
         if path.is_dir() {
-            walk(&path, out);
-            continue;
-        }
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            continue;
-        };
-        let name = path.to_string_lossy();
-        // Platform schemas are documents, not instances of ours.
-        if name.ends_with(".schema.json") {
-            continue;
-        }
-        match path.extension().and_then(|e| e.to_str()) {
-            Some("json") => out.extend(parse_document(&text, true)),
-            Some("yaml" | "yml") => out.extend(parse_document(&text, false)),
-            Some("md") => out.extend(markdown_documents(&text)),
-            _ => {}
+            files_under(&path, out);
+        } else {
+            out.push(path);
         }
     }
 }
 
-fn fixture_documents() -> Vec<Value> {
+/// Every file of the fixture directories (the tests, the examples, the
+/// docs book), each directory's entries in name order, depth first.
+pub(crate) fn fixture_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut out = Vec::new();
     for dir in ["tests", "examples", "docs/src"] {
-        walk(&root.join(dir), &mut out);
+        files_under(&root.join(dir), &mut out);
+    }
+    out
+}
+
+fn fixture_documents() -> Vec<Value> {
+    let mut out = Vec::new();
+    for path in fixture_files() {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        for (text, json) in document_texts(&path, &text) {
+            out.extend(parse_document(&text, json));
+        }
     }
     out
 }

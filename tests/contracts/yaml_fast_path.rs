@@ -2,14 +2,15 @@
 //! wherever the fast path answers, its tree is serde-saphyr's, node by node,
 //! with the same values, lines and byte spans, under both scalar rules (the
 //! contract's, where `042` stays a string, and YAML 1.2 core's); and where
-//! the parser rejects a text, serde-saphyr rejects it too. Documents:
-//! every YAML text of the test corpora and the examples (front matter,
-//! fenced blocks and whole files), a table of scalar spellings, and
+//! the parser rejects a text, serde-saphyr rejects it too. Documents: every
+//! JSON and YAML document of the fixtures as the schema differential reads
+//! them (files, front matter and fenced blocks of the tests, the examples
+//! and the docs book), those files whole, a table of scalar spellings, and
 //! generated documents.
 
+use super::schema_differential::{document_texts, fixture_files};
 use mastermind_hooks::contract::yaml::{self, FastParse, YamlNode};
 use proptest::prelude::*;
-use std::path::Path;
 
 /// Debug text compares NaN with NaN, which `PartialEq` does not.
 fn same(a: &YamlNode, b: &YamlNode) -> bool {
@@ -46,56 +47,18 @@ fn agree(text: &str) -> bool {
     answered
 }
 
-/// The YAML texts a file holds: itself, its front matter, its fenced
-/// `yaml` blocks.
-fn texts_of(content: &str) -> Vec<String> {
-    let mut texts = vec![content.to_string()];
-    if let Some(rest) = content.strip_prefix("---\n")
-        && let Some(end) = rest.find("\n---")
-    {
-        texts.push(rest[..=end].to_string());
-    }
-    let mut rest = content;
-    while let Some(start) = rest.find("```yaml\n") {
-        let body = &rest[start + 8..];
-        let Some(end) = body.find("```") else { break };
-        texts.push(body[..end].to_string());
-        rest = &body[end..];
-    }
-    texts
-}
-
-fn files_under(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            files_under(&path, out);
-        } else if path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| matches!(e, "md" | "yaml" | "yml" | "json"))
-        {
-            out.push(path);
-        }
-    }
-}
-
 #[test]
 fn the_fast_path_gives_serde_saphyrs_tree_on_every_corpus_document() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    for dir in ["tests/data", "examples", "schemas", ".mastermind"] {
-        files_under(&root.join(dir), &mut files);
-    }
     let (mut texts, mut answered) = (0usize, 0usize);
-    for file in &files {
-        let Ok(content) = std::fs::read_to_string(file) else {
+    for path in fixture_files() {
+        let Ok(content) = std::fs::read_to_string(&path) else {
             continue;
         };
-        for text in texts_of(&content) {
+        // The documents the schema differential reads, and every such
+        // file whole (a Markdown report is the parser's to reject).
+        let documents = document_texts(&path, &content);
+        let whole = (!documents.is_empty()).then_some(content);
+        for text in documents.into_iter().map(|(text, _)| text).chain(whole) {
             texts += 1;
             if agree(&text) {
                 answered += 1;
