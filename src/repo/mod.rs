@@ -203,10 +203,17 @@ impl Repo {
     pub fn settle_index_checksums(&self) -> Result<()> {
         let pending = self.index_checksums.borrow_mut().take().unwrap_or_default();
         let mut first = None;
-        for (path, handle) in pending {
+        for tree::PendingChecksum {
+            path,
+            handle,
+            mapping,
+        } in pending
+        {
             if let Err(e) = tree::checksum_verdict(&path, handle.join()) {
                 first.get_or_insert(e);
             }
+            // Unmapped only now, the thread gone (tree::spawn_shared_checksum).
+            drop(mapping);
         }
         first.map_or(Ok(()), Err)
     }

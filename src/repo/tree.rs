@@ -872,43 +872,67 @@ fn decode_index(repo: &Repo) -> Result<gix::index::File> {
         }
         Err(e) => return Err(unreadable(&e)),
     }
-    // The trailing checksum is verified on a second thread while the
-    // entries are decoded (for a large index the hash costs more than the
-    // decoding); a mismatch makes the index unavailable all the same. A
-    // caller that deferred the verification (the gate) joins that thread
-    // only before it gives its verdict, so the hash runs beside the
-    // judging too.
-    if let Some(handle) = spawn_deferred_checksum(repo, &path, kind) {
-        let file = gix::index::File::at(&path, kind, true, gix::index::decode::Options::default())
+    // Mapped once, for the decoding and for the checksum. The trailing
+    // checksum is verified on a second thread while the entries are
+    // decoded (for a large index the hash costs more than the decoding); a
+    // mismatch makes the index unavailable all the same. A caller that
+    // deferred the verification (the gate) joins that thread only before it
+    // gives its verdict, so the hash runs beside the judging too.
+    let file = crate::safe_fs::open_read(&path, crate::safe_fs::Follow::Links)
+        .map_err(|e| unreadable(&e))?;
+    let modified = file.metadata().map_err(|e| unreadable(&e))?;
+    // SAFETY: read-only; git replaces the index by renaming a new file over
+    // it, never by writing into it (as in `listed_index`).
+    let data =
+        std::sync::Arc::new(unsafe { memmap2::Mmap::map(&file) }.map_err(|e| unreadable(&e))?);
+    let decode = |data: &[u8]| -> Result<gix::index::File> {
+        let timestamp = filetime::FileTime::from_last_modification_time(&modified);
+        let options = gix::index::decode::Options::default();
+        let (state, _) = gix::index::State::from_bytes(data, timestamp, kind, options)
             .map_err(|e| unreadable(&e))?;
-        if let Some(pending) = repo.index_checksums.borrow_mut().as_mut() {
-            pending.push((path, handle));
+        if state.link().is_some() {
+            // A split index: gix reads the shared index it names and merges
+            // the two, which only its own opening does.
+            return gix::index::File::at(&path, kind, true, options).map_err(|e| unreadable(&e));
         }
-        return Ok(file);
+        Ok(gix::index::File::from_state(state, path.clone()))
+    };
+    if let Some(handle) = spawn_shared_checksum(repo, &data, kind) {
+        let decoded = decode(&data)?;
+        if let Some(pending) = repo.index_checksums.borrow_mut().as_mut() {
+            pending.push(PendingChecksum {
+                path: path.clone(),
+                handle,
+                mapping: Some(data),
+            });
+        }
+        return Ok(decoded);
     }
     std::thread::scope(|scope| {
-        let checksum = scope.spawn(|| index_checksum_holds(&path, kind));
-        let file = gix::index::File::at(&path, kind, true, gix::index::decode::Options::default())
-            .map_err(|e| unreadable(&e));
+        let checksum = scope.spawn(|| Ok(checksum_holds(&data, kind)));
+        let decoded = decode(&data);
         checksum_verdict(&path, checksum.join())?;
-        file
+        decoded
     })
 }
 
-/// Where the caller deferred the index checksums
-/// ([`Repo::defer_index_checksums`]), the thread that verifies the one of
-/// the index at `path`; `None` when nothing was deferred or no thread
-/// could be started (the caller then verifies it before it goes on).
-fn spawn_deferred_checksum(
+/// Verify the index's checksum ([`checksum_holds`]) on a thread of its
+/// own, over a mapping the caller reads too. The caller's handle on the mapping waits in the pending list and is let go
+/// only after the thread is joined, so the mapping is unmapped once, by the
+/// joining thread, with no other thread of the process left running: an
+/// unmapping while another thread runs makes the kernel interrupt that
+/// thread's core to flush its address translations (0.1 ms of `check
+/// --staged` on the bench's limit repository, development chapter).
+fn spawn_shared_checksum(
     repo: &Repo,
-    path: &std::path::Path,
+    data: &std::sync::Arc<memmap2::Mmap>,
     kind: gix::hash::Kind,
 ) -> Option<std::thread::JoinHandle<std::io::Result<bool>>> {
     repo.index_checksums.borrow().as_ref()?;
-    let owned = path.to_path_buf();
+    let shared = std::sync::Arc::clone(data);
     std::thread::Builder::new()
         .name("index-checksum".into())
-        .spawn(move || index_checksum_holds(&owned, kind))
+        .spawn(move || Ok(checksum_holds(&shared, kind)))
         .ok()
 }
 
@@ -927,22 +951,36 @@ fn listed_index(repo: &Repo) -> Option<index_list::Listed> {
     // never blocks (crate::safe_fs).
     let file = crate::safe_fs::open_read(&path, crate::safe_fs::Follow::Links).ok()?;
     // SAFETY: read-only and private; git replaces the index by renaming a
-    // new file over it, never by writing into it (as for the checksum's
-    // mapping in `index_checksum_holds`).
-    let data = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+    // new file over it, never by writing into it, and a file truncated
+    // underneath would at worst fault this read, as it would gix's own
+    // mapping of the same file. The checksum thread hashes this mapping.
+    let data = std::sync::Arc::new(unsafe { memmap2::Mmap::map(&file) }.ok()?);
     // The hash runs while the files are listed. Where the listing leaves
     // the index to gix, the same verdict is waited for all the same.
-    let handle = spawn_deferred_checksum(repo, &path, kind)?;
+    let handle = spawn_shared_checksum(repo, &data, kind)?;
     let listed = index_list::list(&data, kind);
     if let Some(pending) = repo.index_checksums.borrow_mut().as_mut() {
-        pending.push((path, handle));
+        pending.push(PendingChecksum {
+            path,
+            handle,
+            mapping: Some(data),
+        });
     }
     listed
 }
 
-/// Index checksums still being verified, each on its own thread, for the
+/// An index checksum still being verified on its own thread, for the
 /// caller to join ([`crate::repo::Repo::settle_index_checksums`]).
-pub(crate) type PendingChecksums = Vec<(PathBuf, std::thread::JoinHandle<std::io::Result<bool>>)>;
+pub(crate) struct PendingChecksum {
+    pub path: PathBuf,
+    pub handle: std::thread::JoinHandle<std::io::Result<bool>>,
+    /// The mapping the thread hashes, where the caller read it too: held
+    /// here until the thread is joined ([`spawn_shared_checksum`]).
+    pub mapping: Option<std::sync::Arc<memmap2::Mmap>>,
+}
+
+/// The checksums a gate run has yet to join.
+pub(crate) type PendingChecksums = Vec<PendingChecksum>;
 
 /// The index at `path` is unavailable, for the reason `why`.
 fn index_unreadable(path: &std::path::Path, why: &dyn std::fmt::Display) -> RepoError {
@@ -966,33 +1004,25 @@ pub(super) fn checksum_verdict(
     }
 }
 
-/// True when the index file ends in the hash of everything before it, or
-/// in a null hash (`index.skipHash`), as git writes it.
+/// True when the index `data` (the whole file) ends in the hash of
+/// everything before it, or in a null hash (`index.skipHash`), as git
+/// writes it.
 ///
-/// The file is mapped, not copied, and hashed with plain SHA-1 (SHA-NI
-/// where the CPU has it): the trailer is a checksum against corruption,
-/// which git itself does not even verify on a read, not an object id, so
-/// the collision detection git's object ids need (a third of the cost)
-/// buys nothing here.
-fn index_checksum_holds(path: &std::path::Path, kind: gix::hash::Kind) -> std::io::Result<bool> {
+/// Hashed with plain SHA-1 (SHA-NI where the CPU has it): the trailer is a
+/// checksum against corruption, which git itself does not even verify on a
+/// read, not an object id, so the collision detection git's object ids need
+/// (a third of the cost) buys nothing here.
+fn checksum_holds(data: &[u8], kind: gix::hash::Kind) -> bool {
     use sha1::Digest;
-    // Regular files only: an index that is a FIFO never blocks the gate.
-    let file = crate::safe_fs::open_read(path, crate::safe_fs::Follow::Links)
-        .map_err(std::io::Error::from)?;
-    // SAFETY: the mapping is read-only and private; git replaces the
-    // index by renaming a new file over it, never by writing into it, and
-    // a file truncated underneath would at worst fault this read, as it
-    // would gix's own mapping of the same file.
-    let data = unsafe { memmap2::Mmap::map(&file)? };
     let width = kind.len_in_bytes();
     if data.len() < width {
-        return Ok(false);
+        return false;
     }
     let (body, trailer) = data.split_at(data.len() - width);
     if trailer.iter().all(|b| *b == 0) {
-        return Ok(true);
+        return true;
     }
-    Ok(match kind {
+    match kind {
         gix::hash::Kind::Sha1 => sha1::Sha1::digest(body).as_slice() == trailer,
         // Other formats (SHA-256 repositories are refused before this) keep
         // gix's hasher.
@@ -1004,7 +1034,7 @@ fn index_checksum_holds(path: &std::path::Path, kind: gix::hash::Kind) -> std::i
                 .try_finalize()
                 .is_ok_and(|id| id.as_bytes() == trailer)
         }
-    })
+    }
 }
 
 #[cfg(unix)]

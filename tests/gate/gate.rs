@@ -834,6 +834,58 @@ fn digest_prints_the_same_tree_v1_for_equal_views() {
     assert_eq!(status(&output), 2);
 }
 
+/// A split index (`git update-index --split-index`: a small index naming a
+/// shared one) is read whole in every mode: the gate maps an ordinary index
+/// once and decodes it from that mapping, and leaves a split one to gix,
+/// which merges the shared index in. The digests and the verdicts are those
+/// of the same index written whole.
+#[test]
+fn a_split_index_is_read_as_the_same_index_written_whole() {
+    let repo = base_repo();
+    repo.write_task(TASK, &["src/lib.py"], &["src/lib.py"]);
+    repo.write("src/lib.py", "def value():\n    return 2\n");
+    repo.git(&["add", "-A"]);
+    let seen = |repo: &TestRepo| {
+        let digests: Vec<String> = ["--staged", "--worktree"]
+            .iter()
+            .map(|target| {
+                let output = repo.run(&["digest", "--json", target], None);
+                assert_eq!(status(&output), 0, "{target}: {}", text(&output));
+                json(&output)["digest"].as_str().unwrap().to_string()
+            })
+            .collect();
+        let verdicts: Vec<(i32, serde_json::Value)> = [&["--staged"][..], &["--worktree"][..]]
+            .iter()
+            .map(|mode| {
+                let (code, report) = check_json(repo, mode);
+                (code, report["tasks"].clone())
+            })
+            .collect();
+        (digests, verdicts)
+    };
+    let whole = seen(&repo);
+    assert_eq!(whole.1[0].0, 0, "{:?}", whole.1);
+    repo.git(&["update-index", "--split-index"]);
+    // A change staged after the split lives in the small index only.
+    repo.write("src/other.py", "x = 2\n");
+    repo.git(&["add", "src/other.py"]);
+    let split = seen(&repo);
+    assert!(
+        std::fs::read_dir(repo.path().join(".git"))
+            .unwrap()
+            .any(|e| e
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("sharedindex.")),
+        "git wrote a shared index"
+    );
+    repo.git(&["update-index", "--no-split-index"]);
+    let rejoined = seen(&repo);
+    assert_eq!(split, rejoined, "split and whole read alike");
+    assert_ne!(whole.0, split.0, "the second change is seen");
+}
+
 /// `digest --staged` and `--worktree` give no digest of an index whose
 /// checksum does not hold, although the checksum is verified while the
 /// view is read: the digest waits for it.
