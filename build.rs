@@ -1,23 +1,31 @@
-//! Build script: one link flag, nothing else. On Linux with glibc the
-//! binary is linked with packed relative relocations (`-z
-//! pack-relative-relocs`, DT_RELR): the tens of thousands of pointers in
-//! Rust's vtables and static tables otherwise take one 24-byte `.rela.dyn`
-//! entry each (about 1.1 MB of a 10 MB binary) and are all applied by the
-//! dynamic loader at every start of every hook.
+//! Build script: link flags for Linux with glibc, nothing else.
 //!
-//! The flag needs a linker that knows it (GNU ld 2.38, lld 15, mold) and a
-//! C library that applies DT_RELR (glibc 2.36); a binary linked with it does
-//! not start on an older glibc. So the script links and runs a one-line C
-//! program with the flag first, with the linker cargo uses, and passes the
-//! flag on only when that program ran. Cross builds, other systems and
-//! musl (the release workflow's static binaries) are left as they are, and
-//! `MASTERMIND_HOOKS_NO_RELR=1` turns it off (for a binary meant for an
-//! older glibc than the build machine's).
+//! 1. A static binary (`.cargo/config.toml` sets `crt-static` for the
+//!    machine's own target): the script links and runs a one-line C program
+//!    as a static PIE first, and where that fails (a C library without its
+//!    static archive, as on Fedora without glibc-static) it stops the build
+//!    at once with the fix, instead of letting the final link fail minutes
+//!    later with the linker's words.
+//! 2. Packed relative relocations (`-z pack-relative-relocs`, DT_RELR): the
+//!    tens of thousands of pointers in Rust's vtables and static tables
+//!    otherwise take one 24-byte `.rela.dyn` entry each (about 1.1 MB of a
+//!    10 MB binary), all applied at every start of every hook. The flag
+//!    needs a linker that knows it (GNU ld 2.38, lld 15, mold) and a C
+//!    library that applies DT_RELR (glibc 2.36); a binary linked with it
+//!    does not start on an older glibc. So the script links and runs the
+//!    same program with the flag (and statically, where the binary is) and
+//!    passes the flag on only when that program ran.
+//!
+//! Cross builds, other systems and musl (the release workflow's static
+//! binaries) are left as they are. `MASTERMIND_HOOKS_NO_RELR=1` turns the
+//! relocation flag off (for a binary meant for an older glibc than the
+//! build machine's).
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-const FLAG: &str = "-Wl,-z,pack-relative-relocs";
+const RELR: &str = "-Wl,-z,pack-relative-relocs";
+const STATIC_PIE: &str = "-static-pie";
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
@@ -25,25 +33,38 @@ fn main() {
     println!("cargo:rerun-if-env-changed=RUSTC_LINKER");
     let target = std::env::var("TARGET").unwrap_or_default();
     let host = std::env::var("HOST").unwrap_or_default();
-    if target != host
-        || !target.ends_with("-linux-gnu")
-        || std::env::var_os("MASTERMIND_HOOKS_NO_RELR").is_some()
-    {
+    if target != host || !target.ends_with("-linux-gnu") {
         return;
     }
-    if links_and_runs_with_relr() {
-        println!("cargo:rustc-link-arg-bins={FLAG}");
+    let features = std::env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
+    let linked_static = features.split(',').any(|f| f == "crt-static");
+    let base: &[&str] = if linked_static { &[STATIC_PIE] } else { &[] };
+    if linked_static && !links_and_runs(base) {
+        panic!(
+            "\n\nmastermind-hooks links statically on Linux with glibc (.cargo/config.toml), \
+             and this machine's C compiler cannot link a static program: the C library's \
+             static archive (libc.a) is missing.\n\
+             Install it (Fedora, RHEL: `dnf install glibc-static`; Debian, Ubuntu: \
+             `apt install libc6-dev`), or build the dynamic binary instead:\n\
+             \n    RUSTFLAGS=\"-C relocation-model=pie\" cargo install --locked --path .\n\n"
+        );
+    }
+    if std::env::var_os("MASTERMIND_HOOKS_NO_RELR").is_some() {
+        return;
+    }
+    if links_and_runs(&[base, &[RELR]].concat()) {
+        println!("cargo:rustc-link-arg-bins={RELR}");
     }
 }
 
-/// True when a program linked with [`FLAG`] by the linker cargo uses for
-/// this target (`cc` unless configured) runs on this machine.
-fn links_and_runs_with_relr() -> bool {
+/// True when a one-line C program linked with `flags` by the linker cargo
+/// uses for this target (`cc` unless configured) runs on this machine.
+fn links_and_runs(flags: &[&str]) -> bool {
     let Some(out) = std::env::var_os("OUT_DIR").map(PathBuf::from) else {
         return false;
     };
-    let source = out.join("relr_probe.c");
-    let program = out.join("relr_probe");
+    let source = out.join("link_probe.c");
+    let program = out.join(format!("link_probe{}", flags.len()));
     if std::fs::write(&source, "int main(void) { return 0; }\n").is_err() {
         return false;
     }
@@ -52,7 +73,7 @@ fn links_and_runs_with_relr() -> bool {
         .arg(&source)
         .arg("-o")
         .arg(&program)
-        .arg(FLAG)
+        .args(flags)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()

@@ -7,8 +7,14 @@ set -euo pipefail
 runs=${1:-5}
 here=$(cd "$(dirname "$0")/.." && pwd)
 # Build first: the isolated HOME below would hide the toolchain.
-cargo build -q --release --manifest-path "$here/Cargo.toml"
-bin="${CARGO_TARGET_DIR:-$here/target}/release/mastermind-hooks"
+# The executable cargo reports (target/<host tuple>/release/ with the
+# repository's cargo configuration).
+bin=$(cd "$here" && cargo build -q --release --message-format=json |
+    python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "mastermind-hooks":
+        print(m["executable"])')
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export HOME="$work/home" XDG_STATE_HOME="$work/home/.local/state"

@@ -13,8 +13,9 @@ adds the many-tasks row (N tasks with distinct baselines, bench/gen_tasks.py);
 
 Needs hyperfine (Debian: apt install hyperfine), git, openssl, python3; ajv-cli
 is installed into bench/work/ on first use when npm can reach its registry (the
-row is marked n/a otherwise). The binary is taken from $CARGO_TARGET_DIR when
-set, else target/. Repositories are generated
+row is marked n/a otherwise). The binary is the one `cargo build --release`
+builds (under $CARGO_TARGET_DIR when set, else target/, in the host's
+target directory: .cargo/config.toml). Repositories are generated
 deterministically under bench/work/ and reused across runs.
 """
 import argparse
@@ -37,8 +38,8 @@ SIZES = {
     "limit": (10_000, 64 * 1024 * 1024),
     "large": (100_000, 640 * 1024 * 1024),
 }
-TARGET = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
-BIN = os.path.join(TARGET, "release", "mastermind-hooks")
+# Set by build(): the executable cargo reports it built.
+BIN = "mastermind-hooks"
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
     "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
@@ -57,7 +58,19 @@ def has(tool):
 
 
 def build():
-    sh(["cargo", "build", "--release", "--locked"], cwd=ROOT)
+    """Build the release binary and point BIN at it, where cargo says it
+    wrote it (target/<host tuple>/release/ with the repository's cargo
+    configuration)."""
+    global BIN
+    out = sh(["cargo", "build", "--release", "--locked", "--message-format=json"], cwd=ROOT,
+             capture=True).stdout
+    for line in out.splitlines():
+        message = json.loads(line)
+        if message.get("reason") == "compiler-artifact" and message.get("executable") \
+                and message["target"]["name"] == "mastermind-hooks":
+            BIN = message["executable"]
+    if not os.path.isfile(BIN):
+        sys.exit(f"cargo built no mastermind-hooks executable: {BIN}")
 
 
 def repo_for(size):
