@@ -38,8 +38,12 @@ SIZES = {
     "limit": (10_000, 64 * 1024 * 1024),
     "large": (100_000, 640 * 1024 * 1024),
 }
-# Set by build(): the executable cargo reports it built.
+# Set by build(): the executable cargo reports it built, and the same
+# source built as a dynamic executable for heaptrack, which counts the heap
+# through LD_PRELOAD (a static binary ignores it: heaptrack then waits for
+# a report that never comes). Both use the same allocator, glibc's malloc.
 BIN = "mastermind-hooks"
+HEAP_BIN = None
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
     "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
@@ -57,20 +61,30 @@ def has(tool):
     return shutil.which(tool) is not None
 
 
-def build():
-    """Build the release binary and point BIN at it, where cargo says it
-    wrote it (target/<host tuple>/release/ with the repository's cargo
+def cargo_executable(env=None):
+    """Build the release binary and return where cargo says it wrote it
+    (target/<host tuple>/release/ with the repository's cargo
     configuration)."""
-    global BIN
     out = sh(["cargo", "build", "--release", "--locked", "--message-format=json"], cwd=ROOT,
-             capture=True).stdout
+             capture=True, env=env).stdout
+    found = None
     for line in out.splitlines():
         message = json.loads(line)
         if message.get("reason") == "compiler-artifact" and message.get("executable") \
                 and message["target"]["name"] == "mastermind-hooks":
-            BIN = message["executable"]
-    if not os.path.isfile(BIN):
-        sys.exit(f"cargo built no mastermind-hooks executable: {BIN}")
+            found = message["executable"]
+    if not found or not os.path.isfile(found):
+        sys.exit(f"cargo built no mastermind-hooks executable ({env or 'default flags'})")
+    return found
+
+
+def build():
+    global BIN, HEAP_BIN
+    BIN = cargo_executable()
+    if has("heaptrack"):
+        target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
+        HEAP_BIN = cargo_executable({"RUSTFLAGS": "-C relocation-model=pie",
+                                     "CARGO_TARGET_DIR": os.path.join(target, "heap-probe")})
 
 
 def repo_for(size):
@@ -150,11 +164,18 @@ def peak_heap_kib(command, cwd):
     """Peak heap of one run, from heaptrack when it is installed. Unlike the
     RSS this leaves out file pages mapped read-only (git's pack files), which
     the kernel can drop at any time."""
-    if not has("heaptrack") or not has("heaptrack_print"):
+    if not has("heaptrack") or not has("heaptrack_print") or not HEAP_BIN:
         return None
+    command = command.replace(BIN, HEAP_BIN, 1)
     out_dir = tempfile.mkdtemp()
     base = os.path.join(out_dir, "ht")
-    sh(["heaptrack", "-o", base, *shlex.split(command)], cwd=cwd, check=False, capture=True)
+    try:
+        subprocess.run(["heaptrack", "-o", base, *shlex.split(command)], cwd=cwd,
+                       env=dict(os.environ, **GIT_ENV), stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=300)
+    except subprocess.TimeoutExpired:
+        shutil.rmtree(out_dir, ignore_errors=True)
+        return None
     files = [f for f in os.listdir(out_dir) if f.startswith("ht")]
     peak = None
     if files:
