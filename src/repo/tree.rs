@@ -909,30 +909,34 @@ fn decode_index(repo: &Repo) -> Result<gix::index::File> {
         return Ok(decoded);
     }
     std::thread::scope(|scope| {
-        let checksum = scope.spawn(|| Ok(checksum_holds(&data, kind)));
+        let checksum = scope.spawn(|| checksum_holds(&data, kind));
         let decoded = decode(&data);
         checksum_verdict(&path, checksum.join())?;
         decoded
     })
 }
 
-/// Verify the index's checksum ([`checksum_holds`]) on a thread of its
-/// own, over a mapping the caller reads too. The caller's handle on the mapping waits in the pending list and is let go
-/// only after the thread is joined, so the mapping is unmapped once, by the
-/// joining thread, with no other thread of the process left running: an
-/// unmapping while another thread runs makes the kernel interrupt that
-/// thread's core to flush its address translations (0.1 ms of `check
-/// --staged` on the bench's limit repository, development chapter).
+/// Where the caller deferred the index checksums
+/// ([`Repo::defer_index_checksums`]), verify the index's checksum
+/// ([`checksum_holds`]) on a thread of its own, over a mapping the caller
+/// reads too; `None` when nothing was deferred or no thread could be
+/// started. The caller's handle on the mapping waits in the pending list
+/// and is let go only after the thread is joined, so the mapping is
+/// unmapped once, by the joining thread, with no other thread of the
+/// process left running: an unmapping while another thread runs makes the
+/// kernel interrupt that thread's core to flush its address translations
+/// (0.2 ms of `check --staged` on the bench's limit repository; development
+/// chapter).
 fn spawn_shared_checksum(
     repo: &Repo,
     data: &std::sync::Arc<memmap2::Mmap>,
     kind: gix::hash::Kind,
-) -> Option<std::thread::JoinHandle<std::io::Result<bool>>> {
+) -> Option<std::thread::JoinHandle<bool>> {
     repo.index_checksums.borrow().as_ref()?;
     let shared = std::sync::Arc::clone(data);
     std::thread::Builder::new()
         .name("index-checksum".into())
-        .spawn(move || Ok(checksum_holds(&shared, kind)))
+        .spawn(move || checksum_holds(&shared, kind))
         .ok()
 }
 
@@ -973,7 +977,7 @@ fn listed_index(repo: &Repo) -> Option<index_list::Listed> {
 /// caller to join ([`crate::repo::Repo::settle_index_checksums`]).
 pub(crate) struct PendingChecksum {
     pub path: PathBuf,
-    pub handle: std::thread::JoinHandle<std::io::Result<bool>>,
+    pub handle: std::thread::JoinHandle<bool>,
     /// The mapping the thread hashes, where the caller read it too: held
     /// here until the thread is joined ([`spawn_shared_checksum`]).
     pub mapping: Option<std::sync::Arc<memmap2::Mmap>>,
@@ -993,13 +997,12 @@ fn index_unreadable(path: &std::path::Path, why: &dyn std::fmt::Display) -> Repo
 /// What the checksum thread of the index at `path` found, as a result.
 pub(super) fn checksum_verdict(
     path: &std::path::Path,
-    joined: std::thread::Result<std::io::Result<bool>>,
+    joined: std::thread::Result<bool>,
 ) -> Result<()> {
     let unreadable = |e: &dyn std::fmt::Display| index_unreadable(path, e);
     match joined {
-        Ok(Ok(true)) => Ok(()),
-        Ok(Ok(false)) => Err(unreadable(&"its checksum does not match its content")),
-        Ok(Err(e)) => Err(unreadable(&e)),
+        Ok(true) => Ok(()),
+        Ok(false) => Err(unreadable(&"its checksum does not match its content")),
         Err(_) => Err(unreadable(&"the checksum thread panicked")),
     }
 }
