@@ -899,13 +899,7 @@ fn decode_index(repo: &Repo) -> Result<gix::index::File> {
     };
     if let Some(handle) = spawn_shared_checksum(repo, &data, kind) {
         let decoded = decode(&data)?;
-        if let Some(pending) = repo.index_checksums.borrow_mut().as_mut() {
-            pending.push(PendingChecksum {
-                path: path.clone(),
-                handle,
-                mapping: Some(data),
-            });
-        }
+        defer_checksum(repo, path.clone(), handle, data);
         return Ok(decoded);
     }
     std::thread::scope(|scope| {
@@ -963,14 +957,25 @@ fn listed_index(repo: &Repo) -> Option<index_list::Listed> {
     // the index to gix, the same verdict is waited for all the same.
     let handle = spawn_shared_checksum(repo, &data, kind)?;
     let listed = index_list::list(&data, kind);
+    defer_checksum(repo, path, handle, data);
+    listed
+}
+
+/// Leave the checksum thread `handle` of the index at `path`, which hashes
+/// `mapping`, for the caller to join ([`spawn_shared_checksum`]).
+fn defer_checksum(
+    repo: &Repo,
+    path: PathBuf,
+    handle: std::thread::JoinHandle<bool>,
+    mapping: std::sync::Arc<memmap2::Mmap>,
+) {
     if let Some(pending) = repo.index_checksums.borrow_mut().as_mut() {
         pending.push(PendingChecksum {
             path,
             handle,
-            mapping: Some(data),
+            mapping,
         });
     }
-    listed
 }
 
 /// An index checksum still being verified on its own thread, for the
@@ -978,9 +983,9 @@ fn listed_index(repo: &Repo) -> Option<index_list::Listed> {
 pub(crate) struct PendingChecksum {
     pub path: PathBuf,
     pub handle: std::thread::JoinHandle<bool>,
-    /// The mapping the thread hashes, where the caller read it too: held
+    /// The mapping the thread hashes, which the caller read too: held
     /// here until the thread is joined ([`spawn_shared_checksum`]).
-    pub mapping: Option<std::sync::Arc<memmap2::Mmap>>,
+    pub mapping: std::sync::Arc<memmap2::Mmap>,
 }
 
 /// The checksums a gate run has yet to join.
