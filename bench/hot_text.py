@@ -8,7 +8,8 @@ Why: the release binary has about 5.5 MB of code, of which a hook run
 executes about 1.5 MB, spread over the whole of it; the kernel maps a
 program's code a 64 KB window at a time, at the first touch of each, so
 a `check --staged` took a page fault in nearly every window of the file
-(about 85) before it did any work (development chapter, "Start-up").
+(about 85) before it did any work (development chapter, "Build time and
+binary size", item 7).
 
 How: builds the release binary exactly as `cargo build --release` does
 (same profile, so the same symbol names), in its own target directory,
