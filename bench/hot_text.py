@@ -39,7 +39,6 @@ and the bench's generator (bench/run.py builds the repository on first use).
 import argparse
 import bisect
 import collections
-import json
 import os
 import re
 import subprocess
@@ -184,15 +183,6 @@ def patterns(sections, hot):
     return members, names, hot_bytes
 
 
-def stop_payload(repo):
-    path = os.path.join(run.WORK, "stop-payload.json")
-    with open(path, "w") as fh:
-        json.dump({"session_id": "bench", "transcript_path": "/dev/null", "cwd": repo,
-                   "permission_mode": "default", "hook_event_name": "Stop",
-                   "stop_hook_active": False, "last_assistant_message": "done"}, fh)
-    return path
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default=os.path.join(run.ROOT, "build", "hot-text.ld"))
@@ -212,7 +202,7 @@ def main():
     for cmd in HOT_CMDS:
         print("callgrind:", " ".join(cmd), file=sys.stderr)
         addresses |= executed(binary, repo, cmd)
-    with open(stop_payload(repo)) as payload:
+    with open(run.stop_payload(repo)) as payload:
         print("callgrind: agent-hook stop", file=sys.stderr)
         addresses |= executed(binary, repo, ["agent-hook", "stop", "--harness", "claude-code"], stdin=payload)
     demo = os.path.join(run.ROOT, "examples", "demo-task")

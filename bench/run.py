@@ -369,15 +369,22 @@ def folders_rows(folders, runs):
     return hyperfine_many("folders", commands, WORK, max(3, runs // 3), shell="sh")
 
 
-def agent_hook_rows(repo, runs):
-    """`agent-hook stop` as Claude Code runs it: a Stop payload on stdin, on a
-    repository with one task changed, beside `check --worktree` (the gate it
-    runs), measured together."""
+def stop_payload(repo):
+    """A Claude Code Stop payload for `repo`, written under bench/work/;
+    its path."""
     payload = os.path.join(WORK, "stop-payload.json")
     with open(payload, "w") as fh:
         json.dump({"session_id": "bench", "transcript_path": "/dev/null", "cwd": repo,
                    "permission_mode": "default", "hook_event_name": "Stop",
                    "stop_hook_active": False, "last_assistant_message": "done"}, fh)
+    return payload
+
+
+def agent_hook_rows(repo, runs):
+    """`agent-hook stop` as Claude Code runs it: a Stop payload on stdin, on a
+    repository with one task changed, beside `check --worktree` (the gate it
+    runs), measured together."""
+    payload = stop_payload(repo)
     hook, worktree = hyperfine_many(
         "agent-hook", [f"{BIN} agent-hook stop --harness claude-code < {payload}",
                        f"{BIN} check --worktree"], repo, max(runs, 20), shell="sh")
