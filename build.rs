@@ -100,10 +100,9 @@ fn hot_text_script() -> Option<String> {
     {
         return None;
     }
-    let dir = std::env::var("CARGO_MANIFEST_DIR").ok()?;
-    let script = PathBuf::from(dir).join(HOT_TEXT);
-    let script = script.to_str()?.to_owned();
-    (std::path::Path::new(&script).is_file() && !script.contains(',')).then_some(script)
+    let script = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").ok()?).join(HOT_TEXT);
+    let text = script.to_str()?;
+    (script.is_file() && !text.contains(',')).then(|| text.to_owned())
 }
 
 /// True when a one-line C program linked with `flags` by the linker cargo
