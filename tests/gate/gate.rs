@@ -25,10 +25,7 @@ fn check_json(repo: &TestRepo, mode: &[&str]) -> (i32, serde_json::Value) {
 
 #[test]
 fn an_in_scope_change_passes_and_names_the_task() {
-    let repo = base_repo();
-    repo.write_task(TASK, &["src/lib.py"], &["src/lib.py"]);
-    repo.write("src/lib.py", "def value():\n    return 2\n");
-    repo.git(&["add", "-A"]);
+    let repo = in_scope_change_staged();
     let output = repo.run(&["check", "--staged"], None);
     assert_eq!(status(&output), 0, "{}", text(&output));
     assert!(text(&output).contains("ok: task .mastermind/tasks/001-change-value"));
@@ -36,6 +33,16 @@ fn an_in_scope_change_passes_and_names_the_task() {
     assert_eq!(code, 0);
     assert_eq!(report["summary"]["tasks"], 1);
     assert_eq!(report["tasks"][0]["ok"], true);
+}
+
+/// The base repository with a task declaring `src/lib.py` and that file's
+/// change staged: a change the task covers.
+fn in_scope_change_staged() -> TestRepo {
+    let repo = base_repo();
+    repo.write_task(TASK, &["src/lib.py"], &["src/lib.py"]);
+    repo.write("src/lib.py", "def value():\n    return 2\n");
+    repo.git(&["add", "-A"]);
+    repo
 }
 
 /// The base repository with a task declaring `src/lib.py` and a staged
@@ -92,10 +99,7 @@ fn a_change_touching_no_task_passes_with_a_warning_locally_unless_a_task_is_requ
 
 #[test]
 fn a_partially_staged_file_is_judged_by_its_staged_content() {
-    let repo = base_repo();
-    repo.write_task(TASK, &["src/lib.py"], &["src/lib.py"]);
-    repo.write("src/lib.py", "def value():\n    return 2\n");
-    repo.git(&["add", "-A"]);
+    let repo = in_scope_change_staged();
     // Break the report in the working tree only: the staged copy is valid.
     let report_path = ".mastermind/tasks/001-change-value/executor-report.md";
     let good = std::fs::read_to_string(repo.path().join(report_path)).unwrap();
@@ -697,10 +701,7 @@ fn outside_a_repository_nothing_can_be_checked() {
 
 #[test]
 fn staged_and_worktree_checks_change_nothing() {
-    let repo = base_repo();
-    repo.write_task(TASK, &["src/lib.py"], &["src/lib.py"]);
-    repo.write("src/lib.py", "def value():\n    return 2\n");
-    repo.git(&["add", "-A"]);
+    let repo = in_scope_change_staged();
     repo.write("src/untracked.py", "u = 1\n");
     let before = fingerprint(&repo);
     let mtime = std::fs::metadata(repo.path().join(".git/index"))
@@ -841,10 +842,7 @@ fn digest_prints_the_same_tree_v1_for_equal_views() {
 /// of the same index written whole.
 #[test]
 fn a_split_index_is_read_as_the_same_index_written_whole() {
-    let repo = base_repo();
-    repo.write_task(TASK, &["src/lib.py"], &["src/lib.py"]);
-    repo.write("src/lib.py", "def value():\n    return 2\n");
-    repo.git(&["add", "-A"]);
+    let repo = in_scope_change_staged();
     let seen = |repo: &TestRepo| {
         let digests: Vec<String> = ["--staged", "--worktree"]
             .iter()
