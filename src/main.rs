@@ -1,7 +1,6 @@
 //! Entry point: parse arguments, run one command, map the result to an exit
 //! status. A panic anywhere is reported and exits 2, never 0.
 
-use clap::Parser;
 use mastermind_hooks::cli::{self, Cli};
 use mastermind_hooks::diagnostic::ExitStatus;
 use std::process::ExitCode;
@@ -10,7 +9,7 @@ fn main() -> ExitCode {
     // A panic anywhere is reported and exits 2 (src/crash.rs); the release
     // profile aborts on panic, so nothing here may rely on unwinding.
     mastermind_hooks::crash::install_hook();
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::from_process() {
         Ok(cli) => cli,
         Err(error) => {
             // --help and --version print and exit 0; usage errors exit 2.
