@@ -79,13 +79,13 @@ fn sha256_file_as_of(
     };
     let before = file.metadata().map_err(read_error)?;
     if !memo.wanted(before.len()) {
-        return hash_limited(file, path, limit).map(hex::encode);
+        return hash_limited(file, path, limit, before.len()).map(hex::encode);
     }
     let identity = Identity::of(path, &before, now);
     if let Some(found) = identity.as_ref().and_then(|id| memo.get(id)) {
         return Ok(hex::encode(found));
     }
-    let sha256 = hash_limited(&file, path, limit)?;
+    let sha256 = hash_limited(&file, path, limit, before.len())?;
     let after = file.metadata().map_err(read_error)?;
     if let Some(identity) = identity
         && Identity::of(path, &after, now) == Some(identity)
@@ -95,11 +95,29 @@ fn sha256_file_as_of(
     Ok(hex::encode(sha256))
 }
 
-/// SHA-256 of what `reader` yields, refusing more than `limit` bytes.
-fn hash_limited(reader: impl Read, path: &Path, limit: u64) -> Result<[u8; 32], RunError> {
+/// The most and the least a hash reads at once.
+const HASH_BUFFER_BYTES: u64 = 256 * 1024;
+const HASH_BUFFER_MIN_BYTES: u64 = 8 * 1024;
+
+/// SHA-256 of what `reader` yields, refusing more than `limit` bytes. The
+/// buffer fits `expected` bytes (the file's size when opened) and one
+/// more, from [`HASH_BUFFER_MIN_BYTES`] (a file that grows after its size
+/// was taken is still read in useful pieces) up to [`HASH_BUFFER_BYTES`]:
+/// a 35 KB `/usr/bin/true` is read in
+/// one call, without mapping and unmapping a 256 KB buffer for it (a
+/// hook's receipt check resolves such an executable on every run).
+fn hash_limited(
+    reader: impl Read,
+    path: &Path,
+    limit: u64,
+    expected: u64,
+) -> Result<[u8; 32], RunError> {
     let mut hasher = Sha256::new();
     let mut reader = reader.take(limit + 1);
-    let mut buffer = vec![0u8; 256 * 1024];
+    let size = expected
+        .saturating_add(1)
+        .clamp(HASH_BUFFER_MIN_BYTES, HASH_BUFFER_BYTES);
+    let mut buffer = vec![0u8; usize::try_from(size).unwrap_or(256 * 1024)];
     let mut total = 0u64;
     loop {
         let n = reader.read(&mut buffer).map_err(|source| RunError::Read {
@@ -184,6 +202,28 @@ mod tests {
             [9; 32],
             Format::Sha1,
         ))
+    }
+
+    #[test]
+    fn a_hash_reads_past_the_size_it_expected_and_still_refuses_too_much() {
+        let path = Path::new("grown");
+        let grown = vec![7u8; 300 * 1024];
+        let want: [u8; 32] = Sha256::digest(&grown).into();
+        assert_eq!(
+            hash_limited(&grown[..], path, 1 << 30, 10).unwrap(),
+            want,
+            "a file larger than its size when opened is hashed whole"
+        );
+        assert_eq!(
+            hash_limited(&grown[..], path, 1 << 30, 1 << 40).unwrap(),
+            want
+        );
+        assert!(matches!(
+            hash_limited(&grown[..], path, 1000, 10),
+            Err(RunError::TooLarge { limit: 1000, .. })
+        ));
+        let empty: [u8; 32] = Sha256::digest(b"").into();
+        assert_eq!(hash_limited(&b""[..], path, 0, 0).unwrap(), empty);
     }
 
     fn later() -> SystemTime {
