@@ -103,9 +103,9 @@ const HASH_BUFFER_MIN_BYTES: u64 = 8 * 1024;
 /// buffer fits `expected` bytes (the file's size when opened) and one
 /// more, from [`HASH_BUFFER_MIN_BYTES`] (a file that grows after its size
 /// was taken is still read in useful pieces) up to [`HASH_BUFFER_BYTES`]:
-/// a 35 KB `/usr/bin/true` is read in
-/// one call, without mapping and unmapping a 256 KB buffer for it (a
-/// hook's receipt check resolves such an executable on every run).
+/// a 35 KB `/usr/bin/true` is read in one call, without mapping and
+/// unmapping a 256 KB buffer for it (a hook's receipt check resolves such
+/// an executable on every run).
 fn hash_limited(
     reader: impl Read,
     path: &Path,
