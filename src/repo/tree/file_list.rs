@@ -113,17 +113,11 @@ impl FileList {
 
     /// True when every path is greater than the one before it.
     pub fn is_sorted_unique(&self) -> bool {
-        let mut start = 0;
-        let mut previous: Option<&[u8]> = None;
-        for (end, _) in &self.files {
-            let path = &self.paths[start..*end];
-            if previous.is_some_and(|previous| !precedes(previous, path)) {
-                return false;
-            }
-            previous = Some(path);
-            start = *end;
-        }
-        true
+        let mut paths = self.iter().map(|(path, _)| -> &[u8] { path });
+        let Some(mut previous) = paths.next() else {
+            return true;
+        };
+        paths.all(|path| precedes(std::mem::replace(&mut previous, path), path))
     }
 
     /// Sorted by path with the last entry of a repeated path kept (a
