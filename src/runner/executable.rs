@@ -96,8 +96,8 @@ fn sha256_file_as_of(
 }
 
 /// The most and the least a hash reads at once.
-const HASH_BUFFER_BYTES: u64 = 256 * 1024;
-const HASH_BUFFER_MIN_BYTES: u64 = 8 * 1024;
+const HASH_BUFFER_BYTES: usize = 256 * 1024;
+const HASH_BUFFER_MIN_BYTES: usize = 8 * 1024;
 
 /// SHA-256 of what `reader` yields, refusing more than `limit` bytes. The
 /// buffer fits `expected` bytes (the file's size when opened) and one
@@ -114,10 +114,10 @@ fn hash_limited(
 ) -> Result<[u8; 32], RunError> {
     let mut hasher = Sha256::new();
     let mut reader = reader.take(limit + 1);
-    let size = expected
-        .saturating_add(1)
+    let size = usize::try_from(expected.saturating_add(1))
+        .unwrap_or(HASH_BUFFER_BYTES)
         .clamp(HASH_BUFFER_MIN_BYTES, HASH_BUFFER_BYTES);
-    let mut buffer = vec![0u8; usize::try_from(size).unwrap_or(256 * 1024)];
+    let mut buffer = vec![0u8; size];
     let mut total = 0u64;
     loop {
         let n = reader.read(&mut buffer).map_err(|source| RunError::Read {
