@@ -1,6 +1,7 @@
 //! The project's own JSON Schemas, embedded at build time and compiled once
 //! per process (by the in-house validator in [`validator`]).
 
+mod pattern;
 pub mod validator;
 
 use serde_json::Value;

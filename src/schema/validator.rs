@@ -367,7 +367,11 @@ impl<'a> Compiler<'a> {
                         .as_str()
                         .ok_or_else(|| format!("{at}: expected a string"))?
                         .to_string();
-                    let regex = regex::Regex::new(&source).map_err(|e| format!("{at}: {e}"))?;
+                    let regex = super::pattern::regex_source(&source)
+                        .and_then(|translated| {
+                            regex::Regex::new(&translated).map_err(|e| e.to_string())
+                        })
+                        .map_err(|e| format!("{at}: {e}"))?;
                     Some(CheckKind::Pattern { regex, source })
                 }
                 "properties" => {
