@@ -4,7 +4,7 @@
 //! classes (`\s`, `\w`, `\d`) and without its other Unicode tables (case
 //! folding, general categories, scripts). Those tables are arrays of slices:
 //! every entry is a pointer the loader relocates when the position-
-//! independent binary starts, about 160 KB of relocated data (30 page
+//! independent binary starts, about 160 KB of relocated data (37 page
 //! faults) paid by every hook run whether or not a regex is ever compiled
 //! (development chapter, issue 29). Without the case-folding table a
 //! case-insensitive group cannot be compiled by the crate, so the one form
