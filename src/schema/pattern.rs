@@ -32,17 +32,17 @@ pub fn regex_source(source: &str) -> Result<String, String> {
         let (before, group) = rest.split_at(at);
         out.push_str(before);
         let escaped = before.bytes().rev().take_while(|b| *b == b'\\').count() % 2 == 1;
-        let flags: String = group[2..]
-            .chars()
-            .take_while(|c| "imsxuUR-".contains(*c))
-            .collect();
-        let after_flags = &group[2 + flags.len()..];
+        let (flags, after_flags) = group[2..].split_at(
+            group[2..]
+                .find(|c| !"imsxuUR-".contains(c))
+                .unwrap_or(group.len() - 2),
+        );
         if escaped || !flags.contains('i') || !after_flags.starts_with([':', ')']) {
             out.push_str("(?");
             rest = &group[2..];
             continue;
         }
-        let body = match (flags.as_str(), after_flags.strip_prefix(':')) {
+        let body = match (flags, after_flags.strip_prefix(':')) {
             ("i", Some(body)) => body,
             _ => return Err(unsupported(source)),
         };

@@ -1160,6 +1160,19 @@ mod tests {
         assert!(compile(&json!({"properties": {"a": {"format": "uri"}}})).is_err());
     }
 
+    /// A pattern this build cannot match as written (src/schema/pattern.rs)
+    /// fails the schema's compilation, naming the keyword.
+    #[test]
+    fn patterns_beyond_the_built_in_tables_fail_compilation() {
+        for pattern in ["(?i)held", "^\\p{L}+$", "^(?i:a.c)$"] {
+            let error = compile(&json!({"properties": {"v": {"pattern": pattern}}}))
+                .err()
+                .unwrap_or_default();
+            assert!(error.contains("/properties/v/pattern"), "{error}");
+        }
+        assert!(compile(&json!({"pattern": "^(?i:held|drift)$"})).is_ok());
+    }
+
     #[test]
     fn schema_paths_escape_their_tokens_and_follow_references() {
         let v = compile(&json!({
