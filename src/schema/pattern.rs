@@ -4,9 +4,9 @@
 //! classes (`\s`, `\w`, `\d`) and without its other Unicode tables (case
 //! folding, general categories, scripts). Those tables are arrays of slices:
 //! every entry is a pointer the loader relocates when the position-
-//! independent binary starts, about 160 KB of relocated data (37 page
-//! faults) paid by every hook run whether or not a regex is ever compiled
-//! (development chapter, issue 29). Without the case-folding table a
+//! independent binary starts, about 160 KB of relocated data (about 40
+//! page faults) paid by every hook run whether or not a regex is ever
+//! compiled (development chapter, issue 29). Without the case-folding table a
 //! case-insensitive group cannot be compiled by the crate, so the one form
 //! the embedded schemas use, a group of ASCII words such as
 //! `(?i:held|drift|broken)`, is written out here with each letter as the
