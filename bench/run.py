@@ -14,8 +14,7 @@ adds the many-tasks row (N tasks with distinct baselines, bench/gen_tasks.py);
 Needs hyperfine (Debian: apt install hyperfine), git, openssl, python3; ajv-cli
 is installed into bench/work/ on first use when npm can reach its registry (the
 row is marked n/a otherwise). The binary is the one `cargo build --release`
-builds (under $CARGO_TARGET_DIR when set, else target/, in the host's
-target directory: .cargo/config.toml). Repositories are generated
+builds (under $CARGO_TARGET_DIR when set, else target/release/). Repositories are generated
 deterministically under bench/work/ and reused across runs.
 """
 import argparse
@@ -63,8 +62,7 @@ def has(tool):
 
 def cargo_executable(env=None):
     """Build the release binary and return where cargo says it wrote it
-    (target/<host tuple>/release/ with the repository's cargo
-    configuration)."""
+    (target/release/ unless CARGO_TARGET_DIR says otherwise)."""
     out = sh(["cargo", "build", "--release", "--locked", "--message-format=json"], cwd=ROOT,
              capture=True, env=env).stdout
     found = None
@@ -82,9 +80,7 @@ def build():
     global BIN, HEAP_BIN
     BIN = cargo_executable()
     if has("heaptrack"):
-        target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
-        HEAP_BIN = cargo_executable({"RUSTFLAGS": "-C relocation-model=pie",
-                                     "CARGO_TARGET_DIR": os.path.join(target, "heap-probe")})
+        HEAP_BIN = BIN
 
 
 def repo_for(size):

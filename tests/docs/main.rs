@@ -1,12 +1,11 @@
 //! Documentation stays true: the book's reason-code page is exactly what
 //! `mastermind-hooks codes` prints. Refresh with `UPDATE_DOCS=1 cargo test --test docs`.
 //! `architecture` holds the source to the layers the development chapter
-//! draws; `hot_text` that the linker script build.rs passes only orders code.
+//! draws.
 //!
 //! One test binary: `cargo test --test docs [filter]`.
 
 mod architecture;
-mod hot_text;
 
 const BEGIN: &str = "<!-- codes:begin -->\n";
 const END: &str = "<!-- codes:end -->";
