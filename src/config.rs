@@ -827,6 +827,9 @@ pub struct AgentHooks {
     pub subagent_unknown: SubagentAction,
     /// Per-prefix actions; the longest matching prefix wins.
     pub subagent_prefixes: BTreeMap<String, SubagentAction>,
+    /// `agent_hooks.subagent` is written in the file: the team asked for
+    /// subagent contracts, so a return that cannot be judged is said.
+    pub subagent_configured: bool,
 }
 
 /// Blocked stops in a row before the loop guard lets the agent stop.
@@ -839,6 +842,7 @@ impl Default for AgentHooks {
             subagent_default: SubagentAction::Block,
             subagent_unknown: SubagentAction::Allow,
             subagent_prefixes: BTreeMap::new(),
+            subagent_configured: false,
         }
     }
 }
@@ -847,6 +851,7 @@ impl AgentHooks {
     fn from_file(file: AgentHooksFile) -> AgentHooks {
         let defaults = AgentHooks::default();
         AgentHooks {
+            subagent_configured: file.subagent != SubagentHooksFile::default(),
             max_consecutive_blocks: file
                 .max_consecutive_blocks
                 .unwrap_or(defaults.max_consecutive_blocks),
