@@ -40,8 +40,19 @@ impl std::fmt::Display for FactsError {
 /// Run `git ARGS` in `cwd` until `deadline`: its stdout on exit status 0,
 /// `None` on another status.
 pub fn git(cwd: &Path, args: &[&str], deadline: Instant) -> Result<Option<Vec<u8>>, FactsError> {
-    let shown = format!("git {}", args.join(" "));
-    let mut child = Command::new("git")
+    run(Path::new("git"), args, cwd, deadline)
+}
+
+/// Run `program ARGS` in `cwd` until `deadline` (killed past it): its
+/// stdout on exit status 0, `None` on another status.
+pub fn run(
+    program: &Path,
+    args: &[&str],
+    cwd: &Path,
+    deadline: Instant,
+) -> Result<Option<Vec<u8>>, FactsError> {
+    let shown = format!("{} {}", program.display(), args.join(" "));
+    let mut child = Command::new(program)
         .args(args)
         .current_dir(cwd)
         .env("GIT_TERMINAL_PROMPT", "0")
@@ -76,6 +87,41 @@ pub fn git(cwd: &Path, args: &[&str], deadline: Instant) -> Result<Option<Vec<u8
     };
     let bytes = reader.and_then(|r| r.join().ok()).unwrap_or_default();
     Ok(status.success().then_some(bytes))
+}
+
+/// What a binary answers to the handshake the settings' command makes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Handshake {
+    /// mastermind-hooks speaking the settings' protocol.
+    Speaks { version: String },
+    /// mastermind-hooks that does not speak it (an older version).
+    Older { version: String },
+    /// Something else (`--version` says so).
+    Foreign { said: String },
+    /// It cannot be run.
+    Unrunnable { why: String },
+}
+
+/// Ask `binary` as the settings' command does: `--version`, then
+/// `agent-hook handshake`.
+pub fn handshake(binary: &Path, deadline: Instant) -> Handshake {
+    let dir = std::env::temp_dir();
+    let version = match run(binary, &["--version"], &dir, deadline) {
+        Ok(Some(out)) => String::from_utf8_lossy(&out).trim().to_string(),
+        Ok(None) => String::new(),
+        Err(e) => return Handshake::Unrunnable { why: e.to_string() },
+    };
+    if !version.starts_with("mastermind-hooks ") {
+        return Handshake::Foreign { said: version };
+    }
+    match run(binary, &["agent-hook", "handshake"], &dir, deadline) {
+        Ok(Some(out))
+            if String::from_utf8_lossy(&out).trim() == super::settings::handshake_line() =>
+        {
+            Handshake::Speaks { version }
+        }
+        _ => Handshake::Older { version },
+    }
 }
 
 /// Parse `git config -z --get-regexp '^alias\.'`: each entry is

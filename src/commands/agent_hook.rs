@@ -146,9 +146,18 @@ fn speaks(protocol: Option<u32>) -> Result<(), ExitStatus> {
         None => Ok(()),
         Some(p) if p == PROTOCOL => Ok(()),
         Some(p) => {
+            let d = Diagnostic::new(
+                Code::agent_hook_protocol_unknown,
+                format!(
+                    "these agent hook settings speak agent-hook protocol {p}; mastermind-hooks {} speaks protocol {PROTOCOL}",
+                    env!("CARGO_PKG_VERSION")
+                ),
+            );
             eprintln!(
-                "error[agent_hook_protocol_unknown]: these agent hook settings speak agent-hook protocol {p}; mastermind-hooks {} speaks protocol {PROTOCOL}. Install the mastermind-hooks the settings were written by (upgrade it), or rewrite the settings with `mastermind-hooks install --agent <harness>`.",
-                env!("CARGO_PKG_VERSION")
+                "error[{}]: {}; fix: {}",
+                d.code.as_str(),
+                d.message,
+                d.hint.unwrap_or_default()
             );
             Err(ExitStatus::CannotCheck)
         }

@@ -43,8 +43,9 @@ pub struct AgentTarget {
 
 /// The agent's work as its stop hook judges it: every commit since the
 /// merge base of HEAD with the default branch (as the remote reports it,
-/// else as the clone knows it) and with its upstream (`@{upstream}`),
-/// whichever is older, never a ref that points at HEAD itself (a pushed
+/// else every default branch the clone knows) and with its upstream
+/// (`@{upstream}`), whichever is oldest, never a ref that points at HEAD
+/// itself (a pushed
 /// branch's upstream, a tracking ref moved onto HEAD), and the working tree,
 /// committed or not (an agent that commits with `--no-verify` is still
 /// judged), under the configuration of the default branch's tip where it is
@@ -62,10 +63,26 @@ pub fn agent_landing(repo: &Repo, target: &AgentTarget) -> Result<Landing, RepoE
         .resolve_commit("@{upstream}")
         .ok()
         .filter(|id| repo.has_commit(*id));
+    // What the work is judged since: the remote's word where it was had;
+    // else every default branch the clone knows (a remote's HEAD, main or
+    // master, the local main or master), so one moved ref hides nothing.
+    let mut others: Vec<gix::ObjectId> = Vec::new();
+    match &target.remote_default {
+        Some((_, tip)) => others.push(*tip),
+        None => {
+            others.extend(crate::repo::remote::local_default_tips(repo));
+            for branch in ["main", "master"] {
+                if let Ok(id) = repo.resolve_commit(&format!("refs/heads/{branch}")) {
+                    others.push(id);
+                }
+            }
+        }
+    }
+    others.extend(upstream);
     let since = match head {
         Some(head) => {
             let mut bases = Vec::new();
-            for other in [default, upstream].into_iter().flatten() {
+            for other in others {
                 if other != head
                     && let Some(base) = repo.merge_base(head, other)?
                 {
