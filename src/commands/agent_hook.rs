@@ -622,7 +622,9 @@ pub fn pre_tool(harness: Harness, timeout: Option<u32>, protocol: Option<u32>) -
     let context = match facts::gather(&dir, home, deadline) {
         Ok(context) => context,
         Err(e) => {
-            let d = Diagnostic::new(Code::agent_hook_deadline_exceeded, e.to_string());
+            let d = Diagnostic::new(Code::agent_hook_deadline_exceeded, e.to_string()).with_hint(
+                "Find what git waits for: `git config --list --show-origin` names every file it reads (an include that is a FIFO, or a slow file system); fix it, then run the command again.",
+            );
             return deny(
                 &decision::cannot_check(
                     "ask git about this repository, so it cannot tell whether this tool call skips the git hooks",

@@ -274,7 +274,7 @@ fn install_settings(harness: Harness, root: &Path) -> Outcome {
     harness_notes(harness, root, &mut out);
     let _ = writeln!(
         out,
-        "done: {} runs `agent-hook stop` before the agent ends its turn, `agent-hook subagent` on subagent returns and `agent-hook pre-tool` before each shell command, each with mastermind-hooks from PATH (or ${}); commit {}; `mastermind-hooks uninstall --agent {}` undoes this",
+        "done: {} runs `agent-hook stop` before the agent ends its turn, `agent-hook subagent` on subagent returns and `agent-hook pre-tool` before each shell command and file edit, each with mastermind-hooks from PATH (or ${} when it answers as mastermind-hooks); commit {}; `mastermind-hooks uninstall --agent {}` undoes this",
         harness.title(),
         settings::BIN_VAR,
         harness.settings_path(),
