@@ -7,7 +7,8 @@
 //!
 //! The remote is asked once per session (`git ls-remote --symref`, bounded
 //! by a deadline and killed past it) and the answer remembered in the agent
-//! hooks' state under the git directory; it is asked again only when the
+//! hooks' state under the git directory (one small file per remote, the
+//! latest session's); it is asked again only when the
 //! clone's own tracking ref of that branch has moved since (a fetch, or a
 //! hand on the ref). When the remote's tip is not in the clone, it is
 //! fetched (objects only: no ref is written). When the remote cannot be
@@ -38,6 +39,8 @@ pub struct Target {
 struct Remembered {
     version: u32,
     key: String,
+    /// The session that asked: another session asks again.
+    session: String,
     branch: Option<String>,
     tip: Option<String>,
 }
@@ -98,11 +101,13 @@ pub fn ask(repo: &Repo, store: Option<&Store>, session: &str, deadline: Instant)
         return Target::default(); // no remote: the clone's own default branch
     };
     let dir = repo.workdir().unwrap_or(repo.git_dir()).to_path_buf();
-    let key = format!("landing-target:{session}:{remote}");
+    // One record per remote (the latest session's), so the state stays
+    // one small file however many sessions come.
+    let key = format!("landing-target:{remote}");
     let remembered: Option<Remembered> = store
         .and_then(|s| s.load_bytes(&key).ok().flatten())
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-        .filter(|r: &Remembered| r.version == 1 && r.key == key);
+        .filter(|r: &Remembered| r.version == 1 && r.key == key && r.session == session);
     let from_memory = |r: &Remembered| -> Option<(String, ObjectId)> {
         let tip = ObjectId::from_hex(r.tip.as_ref()?.as_bytes()).ok()?;
         Some((r.branch.clone()?, tip))
@@ -121,6 +126,7 @@ pub fn ask(repo: &Repo, store: Option<&Store>, session: &str, deadline: Instant)
             let record = Remembered {
                 version: 1,
                 key: key.clone(),
+                session: session.to_string(),
                 branch: told.as_ref().map(|(b, _)| b.clone()),
                 tip: told.as_ref().map(|(_, t)| t.to_string()),
             };

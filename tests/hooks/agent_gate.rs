@@ -864,3 +864,54 @@ fn claude_codes_per_user_settings_stay_out_of_git_and_out_of_the_task() {
     let exclude = std::fs::read_to_string(repo.path().join(".git/info/exclude")).unwrap();
     assert!(!exclude.contains("settings.local.json"), "{exclude}");
 }
+
+#[test]
+fn subagent_hooks_without_the_binary_do_not_trap_either() {
+    for harness in HARNESSES {
+        let repo = failing_project(harness);
+        let mut stop = payload(harness, "SubagentStop", &repo, "sub");
+        let subagent = |p: &Value| {
+            run_hook(
+                &repo,
+                harness,
+                "SubagentStop",
+                p,
+                &path_without_binary(),
+                &[],
+            )
+        };
+        stop["stop_hook_active"] = json!(false);
+        assert!(
+            subagent(&stop)
+                .blocked()
+                .contains("mastermind-hooks is not on PATH"),
+            "{harness}"
+        );
+        stop["stop_hook_active"] = json!(true);
+        assert!(
+            subagent(&stop)
+                .note()
+                .contains("let stop after one reminder"),
+            "{harness}"
+        );
+    }
+    // Claude Code's PostToolUse on the Agent tool: the tool already ran, so
+    // a note for the user, not an error fed to the orchestrator.
+    let repo = failing_project("claude-code");
+    let mut post = fixture("claude-code/post-tool-use-agent.json");
+    post["cwd"] = json!(repo.path().display().to_string());
+    let taken = run_hook(
+        &repo,
+        "claude-code",
+        "PostToolUse",
+        &post,
+        &path_without_binary(),
+        &[],
+    );
+    assert!(
+        taken
+            .note()
+            .contains("mastermind-hooks cannot check this work here"),
+        "{taken:?}"
+    );
+}

@@ -496,7 +496,7 @@ fn claude_code_subagent_stop_recovers_the_description_from_the_transcripts() {
     let configured = TestRepo::new();
     configured.write(
         ".mastermind/hooks.yaml",
-        "agent_hooks:\n  subagent:\n    default: block\n",
+        "agent_hooks:\n  subagent:\n    unknown: warn\n",
     );
     configured.commit_all("base");
     let note = subagent(&configured, "claude-code", &prose).expect("a note");
