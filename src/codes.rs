@@ -393,6 +393,9 @@ codes! {
     config_repaired: Note, Violation,
         "The base's configuration is invalid and this change only repairs it; nothing else was judged more leniently.",
         "Nothing to do.";
+    gate_adopted: Note, Violation,
+        "The change adopts the gate: it brings the gate's own files (.mastermind/hooks.yaml, the allowed-signers file it names, the agent hooks `install --agent` writes, hook-manager lines that run the gate) to a base with no gate configuration, so they are not untasked changes.",
+        "Review the policy it adds (config_loosened lists what it allows beyond the defaults); it judges the next change once this one has landed. Land the CI workflow in a change of its own after it (see the CI chapter, \"Adopting the gate\").";
     config_repair_loosened: Error, Violation,
         "A change that repairs the protected target's invalid configuration may fix it, never judge more leniently than the newest valid configuration before it (a deletion only repairs where there was none).",
         "Repair the file so that it keeps everything the newest valid configuration asked for; loosen it later in a change of its own, which the valid configuration judges.";

@@ -25,6 +25,7 @@
 //! actor is known, and rules that need `actors` do not apply.
 
 use super::facts::{Facts, Principal, dedup};
+use crate::gate::landing::destination::Destination;
 use gix::ObjectId;
 use serde_json::Value;
 
@@ -164,18 +165,26 @@ pub fn branches(data: &CiData<'_>) -> (Option<String>, Option<String>) {
     }
 }
 
-/// For a push pipeline (no change request) of a branch other than the
-/// repository's default branch: that branch and the default branch. Such a
-/// run does not judge a landing on the protected branch (its unfinished
-/// tasks are work in progress); a change request always does, and so does
-/// a run where the platform does not name both branches.
-pub fn pushed_elsewhere(data: &CiData<'_>) -> Option<(String, String)> {
-    if change_request(data).is_some() {
-        return None;
+/// Where the run lands: a change request (pull request, merge queue,
+/// merge request) on its target branch, a push pipeline on the branch it
+/// builds, each beside the repository's default branch as the platform
+/// names it. `None` where the platform names no branch (a tag, a run by
+/// hand): judged strictly.
+pub fn destination(data: &CiData<'_>) -> Option<Destination> {
+    let default = default_branch(data);
+    if let Some((target, _)) = change_request(data) {
+        return Some(Destination {
+            subject: format!("the target branch {target} of this change request"),
+            branch: target,
+            default_branch: default,
+        });
     }
     let pushed = pushed_branch(data)?;
-    let default = default_branch(data)?;
-    (pushed != default).then_some((pushed, default))
+    Some(Destination {
+        subject: format!("the branch {pushed} this CI push pipeline builds"),
+        branch: pushed,
+        default_branch: default,
+    })
 }
 
 /// The CI facts: actors, the source branch, and the protected branch's
