@@ -189,6 +189,32 @@ fn a_git_flow_server_refuses_unfinished_work_pushed_to_main_or_a_release_branch(
         stacked.text
     );
 
+    // GitLab: a merge request by its target branch too.
+    let merge_request = |target: &str| {
+        let sha = |rev: &str| repo.git(&["rev-parse", rev]).trim().to_string();
+        forge.ci_env(
+            "",
+            "",
+            &[
+                ("GITLAB_CI", "true"),
+                ("CI_DEFAULT_BRANCH", "develop"),
+                ("CI_PIPELINE_SOURCE", "merge_request_event"),
+                ("CI_MERGE_REQUEST_EVENT_TYPE", "merged_result"),
+                ("CI_MERGE_REQUEST_TARGET_BRANCH_NAME", target),
+                ("CI_MERGE_REQUEST_TARGET_BRANCH_SHA", &sha(target)),
+                ("CI_MERGE_REQUEST_SOURCE_BRANCH_NAME", "feature"),
+                ("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA", &sha("feature")),
+                ("CI_COMMIT_SHA", &sha("feature")),
+            ],
+        )
+    };
+    let protected = merge_request("release/1.x");
+    protected.expect(1, "a GitLab merge request into release/1.x");
+    assert!(!protected.has("work_in_progress"), "{protected:?}");
+    let stacked = merge_request("feature-base");
+    stacked.expect(0, "a GitLab merge request into a feature branch");
+    assert!(stacked.has("work_in_progress"), "{stacked:?}");
+
     // CI of a push to a release branch: strict too.
     repo.git(&["branch", "-f", "release/1.x", "develop"]);
     repo.git(&["checkout", "-q", "release/1.x"]);
@@ -196,6 +222,21 @@ fn a_git_flow_server_refuses_unfinished_work_pushed_to_main_or_a_release_branch(
     let release = pushed(repo, "release/1.x", "develop", "develop");
     release.expect(1, "CI of a push to release/1.x");
     assert!(!release.has("work_in_progress"), "{release:?}");
+
+    // Locally: pre-commit of another unfinished task warns on feature and
+    // is strict on the release branch.
+    repo.git(&["checkout", "-q", "feature"]);
+    write_spec(repo, "002-b", &["src/b.py"], "src/b.py", "beta");
+    repo.write("src/b.py", "beta\n");
+    repo.git(&["add", "-A"]);
+    let staged = || verdict(&repo.run(&["check", "--staged", "--format", "json"], None));
+    let on_feature = staged();
+    on_feature.expect(0, "pre-commit on feature");
+    assert!(on_feature.has("work_in_progress"), "{on_feature:?}");
+    repo.git(&["checkout", "-q", "release/1.x"]);
+    let on_release = staged();
+    on_release.expect(1, "pre-commit on release/1.x");
+    assert!(!on_release.has("work_in_progress"), "{on_release:?}");
 }
 
 #[test]

@@ -287,6 +287,62 @@ mod tests {
     }
 
     #[test]
+    fn a_run_lands_on_its_change_requests_target_or_the_branch_it_builds() {
+        let github = [("GITHUB_ACTIONS", "true")];
+        let lands = |vars: &[(&str, &str)], event: Option<Value>| {
+            run(vars, event, |d| {
+                destination(d).map(|d| (d.branch, d.default_branch))
+            })
+        };
+        let some =
+            |branch: &str, default: &str| Some((branch.to_string(), Some(default.to_string())));
+        assert_eq!(
+            lands(
+                &github,
+                Some(
+                    json!({"pull_request": {"base": {"ref": "release/1.x"}, "head": {"ref": "feature"}},
+                    "repository": {"default_branch": "develop"}})
+                )
+            ),
+            some("release/1.x", "develop"),
+            "a pull request by its target"
+        );
+        assert_eq!(
+            lands(
+                &github,
+                Some(json!({"merge_group": {"base_ref": "refs/heads/main"},
+                    "repository": {"default_branch": "main"}}))
+            ),
+            some("main", "main"),
+            "a merge queue by its target"
+        );
+        assert_eq!(
+            lands(
+                &github,
+                Some(
+                    json!({"ref": "refs/heads/feature", "repository": {"default_branch": "main"}})
+                )
+            ),
+            some("feature", "main"),
+            "a push by its branch"
+        );
+        assert_eq!(
+            lands(&github, Some(json!({"ref": "refs/tags/v1"}))),
+            None,
+            "a tag: strict"
+        );
+        let gitlab = [
+            ("GITLAB_CI", "true"),
+            ("CI_DEFAULT_BRANCH", "main"),
+            ("CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "stable-2"),
+            ("CI_COMMIT_BRANCH", "feature"),
+        ];
+        assert_eq!(lands(&gitlab, None), some("stable-2", "main"));
+        assert_eq!(lands(&gitlab[..2], None), None, "no branch named: strict");
+        assert_eq!(lands(&[], None), None, "by hand: strict");
+    }
+
+    #[test]
     fn the_protected_branch_is_the_target_or_the_default_branch() {
         let base = ObjectId::from_hex(&[b'1'; 40]).unwrap();
         let default = ObjectId::from_hex(&[b'2'; 40]).unwrap();
