@@ -106,8 +106,16 @@ pub enum Handshake {
 /// `agent-hook handshake`.
 pub fn handshake(binary: &Path, deadline: Instant) -> Handshake {
     let dir = std::env::temp_dir();
+    // Its first line, bounded: what a foreign program says is shown as is.
     let version = match run(binary, &["--version"], &dir, deadline) {
-        Ok(Some(out)) => String::from_utf8_lossy(&out).trim().to_string(),
+        Ok(Some(out)) => String::from_utf8_lossy(&out)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .chars()
+            .take(120)
+            .collect(),
         Ok(None) => String::new(),
         Err(e) => return Handshake::Unrunnable { why: e.to_string() },
     };
@@ -182,6 +190,45 @@ pub fn gather(cwd: &Path, home: Option<PathBuf>, deadline: Instant) -> Result<Co
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn the_handshake_tells_this_binary_from_an_older_one_and_a_stranger() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = |name: &str, body: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, format!("#!/bin/sh\n{body}")).unwrap();
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+            path
+        };
+        let soon = || Instant::now() + Duration::from_secs(10);
+        let this = script(
+            "this",
+            &format!(
+                "case \"$1\" in --version) echo \"mastermind-hooks 1.0.0\";; *) echo \"{}\";; esac\n",
+                super::super::settings::handshake_line()
+            ),
+        );
+        assert_eq!(
+            handshake(&this, soon()),
+            Handshake::Speaks {
+                version: "mastermind-hooks 1.0.0".into()
+            }
+        );
+        let older = script(
+            "older",
+            "case \"$1\" in --version) echo \"mastermind-hooks 0.0.1\";; *) exit 2;; esac\n",
+        );
+        assert!(matches!(handshake(&older, soon()), Handshake::Older { .. }));
+        let stranger = script("stranger", "echo \"stranger 2.0\"\necho \"more lines\"\n");
+        assert_eq!(
+            handshake(&stranger, soon()),
+            Handshake::Foreign {
+                said: "stranger 2.0".into()
+            }
+        );
+    }
 
     #[test]
     fn parses_what_git_says() {
