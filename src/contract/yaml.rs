@@ -518,6 +518,80 @@ fn escape_pointer_token(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
 
+/// A plain (unquoted) string value that a ` #` on its line cut short: YAML
+/// reads the rest of the line as a comment (`next-action: fix issue #12` is
+/// `fix issue`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CutByComment {
+    /// RFC 6901 pointer of the value.
+    pub pointer: String,
+    pub line: u32,
+    /// The value as YAML read it.
+    pub value: String,
+    /// The text from `#` to the end of the line, which YAML dropped.
+    pub comment: String,
+}
+
+/// Every plain string value of `node` followed on its line by one space and
+/// a `#`: the way a value that holds ` #` reads when it is not quoted. A
+/// comment written after two or more spaces, or on a line of its own, is
+/// taken for the comment it looks like.
+pub fn values_cut_by_comment(node: &YamlNode, source: &str) -> Vec<CutByComment> {
+    let mut found = Vec::new();
+    let mut pointer = String::new();
+    cut_values(node, source, &mut pointer, &mut found);
+    found
+}
+
+fn cut_values(node: &YamlNode, source: &str, pointer: &mut String, found: &mut Vec<CutByComment>) {
+    match &node.value {
+        YamlValue::Str(value) => {
+            let Some((start, len)) = node.span else {
+                return;
+            };
+            let Some(text) = source.get(start..start.saturating_add(len)) else {
+                return;
+            };
+            if text.starts_with(['"', '\'', '|', '>']) {
+                return;
+            }
+            let rest = source.get(start + len..).unwrap_or_default();
+            let rest = rest.split(['\n', '\r']).next().unwrap_or_default();
+            if let Some(comment) = rest.strip_prefix(" #")
+                && !comment.is_empty()
+            {
+                found.push(CutByComment {
+                    pointer: pointer.clone(),
+                    line: node.line,
+                    value: value.clone(),
+                    comment: format!("#{comment}"),
+                });
+            }
+        }
+        YamlValue::Seq(items) => {
+            for (index, item) in items.iter().enumerate() {
+                let len = pointer.len();
+                pointer.push_str(&format!("/{index}"));
+                cut_values(item, source, pointer, found);
+                pointer.truncate(len);
+            }
+        }
+        YamlValue::Map(entries) => {
+            for (key, value) in entries {
+                let YamlValue::Str(key) = &key.value else {
+                    continue;
+                };
+                let len = pointer.len();
+                pointer.push('/');
+                pointer.push_str(&escape_pointer_token(key));
+                cut_values(value, source, pointer, found);
+                pointer.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Apply the contract's value rules and convert to JSON. Every violation is
 /// reported, in document order.
 pub fn to_strict_json(node: &YamlNode, source: &str) -> Result<Value, Vec<YamlError>> {
@@ -801,6 +875,39 @@ mod tests {
 
     fn first_code(text: &str) -> Code {
         strict(text).unwrap_err()[0].code
+    }
+
+    #[test]
+    fn a_value_cut_short_by_an_unquoted_hash_is_found() {
+        let text = "handover:\n  role: probe\n  next-action: fix issue #12 then rerun\nitems:\n  - first #1\n  - \"quoted #2\"\n  - 'single #3'\nnote: kept  # a comment\nplain: x#y\nblock: |\n  text #4\n";
+        for leading_zero in [true, false] {
+            // The fast path and serde-saphyr place values alike.
+            let node = match parse_fast(text, leading_zero) {
+                FastParse::Tree(node) => node,
+                _ => parse_with_serde(text, leading_zero).unwrap(),
+            };
+            let found = values_cut_by_comment(&node, text);
+            let found: Vec<(&str, u32, &str, &str)> = found
+                .iter()
+                .map(|c| {
+                    (
+                        c.pointer.as_str(),
+                        c.line,
+                        c.value.as_str(),
+                        c.comment.as_str(),
+                    )
+                })
+                .collect();
+            assert_eq!(
+                found,
+                [
+                    ("/handover/next-action", 3, "fix issue", "#12 then rerun"),
+                    ("/items/0", 5, "first", "#1"),
+                ],
+            );
+            let reference = parse_with_serde(text, leading_zero).unwrap();
+            assert_eq!(values_cut_by_comment(&reference, text).len(), 2);
+        }
     }
 
     #[test]
