@@ -448,10 +448,7 @@ fn classify(error: serde_saphyr::Error, source: &str) -> YamlError {
                 Code::yaml_nesting_limit,
                 format!("nesting limit exceeded: deeper than {MAX_DEPTH} levels"),
             ),
-            other => (
-                Code::yaml_budget_exceeded,
-                format!("YAML resource budget exceeded ({other:?})"),
-            ),
+            other => (Code::yaml_budget_exceeded, budget_message(&other)),
         },
         serde_saphyr::Error::AliasReplayLimitExceeded { .. }
         | serde_saphyr::Error::AliasExpansionLimitExceeded { .. }
@@ -494,6 +491,45 @@ fn classify(error: serde_saphyr::Error, source: &str) -> YamlError {
         }
     };
     YamlError::new(code, message, line)
+}
+
+/// A resource limit of the YAML parser, in words: which limit, the number
+/// it stopped at, and what makes a document reach it.
+fn budget_message(breach: &BudgetBreach) -> String {
+    let what = match breach {
+        BudgetBreach::Nodes { nodes } => format!(
+            "the document holds more than {MAX_NODES} nodes once its aliases are expanded (the parser stopped at {nodes}); aliases of aliases (`*a` of collections holding `*b`) multiply"
+        ),
+        BudgetBreach::AliasAnchorRatio { aliases, anchors } => format!(
+            "{aliases} aliases for {anchors} anchors: so many uses of few anchors expand exponentially"
+        ),
+        BudgetBreach::Aliases { aliases } => {
+            format!("the document uses {aliases} aliases (`*name`), more than the parser allows")
+        }
+        BudgetBreach::Anchors { anchors } => {
+            format!("the document defines {anchors} anchors (`&name`), more than the parser allows")
+        }
+        BudgetBreach::Events { events } => {
+            format!("the document is {events} parser events long, more than the parser allows")
+        }
+        BudgetBreach::Documents { documents } => format!(
+            "the text holds {documents} YAML documents, more than the parser allows; the contract reads one"
+        ),
+        BudgetBreach::ScalarBytes { total_scalar_bytes } => format!(
+            "its values add up to {total_scalar_bytes} bytes of text, more than the parser allows"
+        ),
+        BudgetBreach::MergeKeys { merge_keys } => {
+            format!("the document has {merge_keys} merge keys (`<<`), more than the parser allows")
+        }
+        BudgetBreach::InputBytes { input_bytes } => {
+            format!("the input is over {input_bytes} bytes, more than the parser reads")
+        }
+        BudgetBreach::SequenceUnbalanced => {
+            "the document's collections do not close as they open".to_string()
+        }
+        _ => "the document is too large or too repetitive for the parser's limits".to_string(),
+    };
+    format!("YAML resource limit exceeded: {what}")
 }
 
 /// Drop the parser's location suffix and developer hints from a message.
@@ -1060,7 +1096,17 @@ mod tests {
             let refs = vec![format!("*{}", pair[0]); 9].join(",");
             text.push_str(&format!("{}: &{} [{}]\n", pair[1], pair[1], refs));
         }
-        assert_eq!(parse(&text).unwrap_err().code, Code::yaml_budget_exceeded);
+        let error = parse(&text).unwrap_err();
+        assert_eq!(error.code, Code::yaml_budget_exceeded);
+        // Words, not the parser's debug value (`Nodes { nodes: 100001 }`).
+        assert!(
+            error.message.starts_with(
+                "YAML resource limit exceeded: the document holds more than 100000 nodes"
+            ),
+            "{}",
+            error.message
+        );
+        assert!(!error.message.contains('{'), "{}", error.message);
     }
 
     #[test]
