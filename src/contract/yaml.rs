@@ -448,7 +448,7 @@ fn classify(error: serde_saphyr::Error, source: &str) -> YamlError {
                 Code::yaml_nesting_limit,
                 format!("nesting limit exceeded: deeper than {MAX_DEPTH} levels"),
             ),
-            other => (Code::yaml_budget_exceeded, budget_message(&other)),
+            other => (Code::yaml_budget_exceeded, budget_message(other)),
         },
         serde_saphyr::Error::AliasReplayLimitExceeded { .. }
         | serde_saphyr::Error::AliasExpansionLimitExceeded { .. }
