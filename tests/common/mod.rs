@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod landing;
+pub mod platforms;
 pub mod tasks;
 pub mod tools;
 pub mod worktree_ops;

@@ -14,6 +14,7 @@ mod ci_binary;
 mod hooks;
 mod managers;
 mod newcomer;
+mod one_run;
 mod server_hooks;
 mod templates;
 mod walkthroughs;
