@@ -15,7 +15,7 @@
 //! still follows them, so its maintainers can change it.
 
 use super::Gate;
-use super::attribution::{Attribution, untasked_changes};
+use super::attribution::Attribution;
 use super::change::Step;
 use super::identity::Known;
 use super::identity::rules::{Subject, allow_hint, decide};
@@ -205,7 +205,7 @@ pub fn check(
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for (index, step) in gate.landing.steps.iter().enumerate() {
-        let mut paths = untasked_changes(step, &gate.bookkeeping);
+        let mut paths = attribution.untasked_changes(index, step, &gate.bookkeeping);
         let archives = extra.iter().any(|e| e.step == index);
         for leftover in extra.iter().filter(|e| e.step == index) {
             paths.extend(leftover.paths.iter().cloned());
