@@ -16,4 +16,5 @@ mod newcomer;
 mod server_hooks;
 mod templates;
 mod walkthroughs;
+mod ways_to_land;
 mod widen;

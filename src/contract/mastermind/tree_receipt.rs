@@ -571,6 +571,84 @@ pub(crate) mod tests {
         );
     }
 
+    /// A valid schema-2 receipt: the same fields and a territory record.
+    pub(crate) fn valid_v2() -> Value {
+        use crate::contract::mastermind::territory::{Leaf, Territory};
+        let mut v = valid();
+        v["schema_version"] = json!(2);
+        let record = Territory::record(
+            v["run_id"].as_str().unwrap(),
+            [
+                (
+                    "src/a.py",
+                    Leaf::Present {
+                        mode: "100644".into(),
+                        sha256: "c".repeat(64),
+                    },
+                    true,
+                ),
+                ("docs/a.md", Leaf::Absent, false),
+            ],
+        );
+        v["territory"] = serde_json::to_value(record).unwrap();
+        v
+    }
+
+    #[test]
+    fn a_schema_2_receipt_needs_a_sound_record_bound_to_its_run() {
+        assert_eq!(run(&valid_v2(), None), (CheckState::Current, None));
+        let decoded: TreeReceipt = serde_json::from_value(valid_v2()).unwrap();
+        assert_eq!(serde_json::to_value(&decoded).unwrap(), valid_v2());
+        // A passing receipt of schema 2 records what its check ran on.
+        let mut bare = valid_v2();
+        bare.as_object_mut().unwrap().remove("territory");
+        assert_eq!(
+            run(&bare, None),
+            (CheckState::Unavailable, Some(Code::receipt_outcome_invalid))
+        );
+        // Schema 1 has no record; the record is refused there by the schema.
+        let mut v1 = valid_v2();
+        v1["schema_version"] = json!(1);
+        assert_eq!(
+            run(&v1, None),
+            (CheckState::Unavailable, Some(Code::receipt_invalid))
+        );
+        // A record edited after the run, or copied from another run.
+        let mut edited = valid_v2();
+        edited["territory"]["changed"][0] = json!(format!("100644 {} src/a.py", "d".repeat(64)));
+        assert_eq!(
+            run(&edited, None),
+            (CheckState::Stale, Some(Code::receipt_binding_mismatch))
+        );
+        let mut copied = valid_v2();
+        copied["run_id"] = json!("f".repeat(32));
+        assert_eq!(
+            run(&copied, None),
+            (CheckState::Stale, Some(Code::receipt_binding_mismatch))
+        );
+        let mut unknown = valid_v2();
+        unknown["territory"]["extra"] = json!(1);
+        assert_eq!(
+            run(&unknown, None),
+            (CheckState::Unavailable, Some(Code::receipt_invalid))
+        );
+        let mut later = valid_v2();
+        later["schema_version"] = json!(3);
+        assert_eq!(
+            run(&later, None),
+            (CheckState::Unavailable, Some(Code::receipt_invalid)),
+            "a version this gate does not know is refused"
+        );
+        // A pending receipt written before the working tree was read has
+        // no record yet.
+        let mut pending = bare.clone();
+        pending["status"] = json!("pending");
+        assert_eq!(
+            run(&pending, None),
+            (CheckState::Pending, Some(Code::receipt_pending))
+        );
+    }
+
     #[test]
     fn versions_parse() {
         assert_eq!(parse_version("0.1.0"), Some((0, 1, 0)));
