@@ -330,7 +330,8 @@ fn an_edit_after_the_check_and_a_squash_carrying_an_undeclared_file_stay_refused
         "an undeclared file on the branch",
         "cd demo && git switch -q change-value && printf 'x = 1\\n' > extra.py && git add extra.py && git commit -qm 'extra' && git switch -q main && git merge --squash -q change-value && git commit -qm squash",
     )
-    .refused("unexpected_file");
+    .refused("unexpected_file")
+    .says("extra.py (not recorded by the receipt");
     land.step(
         "the squash pushed past the local hooks",
         "cd demo && git commit -q --no-verify -m squash && git push -q --no-verify origin main",
