@@ -14,7 +14,9 @@
 //! them, and so does the landing; CI of the pull request agrees with them
 //! too, except that a squash folds untasked content into the tasks it
 //! lands with (a squash that carries an undeclared file is refused), so
-//! for a squash whose branch carries untasked content it is not compared.
+//! for a squash whose branch carries untasked content it is not compared,
+//! and a squash of several tasks gives a path none of them declares to
+//! each of them, so there only the landing's verdict is compared.
 
 use crate::common::landing::*;
 use crate::common::tasks::*;
@@ -513,11 +515,29 @@ impl World {
                 from_json(pushed_ci.report.as_ref().unwrap()),
             ),
         ]);
-        // A squash folds the branch's untasked content into its tasks: CI
-        // of the pull request judged another landing then.
-        let folds = matches!(way, Way::Squash) && ci.has("untasked_change");
-        if folds {
-            verdicts.remove(0);
+        if matches!(way, Way::Squash) {
+            // A squash folds the branch's untasked content into its tasks:
+            // CI of the pull request judged another landing then. And one
+            // squash commit of several tasks gives a path none of them
+            // declares to each of them: the landing's verdict is the same,
+            // the other tasks' need not be.
+            let (_, pr_ok, _) = verdicts.remove(0);
+            if !ci.has("untasked_change") && ci.has("unexpected_file") {
+                let landed_ok = verdicts[0].1;
+                assert_eq!(
+                    pr_ok, landed_ok,
+                    "CI of the pull request and the squash disagree on the landing"
+                );
+            } else if !ci.has("untasked_change") {
+                verdicts.insert(
+                    0,
+                    (
+                        "CI of the pull request",
+                        pr_ok,
+                        from_json(ci.report.as_ref().unwrap()),
+                    ),
+                );
+            }
         }
         Some(verdicts)
     }
