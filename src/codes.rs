@@ -290,7 +290,7 @@ codes! {
         "No task folder changed in this view; nothing to check against a task.",
         "Nothing to do, unless `require_task` demands that changes belong to a task.";
     task_required: Error, Violation,
-        "The untasked policy (or require_task) denies a change that belongs to no task.",
+        "The untasked policy (or require_task) denies a change that belongs to no task (a warning on a branch that is not protected: work in progress).",
         "Make the change as part of a task (commit it together with a change to its .mastermind/tasks/<task>/ folder), or ask for the base's untasked rules to allow it.";
     task_spec_missing: Error, Violation,
         "A changed task folder has no spec.md in the view.",
@@ -393,6 +393,9 @@ codes! {
     config_repaired: Note, Violation,
         "The base's configuration is invalid and this change only repairs it; nothing else was judged more leniently.",
         "Nothing to do.";
+    gate_adopted: Note, Violation,
+        "The change adopts the gate: it brings the gate's own files (.mastermind/hooks.yaml, the allowed-signers file it names, the agent hooks `install --agent` writes, hook-manager lines that run the gate) to a base with no gate configuration, so they are not untasked changes.",
+        "Review the policy it adds (config_loosened lists what it allows beyond the defaults); it judges the next change once this one has landed. Land the CI workflow in a change of its own after it (see the CI chapter, \"Adopting the gate\").";
     config_repair_loosened: Error, Violation,
         "A change that repairs the protected target's invalid configuration may fix it, never judge more leniently than the newest valid configuration before it (a deletion only repairs where there was none).",
         "Repair the file so that it keeps everything the newest valid configuration asked for; loosen it later in a change of its own, which the valid configuration judges.";
@@ -427,7 +430,7 @@ codes! {
         "identity.allowed_signers names a file the protected branch does not have as a readable regular file, so no SSH signature names a signer.",
         "Add the allowed-signers file (git's gpg.ssh.allowedSignersFile format) at the configured path on the protected branch, or fix the path.";
     work_in_progress: Warning, Violation,
-        "A task is unfinished (its report is not `complete` or missing, a declared command or check has no passing, current record) on a branch that does not land on the protected branch: its commit or push passes with warnings, and what lands on the protected branch must be complete.",
+        "A task is unfinished (its report is not `complete` or missing, a declared command or check has no passing, current record) on a branch that is not protected (the default branch and `protected_branches` are): its commit or push passes with warnings, and what lands on a protected branch must be complete.",
         "Finish the task before it lands: run the commands the message names, set `status: complete` in the report, commit; or set `work_in_progress: deny` on the protected branch to refuse unfinished work everywhere.";
     ci_definition_changed: Warning, Violation,
         "The change edits a CI definition (.github/workflows/, .github/actions/, .gitlab-ci.yml, .gitlab/*.yml).",

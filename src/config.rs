@@ -240,9 +240,10 @@ struct SpecsFile {
     require_on_base: bool,
 }
 
-/// `work_in_progress`: whether an unfinished task may be committed and
-/// pushed on a branch that does not land on the protected branch (its
-/// incomplete-work findings are warnings there; DESIGN.md section 7).
+/// `work_in_progress`: whether an unfinished task (or a change no task
+/// covers) may be committed and pushed on a branch that is not protected
+/// (its incomplete-work findings and `task_required` are warnings there;
+/// DESIGN.md section 7).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WorkInProgress {
@@ -388,6 +389,8 @@ struct ConfigFile {
     #[serde(default)]
     refs: RefsFile,
     #[serde(default)]
+    protected_branches: Vec<String>,
+    #[serde(default)]
     work_in_progress: WorkInProgress,
     #[serde(default)]
     agent_hooks: AgentHooksFile,
@@ -473,8 +476,13 @@ pub struct Config {
     /// `refs.allow_unrelated_histories`: a pushed ref may share no history
     /// with the default branch.
     pub allow_unrelated_histories: bool,
-    /// `work_in_progress`: unfinished tasks on branches that do not land on
-    /// the protected branch (`crate::gate::work_in_progress`).
+    /// `protected_branches`: where work lands besides the default branch,
+    /// globs over branch names as a rule's `branches` (`*` crosses `/`,
+    /// case-insensitive): a landing on one is judged strictly, on any other
+    /// branch it is work in progress (`crate::gate::landing::destination`).
+    pub protected_branches: Globs,
+    /// `work_in_progress`: unfinished tasks and untasked changes on branches
+    /// that are not protected (`crate::gate::work_in_progress`).
     pub work_in_progress: WorkInProgress,
     /// `agent_hooks`: the agent-harness hooks (`agent-hook stop|subagent`).
     pub agent_hooks: AgentHooks,
@@ -611,6 +619,16 @@ impl Config {
                 }
             }
         };
+        let mut branches: Vec<String> = Vec::new();
+        for pattern in &file.protected_branches {
+            if !branches.contains(pattern) {
+                branches.push(pattern.clone());
+            }
+        }
+        let protected_branches = Globs::text(&branches, "protected_branches").unwrap_or_else(|d| {
+            problems.push(d);
+            Globs::default()
+        });
         let mut globs = |patterns: &[String], key: &str| match Globs::new(patterns, key) {
             Ok(g) => g,
             Err(d) => {
@@ -646,6 +664,7 @@ impl Config {
             spec_changes: file.specs.changes,
             specs_on_base: file.specs.require_on_base,
             allow_unrelated_histories: file.refs.allow_unrelated_histories,
+            protected_branches,
             work_in_progress: file.work_in_progress,
             require_task: file.require_task,
             freshness,

@@ -107,6 +107,19 @@ pub fn loosenings(old: &Config, new: &Config) -> Vec<String> {
             new.allowed_signers.as_deref().unwrap_or("(none)")
         ));
     }
+    let dropped: Vec<&str> = old
+        .protected_branches
+        .patterns()
+        .iter()
+        .filter(|p| !new.protected_branches.patterns().contains(p))
+        .map(String::as_str)
+        .collect();
+    if !dropped.is_empty() {
+        out.push(format!(
+            "protected_branches: {} no longer protected (unfinished and untasked work pushed there is only a warning)",
+            dropped.join(", ")
+        ));
+    }
     if old.work_in_progress == crate::config::WorkInProgress::Deny
         && new.work_in_progress == crate::config::WorkInProgress::Allow
     {
@@ -301,6 +314,25 @@ mod tests {
         );
         assert!(
             lines[0].starts_with("identity.allowed_signers: a -> b"),
+            "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn a_branch_no_longer_protected_is_a_loosening() {
+        let flow = config("protected_branches: [main, 'release/*']\n");
+        assert!(loosenings(&config(""), &flow).is_empty());
+        assert!(
+            loosenings(
+                &flow,
+                &config("protected_branches: [main, 'release/*', hotfix]\n")
+            )
+            .is_empty()
+        );
+        let lines = loosenings(&flow, &config("protected_branches: [main]\n"));
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].starts_with("protected_branches: release/* no longer protected"),
             "{lines:?}"
         );
     }

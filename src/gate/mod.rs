@@ -16,6 +16,7 @@
 //! Every artifact is read as a blob of what lands (never from disk, except
 //! in the working-tree mode), and the policy comes from the target.
 
+pub mod adoption;
 pub mod agent_files;
 pub mod attribution;
 pub mod change;
@@ -606,5 +607,6 @@ pub fn run<'a>(gate: &'a Gate<'a>) -> Result<GateOutcome> {
         .into_iter()
         .map(|d| gate.config.apply(d))
         .collect();
+    work_in_progress::apply_untasked(gate, &mut outcome.diagnostics);
     Ok(outcome)
 }

@@ -126,7 +126,7 @@ pub fn changed_at_run(
     let pending = steps::pending(repo, view, &head_view, head.into_iter().collect())?;
     let default = crate::repo::remote::local_default_branch(repo);
     let branch = steps::current_branch(repo);
-    let (_, landed_locally) = steps::elsewhere(branch.as_deref(), default);
+    let (_, landed_locally) = steps::local_destination(branch.as_deref(), default);
     let label = view.label.clone();
     let landing = Landing {
         kind: ViewKind::Worktree,
@@ -144,7 +144,7 @@ pub fn changed_at_run(
         branch,
         label: None,
         identity: Default::default(),
-        work_in_progress: None,
+        destination: None,
         landed_locally,
     };
     let gate = Gate::new(repo, config, &landing);

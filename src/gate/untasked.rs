@@ -13,8 +13,15 @@
 //! excludes are exempt. With `MASTERMIND_HOOKS_REQUIRE_TASK=true` every
 //! content path is denied whatever the rules say; the configuration file
 //! still follows them, so its maintainers can change it.
+//!
+//! Two things come before the rules. A change that adopts the gate (its own
+//! files brought to a base with no gate configuration,
+//! [`super::adoption`]) is a `gate_adopted` note for those files. And on a
+//! branch that is not protected, a refusal is a warning
+//! ([`super::work_in_progress::apply_untasked`]).
 
 use super::Gate;
+use super::adoption::Adoption;
 use super::attribution::Attribution;
 use super::change::Step;
 use super::identity::Known;
@@ -24,6 +31,7 @@ use crate::codes::Code;
 use crate::config::{CONFIG_PATH, UntaskedAction};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::repo::changes::ChangeKind;
+use std::collections::BTreeSet;
 
 /// Content a step changed besides the task it archived.
 pub struct ArchiveLeftover {
@@ -83,7 +91,9 @@ pub fn subject<'a>(known: &'a Known<'a>, step: &'a Step) -> Subject<'a> {
     }
 }
 
-/// Findings for one step's untasked paths.
+/// Findings for one step's untasked paths; the paths the change adopts go
+/// to `adopted` instead.
+#[allow(clippy::too_many_arguments)]
 fn judge_step(
     gate: &Gate<'_>,
     known: &Known<'_>,
@@ -91,6 +101,8 @@ fn judge_step(
     paths: Vec<(String, ChangeKind)>,
     what: &str,
     carries_task: bool,
+    adoption: &Adoption,
+    adopted: &mut BTreeSet<String>,
 ) -> Vec<Diagnostic> {
     let policy = &gate.config.untasked;
     let subject = subject(known, step);
@@ -102,6 +114,10 @@ fn judge_step(
     let mut warn_why = None;
     for (path, kind) in paths {
         if gate.config.exclude.is_match(&path) {
+            continue;
+        }
+        if adoption.covers(&path) {
+            adopted.insert(path);
             continue;
         }
         let (action, why) = if policy.forced && path != CONFIG_PATH {
@@ -204,6 +220,8 @@ pub fn check(
     carries_task: bool,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    let adoption = super::adoption::find(gate);
+    let mut adopted = BTreeSet::new();
     for (index, step) in gate.landing.steps.iter().enumerate() {
         let mut paths = attribution.untasked_changes(index, step, &gate.bookkeeping);
         let archives = extra.iter().any(|e| e.step == index);
@@ -220,8 +238,18 @@ pub fn check(
         } else {
             "changes the configuration"
         };
-        out.extend(judge_step(gate, known, step, paths, what, carries_task));
+        out.extend(judge_step(
+            gate,
+            known,
+            step,
+            paths,
+            what,
+            carries_task,
+            &adoption,
+            &mut adopted,
+        ));
     }
+    out.extend(adoption.note(&adopted, &gate.landing.target.label));
     if attribution.tasks.is_empty() && out.is_empty() {
         out.push(Diagnostic::new(
             Code::no_task_changed,

@@ -1,20 +1,23 @@
-//! Work in progress (DESIGN.md section 7): on a branch that does not land
-//! on the protected branch, an unfinished task may be committed and pushed.
+//! Work in progress (DESIGN.md sections 5 and 7): on a branch that is not
+//! protected, unfinished work may be committed and pushed, anyone's.
 //!
-//! The landing modules say whether a landing goes elsewhere
-//! ([`super::landing::Landing::work_in_progress`]): pre-commit on a branch
-//! that is not the clone's default branch; pre-push and pre-receive of a
-//! branch that is not the remote's default branch; a CI push pipeline of
-//! such a branch. There, with `work_in_progress: allow` (the default) in
-//! the protected configuration, the findings that only say "not finished
-//! yet" ([`INCOMPLETE`]) are warnings, and one `work_in_progress` finding
-//! per task says that the work will be refused where it lands and which
-//! commands finish it. Everything else stays as it is: a malformed report
-//! or spec, scope violations, contradictions in the report, receipts that
-//! are not the runner's, the planning and trust rules. What lands on the
-//! protected branch (a commit on it, a push to it, a pull request's CI)
-//! is judged strictly, so the same landing gets the same verdict in every
-//! mode.
+//! The landing modules say which branch a landing lands on
+//! ([`super::landing::Landing::destination`]): the branch pre-commit
+//! commits to, the branch pre-push and pre-receive update, a pull
+//! request's target, the branch a CI push pipeline builds. The protected
+//! configuration says which branches are protected (the default branch and
+//! `protected_branches`, [`super::landing::destination`]). On any other
+//! branch, with `work_in_progress: allow` (the default), the findings that
+//! only say "not finished yet" ([`INCOMPLETE`]) are warnings, with one
+//! `work_in_progress` finding per task that says the work will be refused
+//! where it lands and which commands finish it; and a change no task
+//! covers that the untasked policy denies (`task_required`) is a warning
+//! too ([`apply_untasked`]): a teammate's branch is never a rejected push.
+//! Everything else stays as it is: a malformed report or spec, scope
+//! violations, contradictions in the report, receipts that are not the
+//! runner's, the planning and trust rules. What lands on a protected
+//! branch (a commit on it, a push to it, a pull request into it) is judged
+//! strictly, so the same landing gets the same verdict in every mode.
 
 use super::Gate;
 use crate::codes::Code;
@@ -50,17 +53,27 @@ pub const INCOMPLETE: &[Code] = &[
     Code::acceptance_criterion_unmet,
 ];
 
-/// Make a task's incomplete-work errors warnings where the landing does
-/// not land on the protected branch, and say so in one finding. Runs after
-/// the configuration's severities, so an override to `error` of a code is
-/// as much an error as before only where the landing is strict.
+/// Why the gate's landing is work in progress: it lands on a branch that
+/// is not protected, and the protected configuration allows work in
+/// progress. `None`: judged strictly.
+pub fn reason(gate: &Gate<'_>) -> Option<String> {
+    if gate.config.work_in_progress == WorkInProgress::Deny {
+        return None;
+    }
+    gate.landing
+        .destination
+        .as_ref()?
+        .unprotected(&gate.config.protected_branches)
+}
+
+/// Make a task's incomplete-work errors warnings where the landing is work
+/// in progress ([`reason`]), and say so in one finding. Runs after the
+/// configuration's severities, so an override to `error` of a code is as
+/// much an error as before only where the landing is strict.
 pub fn apply(gate: &Gate<'_>, result: &mut TaskResult) {
-    let Some(reason) = gate.landing.work_in_progress.as_deref() else {
+    let Some(reason) = reason(gate) else {
         return;
     };
-    if gate.config.work_in_progress == WorkInProgress::Deny {
-        return;
-    }
     let dir = result.task.clone();
     let mut downgraded: BTreeSet<&'static str> = BTreeSet::new();
     let mut checks: BTreeSet<String> = BTreeSet::new();
@@ -111,7 +124,7 @@ pub fn apply(gate: &Gate<'_>, result: &mut TaskResult) {
     let finding = Diagnostic::new(
         Code::work_in_progress,
         format!(
-            "task {dir} is unfinished ({}) and {reason}, so these findings are warnings: the work may be committed and pushed, but it is refused where it lands on the protected branch (a pull request's CI, pre-receive or a push to the default branch) until it is finished",
+            "task {dir} is unfinished ({}) and {reason}, so these findings are warnings: the work may be committed and pushed, but it is refused where it lands on a protected branch (a pull request's CI, pre-receive or a push to that branch) until it is finished",
             codes.join(", ")
         ),
     )
@@ -122,6 +135,26 @@ pub fn apply(gate: &Gate<'_>, result: &mut TaskResult) {
         "work_in_progress",
         vec![gate.config.apply(finding)],
     ));
+}
+
+/// Make the untasked policy's refusals (`task_required`) warnings where the
+/// landing is work in progress ([`reason`]), each saying so: what belongs
+/// to no task is refused where it lands on a protected branch, not on the
+/// way there. Runs after the configuration's severities, as [`apply`].
+pub fn apply_untasked(gate: &Gate<'_>, diagnostics: &mut [Diagnostic]) {
+    let Some(reason) = reason(gate) else {
+        return;
+    };
+    for d in diagnostics {
+        if d.code != Code::task_required || d.severity != Severity::Error {
+            continue;
+        }
+        d.severity = Severity::Warning;
+        d.message = format!(
+            "{}; {reason}, so this is work in progress and a warning here: it is refused where it lands on a protected branch unless a task covers it or a rule there allows it",
+            d.message
+        );
+    }
 }
 
 /// The check id of a receipt path of the task (`<dir>/verification/<id>.tree.json`

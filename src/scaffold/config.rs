@@ -89,11 +89,19 @@ specs:
   # true: a task's spec must be on the base before its work can land.
   require_on_base: false
 
+# Where work lands. The default branch is always protected; these globs over
+# branch names (`*` matches any characters, `/` too; case-insensitive) add
+# others. A commit on a protected branch, a push or pre-receive of it, and CI
+# of a push to it or of a pull or merge request into it are judged strictly;
+# every other branch is work in progress (below). Git-flow, or a team with
+# release branches: [main, develop, "release/*"].
+protected_branches: []
+
 # Unfinished tasks (a report not `complete` or missing, a check without a
-# passing, current receipt) on a branch that does not land on the protected
-# branch: allow commits and pushes them with warnings (work_in_progress);
-# deny refuses them everywhere. What lands on the protected branch is judged
-# strictly either way.
+# passing, current receipt) and changes no task covers, on a branch that is
+# not protected: allow commits and pushes them with warnings
+# (work_in_progress); deny refuses them everywhere. What lands on a protected
+# branch is judged strictly either way.
 work_in_progress: allow
 
 # The agent-harness hooks (`mastermind-hooks install --agent`), read from the
@@ -222,9 +230,15 @@ mod tests {
         assert!(config.untasked.rules.is_empty() && config.planning.rules.is_empty());
         assert_eq!(config.allowed_signers, None);
         assert_eq!(config.work_in_progress, defaults.work_in_progress);
+        assert!(config.protected_branches.patterns().is_empty());
         assert_eq!(config.agent_hooks, defaults.agent_hooks);
         assert_eq!(config.contracts, defaults.contracts);
-        for section in ["work_in_progress:", "agent_hooks:", "contracts:"] {
+        for section in [
+            "protected_branches:",
+            "work_in_progress:",
+            "agent_hooks:",
+            "contracts:",
+        ] {
             assert!(
                 CONFIG_TEMPLATE.contains(&format!("\n{section}")),
                 "{section}"

@@ -53,6 +53,9 @@ const PEERS: &[(&str, &str)] = &[
     ("main", "cli"),
     // A receipt's executable is identified the way the runner identifies it.
     ("gate", "runner"),
+    // Adopting the gate recognises the harness entries `install --agent`
+    // writes, as `agent` models them.
+    ("gate", "agent"),
     // `install --agent` edits the harnesses' settings as `agent` models them.
     ("install", "agent"),
     // A scaffolded task's declared checks are classified as the gate does.

@@ -11,8 +11,10 @@ use mastermind_hooks::repo::Repo;
 const MAINTAINER: &str = "Maintainer <maintainer@example.invalid>";
 const AGENT: &str = "Agent <agent@example.invalid>";
 
-/// Untasked changes are denied, except a maintainer's.
-const POLICY: &str = "untasked:\n  default: deny\n  rules:\n    - action: allow\n      authors: [\"Maintainer <maintainer@example.invalid>\"]\n";
+/// Untasked changes are denied, except a maintainer's, on every branch
+/// (`work_in_progress: deny`: the pull request's branch is judged as
+/// strictly as what lands on main).
+const POLICY: &str = "untasked:\n  default: deny\n  rules:\n    - action: allow\n      authors: [\"Maintainer <maintainer@example.invalid>\"]\nwork_in_progress: deny\n";
 
 fn forge(a_py: &str) -> Forge {
     Forge::new(&[

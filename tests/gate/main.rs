@@ -12,6 +12,7 @@
 mod common;
 
 mod actors;
+mod adoption;
 mod adversarial;
 mod agent_returns;
 mod attribution;
@@ -41,4 +42,5 @@ mod snapshot_v1;
 mod trust;
 mod untracked_walk;
 mod verification_dir;
+mod where_work_lands;
 mod work_in_progress;

@@ -14,15 +14,18 @@ fn forge() -> Forge {
     Forge::new(&[("src/a.py", "a = 0\n"), ("README.md", "# demo\n")])
 }
 
-/// A branch started before main required a task for every change, with an
-/// untasked change on it.
+/// A branch started before main required a task for every change (on every
+/// branch: `work_in_progress: deny`), with an untasked change on it.
 fn branch_before_the_policy(forge: &Forge) {
     let repo = &forge.work;
     repo.git(&["checkout", "-q", "-b", "feature"]);
     repo.write("src/a.py", "a = 1\n");
     commit_as(repo, "untasked work", HUMAN, "2024-01-01T10:00:00");
     repo.git(&["checkout", "-q", "main"]);
-    repo.write(".mastermind/hooks.yaml", "require_task: true\n");
+    repo.write(
+        ".mastermind/hooks.yaml",
+        "require_task: true\nwork_in_progress: deny\n",
+    );
     commit_as(repo, "require a task", HUMAN, "2024-01-01T11:00:00");
     forge.receive(&["main"]).expect(0, "the policy lands");
 }

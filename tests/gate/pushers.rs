@@ -32,7 +32,13 @@ fn server(config: &str) -> Server {
     assert_eq!(status(&installed), 0, "{}", text(&installed));
     let work = TestRepo::new();
     work.write("src/lib.py", "x = 1\n");
-    work.write(".mastermind/hooks.yaml", config);
+    // Every branch protected: the agents' branches below are judged as a
+    // push to main is (on a branch that is not protected a refusal is only
+    // a warning, tests/gate/where_work_lands.rs).
+    work.write(
+        ".mastermind/hooks.yaml",
+        &format!("{config}protected_branches: ['*']\n"),
+    );
     work.commit_all("base");
     work.git(&["remote", "add", "origin", path.to_str().unwrap()]);
     let first = push_as(&work, &[], &["origin", "main"]);

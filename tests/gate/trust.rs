@@ -33,10 +33,13 @@ fn base_repo() -> (TestRepo, tempfile::TempDir) {
     (repo, remote)
 }
 
-/// Commit `require_task: true` on main; with `push`, also push it. The
-/// new HEAD.
+/// Commit `require_task: true` on main (on every branch:
+/// `work_in_progress: deny`); with `push`, also push it. The new HEAD.
 fn make_strict(repo: &TestRepo, push: bool) -> String {
-    repo.write(".mastermind/hooks.yaml", "require_task: true\n");
+    repo.write(
+        ".mastermind/hooks.yaml",
+        "require_task: true\nwork_in_progress: deny\n",
+    );
     repo.commit_all("strict");
     if push {
         repo.git(&["push", "-q", "origin", "main"]);

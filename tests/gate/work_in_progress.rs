@@ -59,7 +59,7 @@ fn an_unfinished_task_is_committed_and_pushed_on_a_branch_and_refused_where_it_l
     for named in [
         "warning[work_in_progress]",
         "branch feature is not the default branch main",
-        "refused where it lands on the protected branch",
+        "refused where it lands on a protected branch",
         "mastermind-hooks verification run .mastermind/tasks/001-a/spec.md --id unit",
         "set `status: complete` in .mastermind/tasks/001-a/executor-report.md",
     ] {

@@ -25,6 +25,7 @@
 //! actor is known, and rules that need `actors` do not apply.
 
 use super::facts::{Facts, Principal, dedup};
+use crate::gate::landing::destination::Destination;
 use gix::ObjectId;
 use serde_json::Value;
 
@@ -164,18 +165,26 @@ pub fn branches(data: &CiData<'_>) -> (Option<String>, Option<String>) {
     }
 }
 
-/// For a push pipeline (no change request) of a branch other than the
-/// repository's default branch: that branch and the default branch. Such a
-/// run does not judge a landing on the protected branch (its unfinished
-/// tasks are work in progress); a change request always does, and so does
-/// a run where the platform does not name both branches.
-pub fn pushed_elsewhere(data: &CiData<'_>) -> Option<(String, String)> {
-    if change_request(data).is_some() {
-        return None;
+/// Where the run lands: a change request (pull request, merge queue,
+/// merge request) on its target branch, a push pipeline on the branch it
+/// builds, each beside the repository's default branch as the platform
+/// names it. `None` where the platform names no branch (a tag, a run by
+/// hand): judged strictly.
+pub fn destination(data: &CiData<'_>) -> Option<Destination> {
+    let default = default_branch(data);
+    if let Some((target, _)) = change_request(data) {
+        return Some(Destination {
+            subject: format!("the target branch {target} of this change request"),
+            branch: target,
+            default_branch: default,
+        });
     }
     let pushed = pushed_branch(data)?;
-    let default = default_branch(data)?;
-    (pushed != default).then_some((pushed, default))
+    Some(Destination {
+        subject: format!("the branch {pushed} this CI push pipeline builds"),
+        branch: pushed,
+        default_branch: default,
+    })
 }
 
 /// The CI facts: actors, the source branch, and the protected branch's
@@ -275,6 +284,62 @@ mod tests {
             run(&vars, None, branches),
             (Some("main".into()), Some("feature".into()))
         );
+    }
+
+    #[test]
+    fn a_run_lands_on_its_change_requests_target_or_the_branch_it_builds() {
+        let github = [("GITHUB_ACTIONS", "true")];
+        let lands = |vars: &[(&str, &str)], event: Option<Value>| {
+            run(vars, event, |d| {
+                destination(d).map(|d| (d.branch, d.default_branch))
+            })
+        };
+        let some =
+            |branch: &str, default: &str| Some((branch.to_string(), Some(default.to_string())));
+        assert_eq!(
+            lands(
+                &github,
+                Some(
+                    json!({"pull_request": {"base": {"ref": "release/1.x"}, "head": {"ref": "feature"}},
+                    "repository": {"default_branch": "develop"}})
+                )
+            ),
+            some("release/1.x", "develop"),
+            "a pull request by its target"
+        );
+        assert_eq!(
+            lands(
+                &github,
+                Some(json!({"merge_group": {"base_ref": "refs/heads/main"},
+                    "repository": {"default_branch": "main"}}))
+            ),
+            some("main", "main"),
+            "a merge queue by its target"
+        );
+        assert_eq!(
+            lands(
+                &github,
+                Some(
+                    json!({"ref": "refs/heads/feature", "repository": {"default_branch": "main"}})
+                )
+            ),
+            some("feature", "main"),
+            "a push by its branch"
+        );
+        assert_eq!(
+            lands(&github, Some(json!({"ref": "refs/tags/v1"}))),
+            None,
+            "a tag: strict"
+        );
+        let gitlab = [
+            ("GITLAB_CI", "true"),
+            ("CI_DEFAULT_BRANCH", "main"),
+            ("CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "stable-2"),
+            ("CI_COMMIT_BRANCH", "feature"),
+        ];
+        assert_eq!(lands(&gitlab, None), some("stable-2", "main"));
+        assert_eq!(lands(&gitlab[..2], None), None, "no branch named: strict");
+        assert_eq!(lands(&[], None), None, "by hand: strict");
     }
 
     #[test]

@@ -17,11 +17,13 @@
 //!
 //! Shared pieces: [`steps`] (a range's commits and the pending step),
 //! [`config`] (the configuration from the target, and the repair rule),
-//! [`judge`] (one landing under its configuration through the gate) and
-//! [`mode`] (which mode the user asked for, and the one report).
+//! [`destination`] (the branch a landing lands on, and whether it is
+//! protected), [`judge`] (one landing under its configuration through the
+//! gate) and [`mode`] (which mode the user asked for, and the one report).
 
 pub mod ci;
 pub mod config;
+pub mod destination;
 pub mod judge;
 pub mod mode;
 pub mod push;
@@ -136,12 +138,14 @@ pub struct Landing {
     pub identity: crate::gate::identity::facts::Facts,
     /// A label for the change in task results (the pushed ref, say).
     pub label: Option<String>,
-    /// Why this landing does not land on the protected branch (a feature
-    /// branch's commit, push, pre-receive update or CI push pipeline): its
-    /// unfinished tasks are work in progress
-    /// (`crate::gate::work_in_progress`). `None`: it lands there, or the
-    /// mode cannot tell, and it is judged strictly.
-    pub work_in_progress: Option<String>,
+    /// The branch the landing lands on (the branch committed to, the
+    /// pushed or received branch, the pull request's target, the branch a
+    /// CI push pipeline builds) and the default branch, as the mode knows
+    /// them. Where that branch is not protected (`protected_branches`), the
+    /// landing is work in progress (`crate::gate::work_in_progress`).
+    /// `None`: the mode cannot tell (a tag, a detached HEAD, CI by hand,
+    /// the agent's stop hook), and it is judged strictly.
+    pub destination: Option<destination::Destination>,
     /// The protected branch's tip as a local mode knows it (the clone's
     /// default branch, `crate::repo::remote::local_default_branch`), used
     /// only to judge less: whether a task's spec has landed. Where the mode

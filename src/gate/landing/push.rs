@@ -6,6 +6,7 @@
 //! commit of the remote's default branch that it contains, and the
 //! default branch only moves forward.
 
+use super::destination::{Destination, branch_of_ref};
 use super::judge::{Collected, judge};
 use super::{At, Landing, Target, ViewKind, is_zero, steps};
 use crate::codes::Code;
@@ -128,7 +129,7 @@ impl Update {
             branch: self.branch,
             label: Some(self.label),
             identity: Default::default(),
-            work_in_progress: None,
+            destination: None,
             landed_locally: None,
         })
     }
@@ -291,17 +292,19 @@ pub fn check(
             .ok()
             .and_then(|refs| refs.default_tip)
             .filter(|id| repo.has_commit(*id));
-        // A branch other than the remote's default branch does not land on
-        // the protected branch: its unfinished tasks are work in progress.
-        if let Ok(Some(default)) = advertised.as_ref().map(|refs| refs.default_ref.as_deref())
-            && line.remote_ref.starts_with("refs/heads/")
-            && line.remote_ref != default
-        {
-            landing.work_in_progress = Some(format!(
-                "{} is not the remote's default branch {}",
-                line.remote_ref, default
-            ));
-        }
+        // Where the push lands: the pushed branch, beside the remote's
+        // default branch (its own HEAD). Unless it is protected, its work is
+        // work in progress; a tag, or a remote that names no default
+        // branch, is judged strictly.
+        landing.destination = branch_of_ref(&line.remote_ref).map(|branch| {
+            let default = advertised
+                .as_ref()
+                .ok()
+                .and_then(|refs| refs.default_ref.as_deref())
+                .and_then(branch_of_ref)
+                .map(str::to_string);
+            Destination::branch(branch, default)
+        });
         judge(repo, &landing, out);
     }
     Ok(())

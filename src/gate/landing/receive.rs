@@ -15,6 +15,7 @@
 //! which git relays to the pusher as `remote:` lines; a non-zero exit
 //! rejects the whole push. `MASTERMIND_HOOKS_SKIP` is never read here.
 
+use super::destination::{Destination, branch_of_ref};
 use super::judge::{Collected, judge};
 use super::push::Update;
 use super::{ViewKind, is_zero};
@@ -237,20 +238,18 @@ fn judge_all(repo: &Repo, updates: &[RefUpdate], out: &mut Collected) -> Result<
                 // was before the push (crate::gate::identity).
                 landing.identity.pushers = pushers.clone();
                 landing.identity.protected = default_tip;
-                // As pre-push: a branch other than the default branch does
-                // not land on the protected branch. Where HEAD names a
+                // As pre-push: where the update lands, beside the default
+                // branch (the repository's HEAD). Where HEAD names a
                 // branch that does not exist, no default branch is known:
-                // strict.
-                if let Some(default) = default_ref.as_deref()
-                    && default_tip.is_some()
-                    && update.name.starts_with("refs/heads/")
-                    && update.name != default
-                {
-                    landing.work_in_progress = Some(format!(
-                        "{} is not the default branch {default}",
-                        update.name
-                    ));
-                }
+                // strict unless a pattern decides.
+                landing.destination = branch_of_ref(&update.name).map(|branch| {
+                    let default = default_ref
+                        .as_deref()
+                        .filter(|_| default_tip.is_some())
+                        .and_then(branch_of_ref)
+                        .map(str::to_string);
+                    Destination::branch(branch, default)
+                });
                 judge(repo, &landing, out);
             }
         }

@@ -79,8 +79,8 @@ pub fn landing(repo: &Repo) -> Result<Landing, RepoError> {
     steps.push(steps::pending(repo, &view, &base_view, parents)?);
     let base_label = base_view.label.clone();
     let branch = steps::current_branch(repo);
-    let (work_in_progress, landed_locally) =
-        steps::elsewhere(branch.as_deref(), local_default_branch(repo));
+    let (destination, landed_locally) =
+        steps::local_destination(branch.as_deref(), local_default_branch(repo));
     Ok(Landing {
         kind: ViewKind::Staged,
         target: Target::at(repo, head, base_label.clone())?,
@@ -97,7 +97,7 @@ pub fn landing(repo: &Repo) -> Result<Landing, RepoError> {
         branch,
         label: None,
         identity: Default::default(),
-        work_in_progress,
+        destination,
         landed_locally,
     })
 }

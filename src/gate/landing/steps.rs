@@ -1,6 +1,7 @@
 //! The steps of a landing: the commits of a range, and the pending step
 //! (the index or the working tree) with what a merge being concluded owns.
 
+use super::destination::Destination;
 use crate::gate::change::{Identity, Step, StepAt};
 use crate::repo::changes::ChangeSet;
 use crate::repo::history::PathChange;
@@ -71,27 +72,26 @@ pub fn current_branch(repo: &Repo) -> Option<String> {
         .map(|name| name.shorten().to_str_lossy().into_owned())
 }
 
-/// For the local modes: whether the commit being made on `branch` lands on
-/// the clone's default branch (`default`: its name and tip, as
-/// [`crate::repo::remote::local_default_branch`] knows it). On another
-/// branch: why the commit does not land there (its unfinished tasks are
-/// work in progress) and the default branch's tip (where a task's spec is
-/// read to tell whether it landed). On the default branch, a detached
-/// HEAD, or where no default branch is known: `(None, None)`, judged
-/// strictly against HEAD.
-pub fn elsewhere(
+/// For the local modes: where the commit being made on `branch` lands
+/// (that branch, with the clone's default branch as
+/// [`crate::repo::remote::local_default_branch`] knows it: `default`, its
+/// name and tip), and, on a branch other than the default branch, the
+/// default branch's tip (where a task's spec is read to tell whether it
+/// landed). A detached HEAD lands on no branch the mode can name:
+/// `(None, None)`, judged strictly against HEAD.
+pub fn local_destination(
     branch: Option<&str>,
     default: Option<(String, ObjectId)>,
-) -> (Option<String>, Option<ObjectId>) {
-    match (branch, default) {
-        (Some(branch), Some((default, tip))) if branch != default => (
-            Some(format!(
-                "branch {branch} is not the default branch {default}"
-            )),
-            Some(tip),
-        ),
-        _ => (None, None),
-    }
+) -> (Option<Destination>, Option<ObjectId>) {
+    let Some(branch) = branch else {
+        return (None, None);
+    };
+    let landed = default
+        .as_ref()
+        .filter(|(name, _)| name != branch)
+        .map(|(_, tip)| *tip);
+    let destination = Destination::branch(branch, default.map(|(name, _)| name));
+    (Some(destination), landed)
 }
 
 #[cfg(test)]
@@ -99,22 +99,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_a_named_branch_other_than_the_default_is_elsewhere() {
+    fn a_named_branch_lands_on_itself_and_reads_the_default_branch_beside_it() {
         let tip = ObjectId::null(gix::hash::Kind::Sha1);
         let main = || Some(("main".to_string(), tip));
-        let (why, landed) = elsewhere(Some("feature/x"), main());
-        assert!(why.is_some_and(|w| w.contains("branch feature/x is not the default branch main")));
-        assert_eq!(landed, Some(tip));
-        assert_eq!(elsewhere(Some("main"), main()), (None, None));
+        let (lands, landed) = local_destination(Some("feature/x"), main());
         assert_eq!(
-            elsewhere(None, main()),
+            lands,
+            Some(Destination::branch("feature/x", Some("main".to_string())))
+        );
+        assert_eq!(landed, Some(tip));
+        let (lands, landed) = local_destination(Some("main"), main());
+        assert_eq!(lands.map(|d| d.branch), Some("main".to_string()));
+        assert_eq!(landed, None);
+        assert_eq!(
+            local_destination(None, main()),
             (None, None),
             "a detached HEAD is strict"
         );
+        let (lands, landed) = local_destination(Some("feature"), None);
         assert_eq!(
-            elsewhere(Some("feature"), None),
-            (None, None),
-            "no default known: strict"
+            lands.and_then(|d| d.default_branch),
+            None,
+            "no default known: strict unless a pattern decides"
         );
+        assert_eq!(landed, None);
     }
 }

@@ -82,7 +82,7 @@ fn landing_on(
         head.into_iter().collect(),
     )?);
     let branch = steps::current_branch(repo);
-    let (_, landed_locally) = steps::elsewhere(branch.as_deref(), default_branch);
+    let (_, landed_locally) = steps::local_destination(branch.as_deref(), default_branch);
     let base_label = match base_commit {
         Some(id) => format!("commit {}", short(id)),
         None => "the empty tree (no commit yet)".to_string(),
@@ -110,7 +110,7 @@ fn landing_on(
         label: None,
         identity: Default::default(),
         // The agent's stop hook judges the work as it would land: strict.
-        work_in_progress: None,
+        destination: None,
         landed_locally,
     })
 }

@@ -246,7 +246,7 @@ pub fn evaluate_in_worktree(
         branch: None,
         label: None,
         identity: Default::default(),
-        work_in_progress: None,
+        destination: None,
         landed_locally: None,
     };
     let gate = super::Gate::new(repo, config, &landing);

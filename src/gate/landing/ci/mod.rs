@@ -167,7 +167,7 @@ pub fn landing(repo: &Repo, base: ObjectId, head: ObjectId) -> Result<Landing, R
         branch: None,
         label: None,
         identity: Default::default(),
-        work_in_progress: None,
+        destination: None,
         landed_locally: None,
     })
 }
@@ -182,9 +182,7 @@ fn fill_identity(landing: &mut Landing, env: &CiEnv, repo: &Repo, base: ObjectId
     };
     let data = identity::ci::CiData { var: &var, event };
     landing.branch = identity::ci::branches(&data).0;
-    landing.work_in_progress = identity::ci::pushed_elsewhere(&data).map(|(pushed, default)| {
-        format!("this CI push pipeline builds branch {pushed}, not the default branch {default}")
-    });
+    landing.destination = identity::ci::destination(&data);
     landing.identity = identity::ci::facts(&data, base, &|rev| repo.resolve_commit(rev).ok());
 }
 
