@@ -328,7 +328,7 @@ pub fn inspect(bytes: &[u8], expected: Option<&Expected<'_>>) -> Inspection {
         diagnostics: vec![Diagnostic::new(
             Code::receipt_intrinsically_current,
             format!(
-                "tree receipt for check `{}` is intrinsically current; the gate still compares its tree digest and executable with the view",
+                "tree receipt for check `{}` is intrinsically current; the gate still compares what its check ran on and its executable with what lands",
                 receipt.check_id
             ),
         )],
