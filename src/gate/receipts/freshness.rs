@@ -310,7 +310,7 @@ pub(super) fn list_paths(paths: &[String], limit: usize) -> String {
 /// No step of the task's history committed the receipt as it lands.
 pub(super) fn origin_unknown(id: &str, baseline_label: &str) -> String {
     format!(
-        "check `{id}`: no commit of the task's history since its baseline ({baseline_label}) committed this receipt as it lands, so where it ran is unknown"
+        "check `{id}`: no commit of the task's history since its baseline ({baseline_label}) committed this receipt as it lands, and a receipt of schema version 1 records no paths, so where it ran is unknown (a re-run writes a receipt judged by content)"
     )
 }
 
@@ -389,7 +389,7 @@ pub(super) fn digest_differs(
 /// What lands changed on the task's territory after the check ran.
 pub(super) fn changed_after(id: &str, ran_on: &RanOn<'_>, changed: &[Changed]) -> String {
     format!(
-        "check `{id}` ran on {}, but what lands differs there on what the task covers: {}",
+        "check `{id}` ran on {} (a receipt of schema version 1 is judged by the commit that committed it), but what lands differs there on what the task covers: {}",
         ran_on.label,
         paths_by(changed)
     )
@@ -502,7 +502,7 @@ mod tests {
         let text = changed_after("unit", &ran_on("commit a", &[]), &changed);
         assert_eq!(
             text,
-            "check `unit` ran on commit a, but what lands differs there on what the task covers: src/a.rs (by commit b (\"tidy\"), author H <h@x>), src/b.rs (by the merge of what lands)"
+            "check `unit` ran on commit a (a receipt of schema version 1 is judged by the commit that committed it), but what lands differs there on what the task covers: src/a.rs (by commit b (\"tidy\"), author H <h@x>), src/b.rs (by the merge of what lands)"
         );
         let recorded = [
             Changed {
