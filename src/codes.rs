@@ -886,6 +886,15 @@ codes! {
     agent_hook_outdated: Error, Violation,
         "The harness's hook entry runs another command or binary than `install --agent` writes.",
         "Run `mastermind-hooks install --agent <harness>` to rewrite it.";
+    agent_hook_override_refused: Error, Violation,
+        "The per-user override MASTERMIND_HOOKS_BIN names a program that does not answer as mastermind-hooks, so the agent hooks do not use it.",
+        "Point MASTERMIND_HOOKS_BIN at mastermind-hooks where the message says it is set, or remove it; the agent hooks then run mastermind-hooks from PATH.";
+    agent_hook_binary_outdated: Error, Violation,
+        "The mastermind-hooks the agent hooks would run does not speak the agent-hook protocol of their settings (an older version).",
+        "Upgrade it (`cargo install --locked --path .` in a clone of mastermind-hooks at the version that wrote the settings, or a newer release), or rewrite the settings with that binary's `install --agent <harness>`.";
+    agent_hook_protocol_unknown: Error, CannotCheck,
+        "The agent hook settings pass an agent-hook protocol this binary does not speak.",
+        "Install the mastermind-hooks the settings were written by (upgrade it), or rewrite the settings with `mastermind-hooks install --agent <harness>`.";
     agent_hook_binary_missing: Error, Violation,
         "The harness's agent hooks run mastermind-hooks from `MASTERMIND_HOOKS_BIN` or PATH, and neither leads to an executable on this machine, so every agent hook blocks the agent.",
         "Install mastermind-hooks (`cargo install --locked --path .` in a clone of it) so that it is on PATH, or set `MASTERMIND_HOOKS_BIN` to its path (for Claude Code, in `.claude/settings.local.json` under `env`).";

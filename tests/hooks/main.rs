@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod agent_gate;
 mod agent_hooks;
 mod ci_binary;
 mod hooks;
