@@ -544,8 +544,8 @@ codes! {
         "A Mastermind v1 receipt binds the live working tree and cannot be checked in a tree view.",
         "Run the check with `mastermind-hooks verification run` to write a tree receipt, or set receipts.accept_unverifiable_v1.";
     receipt_snapshot_changed: Error, Violation,
-        "The receipt's snapshot differs from the content of this view: files changed after the check ran.",
-        "Re-run the check on the content you are committing, pushing or merging.";
+        "What lands differs from the content the receipt's check ran on, on a path of its task's territory (the declared files and the paths the task changed) that is not the protected branch's own content, or the receipt does not record such a path (a receipt of schema version 1 records no paths and must describe the commit that carries it).",
+        "Re-run the check on the content you are committing, pushing or merging and commit its receipt, or let CI re-run it on what lands (`mastermind-hooks check --ci --rerun`).";
     receipt_spec_changed: Error, Violation,
         "The task's spec changed after the check ran.",
         "Re-run the check against the current spec.";
@@ -918,6 +918,9 @@ codes! {
     verification_submodule_unusable: Error, CannotCheck,
         "A submodule checkout is at another commit than the tree records, or has modified or untracked files, so a check would run on content its receipt cannot name.",
         "Run `git submodule update` (or commit the submodule's new commit) and clean the submodule, then run again.";
+    verification_territory_too_large: Error, CannotCheck,
+        "The record of what the check runs on over its task's territory (every declared file and every path the task changed) would make the receipt larger than receipts may be (128 KiB), so the check was not run and no receipt was touched.",
+        "Split the task so that each declares and changes fewer files (about a thousand paths fit), or leave generated files out of the working tree (.gitignore), then run again.";
     verification_isolation_failed: Error, CannotCheck,
         "The isolated checkout could not be written (an unsafe path in the tree, a temporary directory inside the repository, or a disk error).",
         "Fix the condition in the message (for example point TMPDIR outside the repository), then run again.";

@@ -17,6 +17,7 @@ pub enum SchemaId {
     ReceiptV1,
     HooksConfigV1,
     TreeReceiptV1,
+    TreeReceiptV2,
     // Subagent returns (contract B): the envelope and one schema per role.
     SubagentHandover,
     SubagentComposer,
@@ -39,6 +40,7 @@ impl SchemaId {
         SchemaId::ReceiptV1,
         SchemaId::HooksConfigV1,
         SchemaId::TreeReceiptV1,
+        SchemaId::TreeReceiptV2,
         SchemaId::SubagentHandover,
         SchemaId::SubagentComposer,
         SchemaId::SubagentReviewerInloop,
@@ -61,6 +63,7 @@ impl SchemaId {
             SchemaId::ReceiptV1 => "receipt-v1",
             SchemaId::HooksConfigV1 => "hooks-config-v1",
             SchemaId::TreeReceiptV1 => "tree-receipt-v1",
+            SchemaId::TreeReceiptV2 => "tree-receipt-v2",
             SchemaId::SubagentHandover => "subagent-handover",
             SchemaId::SubagentComposer => "subagent-composer",
             SchemaId::SubagentReviewerInloop => "subagent-reviewer-inloop",
@@ -93,6 +96,7 @@ impl SchemaId {
             SchemaId::ReceiptV1 => include_str!("../../schemas/receipt-v1.schema.json"),
             SchemaId::HooksConfigV1 => include_str!("../../schemas/hooks-config-v1.schema.json"),
             SchemaId::TreeReceiptV1 => include_str!("../../schemas/tree-receipt-v1.schema.json"),
+            SchemaId::TreeReceiptV2 => include_str!("../../schemas/tree-receipt-v2.schema.json"),
             SchemaId::SubagentHandover => {
                 include_str!("../../schemas/subagent-returns/handover.schema.json")
             }

@@ -18,4 +18,5 @@ mod one_run;
 mod server_hooks;
 mod templates;
 mod walkthroughs;
+mod ways_to_land;
 mod widen;

@@ -1,24 +1,31 @@
-//! Tree receipt v1 (`<task>/verification/<id>.tree.json`, this project's
-//! extension, `schemas/tree-receipt-v1.schema.json`): decoding and
-//! inspection against an expected binding, without the repository.
+//! Tree receipts (`<task>/verification/<id>.tree.json`, this project's
+//! extension): decoding and inspection against an expected binding,
+//! without the repository. Schema version 1
+//! (`schemas/tree-receipt-v1.schema.json`) and version 2
+//! (`schemas/tree-receipt-v2.schema.json`: version 1 plus the `territory`
+//! record, [`super::territory`]) are read; the runner writes version 2.
 //!
 //! A tree receipt is content-addressed: it binds the declaration (the
 //! reference's `declaration_sha256`), the spec's path and sha256, the
 //! executable's sha256, the runner's version and platform, the outcome,
-//! and the tree digest (version 1 or 2) of the working tree before and after the run.
+//! the tree digest (version 1 or 2) of the working tree before and after the
+//! run and, from schema version 2, what the check ran on over its task's
+//! territory (each path's mode and SHA-256, bound to the run).
 //! Inspection order (first match wins), mirroring the reference's table:
 //! size and schema; versions and attempt; provenance; run_id; the
 //! receipt's own consistency (declaration hash recomputed, limits, trusted
-//! runner version); the expected binding when given (declaration, spec
-//! path, platform, then spec bytes); status; the outcome a pass requires.
-//! The tree digest and the executable are compared by the gate.
+//! runner version, the territory record bound to the run); the expected
+//! binding when given (declaration, spec path, platform, then spec bytes);
+//! status; the outcome a pass requires. The tree digest, the territory and
+//! the executable are compared by the gate.
 
 use crate::codes::Code;
 use crate::contract::mastermind::argv_display::RunDeclaration;
 use crate::contract::mastermind::receipt::{
     self, CheckState, Executable, PROVENANCE, Status, StreamDigest, declaration_problem,
-    decode_json, is_hex, state_diagnostic, status_name, status_state, streams_are_valid,
+    decode_json_by, is_hex, state_diagnostic, status_name, status_state, streams_are_valid,
 };
+use crate::contract::mastermind::territory::Territory;
 use crate::diagnostic::Diagnostic;
 use crate::schema::SchemaId;
 use serde::{Deserialize, Serialize};
@@ -27,6 +34,11 @@ use serde::{Deserialize, Serialize};
 /// outside `.mastermind/`) and 2 (tree-v2, everything but the agents'
 /// bookkeeping). The gate recomputes the version the receipt names.
 pub const TREE_DIGEST_VERSIONS: [u32; 2] = [1, 2];
+
+/// The schema version the runner writes: 2, with the territory record.
+/// Version 1 receipts (no record) are still read, and judged by the commit
+/// that carries them.
+pub const TREE_RECEIPT_SCHEMA_VERSION: u32 = 2;
 
 /// Tree receipts larger than this are refused (as v1 receipts).
 pub const MAX_TREE_RECEIPT_BYTES: usize = 128 * 1024;
@@ -62,6 +74,11 @@ pub struct TreeReceipt {
     pub tree_digest_version: u32,
     pub tree_before: Option<String>,
     pub tree_after: Option<String>,
+    /// What the check ran on over its task's territory (schema version 2;
+    /// absent in version 1 and in a `pending` receipt written before the
+    /// working tree was read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub territory: Option<Territory>,
     pub started_at: u64,
     pub duration_ms: u64,
     pub exit_code: Option<i32>,
@@ -82,6 +99,7 @@ impl TreeReceipt {
             && self.reason.is_none()
             && self.tree_before.as_deref().is_some_and(|d| is_hex(d, 64))
             && self.tree_before == self.tree_after
+            && (self.schema_version < 2 || self.territory.is_some())
             && self
                 .executable
                 .as_ref()
@@ -135,19 +153,27 @@ pub fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
     parts.next().is_none().then_some(version)
 }
 
+/// The schema of a tree receipt: version 2's for `schema_version: 2`,
+/// else version 1's (an unknown version is refused after the schema).
+fn schema_of(value: &serde_json::Value) -> SchemaId {
+    match value
+        .get("schema_version")
+        .and_then(serde_json::Value::as_u64)
+    {
+        Some(2) => SchemaId::TreeReceiptV2,
+        _ => SchemaId::TreeReceiptV1,
+    }
+}
+
 fn decode(bytes: &[u8]) -> Result<TreeReceipt, Inspection> {
-    decode_json(
-        bytes,
-        MAX_TREE_RECEIPT_BYTES,
-        SchemaId::TreeReceiptV1,
-        "tree receipt",
+    decode_json_by(bytes, MAX_TREE_RECEIPT_BYTES, schema_of, "tree receipt").map_err(
+        |(code, diagnostics)| Inspection {
+            state: CheckState::Unavailable,
+            reason: Some(code),
+            receipt: None,
+            diagnostics,
+        },
     )
-    .map_err(|(code, diagnostics)| Inspection {
-        state: CheckState::Unavailable,
-        reason: Some(code),
-        receipt: None,
-        diagnostics,
-    })
 }
 
 fn own_problem(receipt: &TreeReceipt) -> Option<String> {
@@ -164,6 +190,11 @@ fn own_problem(receipt: &TreeReceipt) -> Option<String> {
     }
     if !is_hex(&receipt.spec.sha256, 64) {
         return Some("spec binding is malformed (sha256 not 64 hex)".into());
+    }
+    if let Some(territory) = &receipt.territory
+        && let Err(problem) = territory.leaves(&receipt.run_id)
+    {
+        return Some(problem);
     }
     match parse_version(&receipt.runner_version) {
         Some(version) if version >= MIN_TRUSTED_RUNNER_VERSION => None,
@@ -191,7 +222,7 @@ pub fn inspect(bytes: &[u8], expected: Option<&Expected<'_>>) -> Inspection {
     let found = |state, code, detail: &str, receipt: &TreeReceipt| {
         finding(state, code, detail, Some(receipt.clone()))
     };
-    if receipt.schema_version != 1
+    if !(1..=TREE_RECEIPT_SCHEMA_VERSION).contains(&receipt.schema_version)
         || !TREE_DIGEST_VERSIONS.contains(&receipt.tree_digest_version)
         || receipt.attempt == 0
     {
@@ -199,7 +230,7 @@ pub fn inspect(bytes: &[u8], expected: Option<&Expected<'_>>) -> Inspection {
             CheckState::Unavailable,
             Code::receipt_version_or_attempt_invalid,
             &format!(
-                "schema_version {}, tree_digest_version {}, attempt {} (need 1, 1 or 2, >= 1)",
+                "schema_version {}, tree_digest_version {}, attempt {} (need 1 or 2, 1 or 2, >= 1)",
                 receipt.schema_version, receipt.tree_digest_version, receipt.attempt
             ),
             &receipt,
@@ -287,7 +318,7 @@ pub fn inspect(bytes: &[u8], expected: Option<&Expected<'_>>) -> Inspection {
         return found(
             CheckState::Unavailable,
             Code::receipt_outcome_invalid,
-            "status is passed but exit code, signal, reason, tree digests, executable or streams do not support it",
+            "status is passed but exit code, signal, reason, tree digests, territory record, executable or streams do not support it",
             &receipt,
         );
     }
@@ -297,7 +328,7 @@ pub fn inspect(bytes: &[u8], expected: Option<&Expected<'_>>) -> Inspection {
         diagnostics: vec![Diagnostic::new(
             Code::receipt_intrinsically_current,
             format!(
-                "tree receipt for check `{}` is intrinsically current; the gate still compares its tree digest and executable with the view",
+                "tree receipt for check `{}` is intrinsically current; the gate still compares what its check ran on and its executable with what lands",
                 receipt.check_id
             ),
         )],
@@ -537,6 +568,84 @@ pub(crate) mod tests {
         assert_eq!(
             run(&pending, Some(&changed)),
             (CheckState::Stale, Some(Code::receipt_spec_changed))
+        );
+    }
+
+    /// A valid schema-2 receipt: the same fields and a territory record.
+    pub(crate) fn valid_v2() -> Value {
+        use crate::contract::mastermind::territory::{Leaf, Territory};
+        let mut v = valid();
+        v["schema_version"] = json!(2);
+        let record = Territory::record(
+            v["run_id"].as_str().unwrap(),
+            [
+                (
+                    "src/a.py",
+                    Leaf::Present {
+                        mode: "100644".into(),
+                        sha256: "c".repeat(64),
+                    },
+                    true,
+                ),
+                ("docs/a.md", Leaf::Absent, false),
+            ],
+        );
+        v["territory"] = serde_json::to_value(record).unwrap();
+        v
+    }
+
+    #[test]
+    fn a_schema_2_receipt_needs_a_sound_record_bound_to_its_run() {
+        assert_eq!(run(&valid_v2(), None), (CheckState::Current, None));
+        let decoded: TreeReceipt = serde_json::from_value(valid_v2()).unwrap();
+        assert_eq!(serde_json::to_value(&decoded).unwrap(), valid_v2());
+        // A passing receipt of schema 2 records what its check ran on.
+        let mut bare = valid_v2();
+        bare.as_object_mut().unwrap().remove("territory");
+        assert_eq!(
+            run(&bare, None),
+            (CheckState::Unavailable, Some(Code::receipt_outcome_invalid))
+        );
+        // Schema 1 has no record; the record is refused there by the schema.
+        let mut v1 = valid_v2();
+        v1["schema_version"] = json!(1);
+        assert_eq!(
+            run(&v1, None),
+            (CheckState::Unavailable, Some(Code::receipt_invalid))
+        );
+        // A record edited after the run, or copied from another run.
+        let mut edited = valid_v2();
+        edited["territory"]["changed"][0] = json!(format!("100644 {} src/a.py", "d".repeat(64)));
+        assert_eq!(
+            run(&edited, None),
+            (CheckState::Stale, Some(Code::receipt_binding_mismatch))
+        );
+        let mut copied = valid_v2();
+        copied["run_id"] = json!("f".repeat(32));
+        assert_eq!(
+            run(&copied, None),
+            (CheckState::Stale, Some(Code::receipt_binding_mismatch))
+        );
+        let mut unknown = valid_v2();
+        unknown["territory"]["extra"] = json!(1);
+        assert_eq!(
+            run(&unknown, None),
+            (CheckState::Unavailable, Some(Code::receipt_invalid))
+        );
+        let mut later = valid_v2();
+        later["schema_version"] = json!(3);
+        assert_eq!(
+            run(&later, None),
+            (CheckState::Unavailable, Some(Code::receipt_invalid)),
+            "a version this gate does not know is refused"
+        );
+        // A pending receipt written before the working tree was read has
+        // no record yet.
+        let mut pending = bare.clone();
+        pending["status"] = json!("pending");
+        assert_eq!(
+            run(&pending, None),
+            (CheckState::Pending, Some(Code::receipt_pending))
         );
     }
 

@@ -36,6 +36,7 @@ fn passing_receipt(tree: &str) -> TreeReceipt {
         tree_digest_version: 2,
         tree_before: Some(tree.to_string()),
         tree_after: Some(tree.to_string()),
+        territory: None,
         started_at: 1,
         duration_ms: 1,
         exit_code: Some(0),
