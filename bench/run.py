@@ -37,10 +37,9 @@ SIZES = {
     "limit": (10_000, 64 * 1024 * 1024),
     "large": (100_000, 640 * 1024 * 1024),
 }
-# Set by build(): the executable cargo reports it built, and the same
-# source built as a dynamic executable for heaptrack, which counts the heap
-# through LD_PRELOAD (a static binary ignores it: heaptrack then waits for
-# a report that never comes). Both use the same allocator, glibc's malloc.
+# Set by build(): the executable cargo reports it built, and the one
+# heaptrack runs (the same: a dynamically linked binary, whose heap heaptrack
+# counts through LD_PRELOAD).
 BIN = "mastermind-hooks"
 HEAP_BIN = None
 GIT_ENV = {
