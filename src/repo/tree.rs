@@ -1032,9 +1032,7 @@ fn checksum_holds(data: &[u8], kind: gix::hash::Kind) -> bool {
     }
     match kind {
         gix::hash::Kind::Sha1 => sha1::Sha1::digest(body).as_slice() == trailer,
-        // Other formats (SHA-256 repositories are refused before this) keep
-        // gix's hasher.
-        #[allow(unreachable_patterns)]
+        // A SHA-256 repository's index ends in a SHA-256 hash: gix's hasher.
         _ => {
             let mut hasher = gix::hash::hasher(kind);
             hasher.update(body);
