@@ -582,6 +582,7 @@ impl Context<'_> {
             declaration: run.clone(),
             executable: None,
             tree_digest_version: TREE_DIGEST_VERSION,
+            object_format: crate::repo::object_format_field(self.repo),
             tree_before: None,
             tree_after: None,
             started_at: now_secs(),

@@ -73,6 +73,14 @@ fn object_error(what: &str, error: impl std::fmt::Display) -> RepoError {
     RepoError::new(Code::git_object_unavailable, format!("{what}: {error}"))
 }
 
+/// What a receipt or statement records as the object format of `repo`:
+/// `None` for SHA-1 (the format every record without the field was made
+/// in), else its name (`sha256`).
+pub fn object_format_field(repo: &Repo) -> Option<String> {
+    let format = repo.gix().object_hash();
+    (format != gix::hash::Kind::Sha1).then(|| format.to_string())
+}
+
 /// An opened repository.
 pub struct Repo {
     inner: gix::Repository,

@@ -10,6 +10,7 @@ mod common;
 
 mod agent_hooks;
 mod ci_binary;
+mod formats;
 mod hooks;
 mod managers;
 mod newcomer;
