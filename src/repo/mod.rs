@@ -112,6 +112,8 @@ pub struct Repo {
     pub(crate) index_checksums: RefCell<Option<tree::PendingChecksums>>,
     /// Where its references are kept, and so who reads them ([`refs`]).
     ref_store: refs::RefStore,
+    /// What was read through git of them ([`refs`]).
+    refs_memo: refs::Memo,
 }
 
 impl Repo {
@@ -158,6 +160,7 @@ impl Repo {
         let ref_store = refs::RefStore::of(&inner);
         Repo {
             ref_store,
+            refs_memo: refs::Memo::default(),
             inner,
             object_dirs: vec![own],
             merges: RefCell::new(HashMap::new()),
@@ -190,6 +193,7 @@ impl Repo {
         self.inner.objects = objects;
         Repo {
             ref_store: self.ref_store,
+            refs_memo: refs::Memo::default(),
             inner: self.inner.with_object_memory(),
             object_dirs: dirs,
             merges: RefCell::new(HashMap::new()),

@@ -65,6 +65,13 @@ pub struct Reference {
     pub id: Option<ObjectId>,
 }
 
+/// What a repository read through git keeps for the rest of the run: the
+/// gate never moves HEAD, and each read is a process.
+#[derive(Debug, Default)]
+pub(super) struct Memo {
+    head: std::cell::RefCell<Option<(Option<ObjectId>, Option<String>)>>,
+}
+
 /// What one `git` command for the references printed, or why it failed.
 struct GitOutput {
     /// The exit code (`None`: killed by a signal).
@@ -184,32 +191,47 @@ impl Repo {
                 Ok((head.id().map(|id| id.detach()), name))
             }
             RefStore::Git(_) => {
-                let branch = self.git_for_refs(&["symbolic-ref", "-q", "HEAD"])?;
-                let name = match branch.code {
-                    Some(0) => Some(branch.stdout),
-                    Some(1) => None,
-                    _ => return Err(failed(&format!("git symbolic-ref: {}", branch.stderr))),
-                };
-                let id = self.git_for_refs(&["rev-parse", "-q", "--verify", "HEAD"])?;
-                match id.code {
-                    Some(0) => {
-                        let id =
-                            ObjectId::from_hex(id.stdout.as_bytes()).map_err(|e| failed(&e))?;
-                        Ok((Some(id), name))
-                    }
-                    // On a branch with no commit yet (git's unborn branch).
-                    Some(1) if name.is_some() && id.stderr.is_empty() => Ok((None, name)),
-                    _ => Err(failed(&format!(
-                        "git rev-parse HEAD: {}",
-                        if id.stderr.is_empty() {
-                            "HEAD names no commit"
-                        } else {
-                            &id.stderr
-                        }
-                    ))),
+                if let Some(known) = self.refs_memo.head.borrow().as_ref() {
+                    return Ok(known.clone());
                 }
+                let head = self.git_head()?;
+                *self.refs_memo.head.borrow_mut() = Some(head.clone());
+                Ok(head)
             }
         }
+    }
+
+    /// HEAD as git reads it: one `git rev-parse` on a branch with commits
+    /// or a detached HEAD, a `git symbolic-ref` and a check more on an
+    /// unborn branch.
+    fn git_head(&self) -> Result<(Option<ObjectId>, Option<String>)> {
+        let failed = |why: &dyn std::fmt::Display| {
+            RepoError::new(
+                Code::git_revision_unknown,
+                format!("cannot read HEAD: {why}"),
+            )
+        };
+        let out = self.git_for_refs(&["rev-parse", "HEAD", "--symbolic-full-name", "HEAD"])?;
+        if out.code == Some(0) {
+            let mut lines = out.stdout.lines();
+            let (Some(id), Some(name), None) = (lines.next(), lines.next(), lines.next()) else {
+                return Err(failed(&format!("git rev-parse printed {:?}", out.stdout)));
+            };
+            let id = ObjectId::from_hex(id.as_bytes()).map_err(|e| failed(&e))?;
+            // `HEAD` itself: detached.
+            let name = name.starts_with("refs/").then(|| name.to_string());
+            return Ok((Some(id), name));
+        }
+        // No commit at HEAD: an unborn branch (its ref does not exist), or
+        // something broken.
+        let branch = self.git_for_refs(&["symbolic-ref", "-q", "HEAD"])?;
+        if branch.code == Some(0) {
+            let target = self.git_for_refs(&["rev-parse", "-q", "--verify", &branch.stdout])?;
+            if target.code == Some(1) && target.stderr.is_empty() {
+                return Ok((None, Some(branch.stdout)));
+            }
+        }
+        Err(failed(&format!("git rev-parse HEAD: {}", out.stderr)))
     }
 
     /// The reference with exactly this full name (`refs/remotes/origin/HEAD`),
