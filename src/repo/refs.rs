@@ -126,7 +126,11 @@ impl Repo {
             )
         })?;
         let stderr = String::from_utf8_lossy(&output.stderr).trim().to_string();
-        if stderr.contains("unknown repository extension") {
+        // git 2.44 and older know no `refStorage`; a later store's name is
+        // an invalid value to a git that predates it.
+        if stderr.contains("unknown repository extension")
+            || stderr.contains("'extensions.refstorage'")
+        {
             return Err(RepoError::new(
                 Code::git_version_unsupported,
                 format!(

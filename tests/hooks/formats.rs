@@ -311,3 +311,28 @@ fn a_receipt_is_current_only_in_its_own_object_format() {
         repo.git(&["add", "-A"]);
     }
 }
+
+/// A repository whose references are in a store the installed git cannot
+/// read: `init` says so and writes nothing (a team learns it there, not at
+/// its first commit), and the gate cannot check (exit 2, never a pass).
+#[test]
+fn a_store_git_cannot_read_is_refused_by_init_and_the_gate() {
+    let repo = TestRepo::new();
+    repo.write("src/a.py", "a = 0\n");
+    repo.commit_all("start");
+    repo.git(&["config", "core.repositoryFormatVersion", "1"]);
+    repo.git(&["config", "extensions.refStorage", "madeup"]);
+    let init = repo.run(&["init"], None);
+    assert_eq!(status(&init), 2, "{}", text(&init));
+    assert!(
+        text(&init).contains("git_version_unsupported"),
+        "{}",
+        text(&init)
+    );
+    assert!(text(&init).contains("git 2.45 or newer"), "{}", text(&init));
+    assert!(!repo.path().join(".mastermind").exists(), "nothing written");
+    assert!(!repo.path().join(".git/hooks/pre-commit").exists());
+    let staged = verdict(&repo.run(&["check", "--staged", "--format", "json"], None));
+    staged.expect(2, "check --staged");
+    assert!(staged.has("git_version_unsupported"), "{:?}", staged.codes);
+}
