@@ -477,11 +477,11 @@ codes! {
         "The working tree could not be read.",
         "Run in a non-bare repository with readable files.";
     git_version_unsupported: Error, CannotCheck,
-        "The installed git is too old for what the gate asks of it (merges need `git merge-tree --write-tree`, git 2.38 or newer).",
-        "Install git 2.38 or newer and run again.";
+        "The installed git is too old for what the gate asks of it (merges need `git merge-tree --write-tree`, git 2.38 or newer; a reftable repository's references need git 2.45 or newer).",
+        "Install git 2.38 or newer (2.45 or newer for reftable repositories) and run again.";
     git_object_format_unsupported: Error, CannotCheck,
-        "The repository uses an object format (hash) this build cannot read.",
-        "SHA-256 repositories are not supported yet: keep the gate on SHA-1 repositories (or judge a SHA-1 mirror of this one).";
+        "The repository uses an object format (hash) this build cannot read: it reads SHA-1 and SHA-256.",
+        "Keep the repository in SHA-1 or SHA-256 (`git init --object-format=sha256`), or use a build of mastermind-hooks that reads its format.";
     git_partial_clone: Error, CannotCheck,
         "The clone is partial (`--filter`) and lacks objects the gate reads: every file of what lands, and the trees of the commits it compares.",
         "Fetch the objects with `git fetch --refetch --no-filter origin`, or clone without `--filter` (actions/checkout: leave `filter` unset).";

@@ -332,6 +332,9 @@ fn executable_record(resolved: &executable::Resolved) -> Executable {
 }
 
 /// Where the checks of one invocation run, and what they are compared with.
+// One value per invocation, never in a collection: the isolated variant's
+// size (object ids as wide as SHA-256's) costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 enum Place {
     Worktree {
         /// The snapshot the next check starts from, when known.
@@ -639,6 +642,7 @@ impl Context<'_> {
             declaration: run.clone(),
             executable: None,
             tree_digest_version: TREE_DIGEST_VERSION,
+            object_format: crate::repo::object_format_field(self.repo),
             tree_before: None,
             tree_after: None,
             territory: None,

@@ -33,6 +33,17 @@ pub fn run() -> ExitStatus {
             return ExitStatus::CannotCheck;
         }
     };
+    // The gate must read this repository (its object format, its
+    // references): a team learns here that it cannot, not at its first
+    // commit.
+    if let Err(e) = crate::repo::Repo::discover(&top).and_then(|repo| repo.head_commit()) {
+        eprintln!(
+            "error[{}]: {}; nothing was written or installed",
+            e.code.as_str(),
+            e.message
+        );
+        return ExitStatus::CannotCheck;
+    }
     let config = top.join(CONFIG_PATH);
     let wrote = match std::fs::symlink_metadata(&config) {
         Ok(_) => format!("{CONFIG_PATH}: already there, left as it is\n"),

@@ -307,11 +307,16 @@ fn a_large_executable_is_remembered_and_its_change_still_seen() {
     assert_eq!(verify(&repo).0, 0);
     repo.git(&["add", "-A"]);
     assert_eq!(check(&repo, &["--staged"], None).0, 0);
-    let table = repo.path().join(".git/mastermind-hooks/executables-sha1");
+    let format = repo.object_format();
+    let table = repo
+        .path()
+        .join(format!(".git/mastermind-hooks/executables-{format}"));
     let len = std::fs::metadata(&table).map(|m| m.len()).unwrap_or(0);
-    // The 32-byte header, then rows of a 20-byte id, a sha256 and a tag.
+    // The 32-byte header, then rows of an id as wide as the repository's
+    // object ids, a sha256 and a tag.
+    let row = repo.cache_format().id_len() as u64 + 32 + 16;
     assert!(
-        len >= 32 + 68 && (len - 32).is_multiple_of(68),
+        len >= 32 + row && (len - 32).is_multiple_of(row),
         "table of {len} bytes"
     );
     assert_eq!(check(&repo, &["--staged"], None).0, 0);
@@ -636,19 +641,23 @@ fn v1_receipts_are_unverifiable_in_tree_views() {
 
 #[test]
 fn a_tampered_cache_cannot_make_a_stale_receipt_current() {
-    use mastermind_hooks::digest::cache::{Format, SHA256_STEM, decode, encode};
+    use mastermind_hooks::digest::cache::{SHA256_STEM, decode, encode};
     let repo = task_repo(PASSING);
+    let format = repo.cache_format();
     let base = repo.head();
     assert_eq!(verify(&repo).0, 0);
     repo.git(&["add", "-A"]);
     assert_eq!(check(&repo, &["--staged"], None).0, 0);
-    let cache_path = repo.path().join(".git/mastermind-hooks/sha256-cache-sha1");
+    let cache_path = repo.path().join(format!(
+        ".git/mastermind-hooks/sha256-cache-{}",
+        repo.object_format()
+    ));
     let key_path = repo.home().join(".local/state/mastermind-hooks/cache-key");
     let key: [u8; 32] = std::fs::read(&key_path).unwrap().try_into().unwrap();
     assert!(
         decode(
             std::fs::read(&cache_path).unwrap(),
-            Format::Sha1,
+            format,
             SHA256_STEM,
             &key
         )
@@ -663,11 +672,7 @@ fn a_tampered_cache_cannot_make_a_stale_receipt_current() {
     // Forge: the new blob's id mapped to the old content's sha256.
     let mut forged = std::collections::BTreeMap::new();
     forged.insert(new_id, old_sha);
-    std::fs::write(
-        &cache_path,
-        encode(Format::Sha1, SHA256_STEM, &[1; 32], &forged),
-    )
-    .unwrap();
+    std::fs::write(&cache_path, encode(format, SHA256_STEM, &[1; 32], &forged)).unwrap();
     let (_, codes, _) = check(&repo, &["--staged"], None);
     assert!(
         has(&codes, "receipt_snapshot_changed"),
@@ -676,11 +681,7 @@ fn a_tampered_cache_cannot_make_a_stale_receipt_current() {
 
     // Even with the user's key (a same-user process can forge the receipt
     // itself), CI never reads the cache.
-    std::fs::write(
-        &cache_path,
-        encode(Format::Sha1, SHA256_STEM, &key, &forged),
-    )
-    .unwrap();
+    std::fs::write(&cache_path, encode(format, SHA256_STEM, &key, &forged)).unwrap();
     repo.git(&["commit", "-q", "--no-verify", "-m", "untested"]);
     let head = repo.head();
     let (_, codes, _) = check(&repo, &["--ci", "--base", &base, "--head", &head], None);

@@ -11,6 +11,7 @@ mod common;
 mod agent_gate;
 mod agent_hooks;
 mod ci_binary;
+mod formats;
 mod hooks;
 mod managers;
 mod newcomer;

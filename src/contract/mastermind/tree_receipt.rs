@@ -72,6 +72,13 @@ pub struct TreeReceipt {
     pub declaration: RunDeclaration,
     pub executable: Option<Executable>,
     pub tree_digest_version: u32,
+    /// The repository's object format when it is not SHA-1 (`sha256`):
+    /// absent means SHA-1, as in every receipt written before SHA-256
+    /// repositories were read, so those receipts stay byte for byte what
+    /// earlier releases write and read. A receipt is current only in a
+    /// repository of its own format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object_format: Option<String>,
     pub tree_before: Option<String>,
     pub tree_after: Option<String>,
     /// What the check ran on over its task's territory (schema version 2;
@@ -115,6 +122,21 @@ pub struct Expected<'a> {
     pub spec_path: &'a str,
     pub spec_sha256: &'a str,
     pub platform: &'a str,
+    /// The repository's object format (`sha1`, `sha256`).
+    pub object_format: &'a str,
+}
+
+/// The object format a receipt records (absent: SHA-1).
+pub fn object_format_of(receipt: &TreeReceipt) -> &str {
+    receipt.object_format.as_deref().unwrap_or(SHA1)
+}
+
+/// The object format a receipt without `object_format` was written in.
+pub const SHA1: &str = "sha1";
+
+/// How an object format is spelled in a sentence (`SHA-256`).
+fn format_name(format: &str) -> String {
+    format.to_ascii_uppercase().replace("SHA", "SHA-")
 }
 
 /// Result of an inspection.
@@ -283,6 +305,15 @@ pub fn inspect(bytes: &[u8], expected: Option<&Expected<'_>>) -> Inspection {
                 format!(
                     "the check ran on `{}`, this gate runs on `{}`",
                     receipt.platform, expected.platform
+                ),
+            ))
+        } else if object_format_of(&receipt) != expected.object_format {
+            Some((
+                Code::receipt_binding_mismatch,
+                format!(
+                    "the check ran in a repository of {} object ids; this one uses {} object ids",
+                    format_name(object_format_of(&receipt)),
+                    format_name(expected.object_format)
                 ),
             ))
         } else if !receipt
@@ -524,6 +555,7 @@ pub(crate) mod tests {
             spec_path: ".mastermind/tasks/001-demo/spec.md",
             spec_sha256: &spec_sha,
             platform: "linux",
+            object_format: "sha1",
         };
         assert_eq!(run(&v, Some(&good)), (CheckState::Current, None));
         let other = "e".repeat(64);
@@ -545,6 +577,13 @@ pub(crate) mod tests {
             (
                 Expected {
                     platform: "macos",
+                    ..good.clone()
+                },
+                Code::receipt_binding_mismatch,
+            ),
+            (
+                Expected {
+                    object_format: "sha256",
                     ..good.clone()
                 },
                 Code::receipt_binding_mismatch,
@@ -646,6 +685,51 @@ pub(crate) mod tests {
         assert_eq!(
             run(&pending, None),
             (CheckState::Pending, Some(Code::receipt_pending))
+        );
+    }
+
+    #[test]
+    fn a_receipt_is_current_only_in_a_repository_of_its_object_format() {
+        let sha1 = valid();
+        let mut sha256 = valid();
+        sha256["object_format"] = json!("sha256");
+        let decl = sha1["declaration_sha256"].as_str().unwrap().to_string();
+        let spec_sha = "b".repeat(64);
+        let expected = |object_format| Expected {
+            declaration_sha256: &decl,
+            spec_path: ".mastermind/tasks/001-demo/spec.md",
+            spec_sha256: &spec_sha,
+            platform: "linux",
+            object_format,
+        };
+        let stale = (CheckState::Stale, Some(Code::receipt_binding_mismatch));
+        let current = (CheckState::Current, None);
+        assert_eq!(run(&sha1, Some(&expected("sha1"))), current);
+        assert_eq!(run(&sha1, Some(&expected("sha256"))), stale);
+        assert_eq!(run(&sha256, Some(&expected("sha256"))), current);
+        assert_eq!(run(&sha256, Some(&expected("sha1"))), stale);
+        let message = inspect(
+            serde_json::to_string(&sha1).unwrap().as_bytes(),
+            Some(&expected("sha256")),
+        )
+        .diagnostics[0]
+            .message
+            .clone();
+        assert!(
+            message.contains("SHA-1 object ids; this one uses SHA-256"),
+            "{message}"
+        );
+        // Written back as read: a SHA-1 receipt has no `object_format`.
+        let decoded: TreeReceipt = serde_json::from_value(sha1.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&decoded).unwrap(), sha1);
+        let decoded: TreeReceipt = serde_json::from_value(sha256.clone()).unwrap();
+        assert_eq!(decoded.object_format.as_deref(), Some("sha256"));
+        // Only the formats git has are valid.
+        let mut other = valid();
+        other["object_format"] = json!("md5");
+        assert_eq!(
+            run(&other, None),
+            (CheckState::Unavailable, Some(Code::receipt_invalid))
         );
     }
 

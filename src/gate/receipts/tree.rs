@@ -170,11 +170,13 @@ pub(super) fn check<'r>(
         ..
     } = declared;
     let declaration = declaration_sha256(cmd, run);
+    let object_format = ctx.gate.repo.gix().object_hash().to_string();
     let expected = Expected {
         declaration_sha256: &declaration,
         spec_path,
         spec_sha256: spec_sha,
         platform: std::env::consts::OS,
+        object_format: &object_format,
     };
     let inspection = tree_receipt::inspect(bytes, Some(&expected));
     let mut out = CheckResult {

@@ -34,6 +34,7 @@ fn passing_receipt(tree: &str) -> TreeReceipt {
             sha256: hex.clone(),
         }),
         tree_digest_version: 2,
+        object_format: None,
         tree_before: Some(tree.to_string()),
         tree_after: Some(tree.to_string()),
         territory: None,
