@@ -476,6 +476,9 @@ codes! {
     git_worktree_unavailable: Error, CannotCheck,
         "The working tree could not be read.",
         "Run in a non-bare repository with readable files.";
+    git_not_found: Error, CannotCheck,
+        "git could not be started: there is no `git` program on the PATH the gate runs with (a server hook's environment, a container image or a chroot without git).",
+        "Install git 2.38 or newer where the gate runs and put it on PATH; a pre-receive hook environment (GitHub Enterprise Server's chroot, a container) needs git beside mastermind-hooks.";
     git_version_unsupported: Error, CannotCheck,
         "The installed git is too old for what the gate asks of it (merges need `git merge-tree --write-tree`, git 2.38 or newer; a reftable repository's references need git 2.45 or newer).",
         "Install git 2.38 or newer (2.45 or newer for reftable repositories) and run again.";

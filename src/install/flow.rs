@@ -153,14 +153,28 @@ fn tracked_refusal(
 pub fn install_server(cwd: &Path) -> Outcome {
     use super::server;
     let result = server::hooks_dir(cwd).and_then(|dir| {
+        let git = server::hook_git(cwd)?;
         let binary = shim_binary()?;
-        server::install(&dir, &server::render(&binary))
+        server::install(&dir, &server::render(&binary)).map(|done| (done, git))
     });
+    // The git the hook runs: git puts its exec-path first on a hook's PATH.
+    let git_line = |git: &server::HookGit| {
+        format!(
+            "the hook runs {} ({}), which git puts first on its hooks' PATH\n",
+            git.path.display(),
+            git.version
+        )
+    };
     match result {
-        Ok((path, true)) => Outcome::done(format!("installed pre-receive: {}\n", path.display())),
-        Ok((path, false)) => Outcome::done(format!(
-            "pre-receive is already current: {}\n",
-            path.display()
+        Ok(((path, true), git)) => Outcome::done(format!(
+            "installed pre-receive: {}\n{}",
+            path.display(),
+            git_line(&git)
+        )),
+        Ok(((path, false), git)) => Outcome::done(format!(
+            "pre-receive is already current: {}\n{}",
+            path.display(),
+            git_line(&git)
         )),
         Err(d) => Outcome::refused(String::new(), &[d]),
     }

@@ -12,6 +12,12 @@
 //! Forgejo write such a dispatcher into every repository, next to their own
 //! `pre-receive.d/gitea`), the shim goes there, as
 //! `pre-receive.d/mastermind-hooks`, and the server's hook stays.
+//!
+//! The gate runs git at run time (merges through `git merge-tree
+//! --write-tree`, git 2.38), so [`hook_git`] finds the git the hook will
+//! run and checks its version before anything is written: git puts its own
+//! exec-path first on the PATH of every program it starts, hooks included,
+//! so that is the `git` there, else the first one on PATH.
 
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
@@ -121,6 +127,98 @@ pub fn hooks_dir(cwd: &Path) -> Result<PathBuf, Diagnostic> {
     )?))
 }
 
+/// The git a pre-receive hook run by this repository's git finds, and the
+/// version it states.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HookGit {
+    pub path: PathBuf,
+    pub version: String,
+}
+
+/// `(major, minor)` of a `git version X.Y.Z...` line.
+pub fn parse_git_version(line: &str) -> Option<(u32, u32)> {
+    let version = line.trim().strip_prefix("git version ")?;
+    let mut parts = version.split(|c: char| !c.is_ascii_digit());
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next()?.parse().ok()?;
+    Some((major, minor))
+}
+
+/// The oldest git the gate works with at run time, as `(major, minor)`.
+fn oldest_git() -> (u32, u32) {
+    parse_git_version(&format!(
+        "git version {}",
+        crate::repo::merge::MERGE_TREE_GIT
+    ))
+    .unwrap_or((2, 38))
+}
+
+/// The git the hook will run (the one in git's exec-path, which git puts
+/// first on a hook's PATH, else the first on this PATH) and its version;
+/// refused when there is none or it is older than the gate needs.
+pub fn hook_git(cwd: &Path) -> Result<HookGit, Diagnostic> {
+    let exec_path = PathBuf::from(git(cwd, &["--exec-path"])?);
+    let in_exec_path = exec_path.join("git");
+    let path = if is_executable(&in_exec_path) {
+        in_exec_path
+    } else {
+        std::env::var_os("PATH")
+            .iter()
+            .flat_map(std::env::split_paths)
+            .map(|dir| dir.join("git"))
+            .find(|candidate| is_executable(candidate))
+            .ok_or_else(|| {
+                Diagnostic::new(
+                    Code::git_not_found,
+                    format!(
+                        "neither git's exec-path ({}) nor PATH has a `git` program for the hook to run",
+                        exec_path.display()
+                    ),
+                )
+            })?
+    };
+    let output = Command::new(&path)
+        .arg("--version")
+        .current_dir(cwd)
+        .output()
+        .map_err(|e| {
+            Diagnostic::new(
+                Code::hook_git_unavailable,
+                format!("cannot run {} --version: {e}", path.display()),
+            )
+        })?;
+    let version = String::from_utf8_lossy(&output.stdout).trim().to_string();
+    let wanted = oldest_git();
+    match parse_git_version(&version) {
+        Some(found) if found >= wanted => Ok(HookGit { path, version }),
+        _ => Err(Diagnostic::new(
+            Code::git_version_unsupported,
+            format!(
+                "the hook would run {} ({}), and the gate needs git {}.{} or newer on the server (merges are computed with `git merge-tree --write-tree`): nothing was installed",
+                path.display(),
+                if version.is_empty() {
+                    "no version"
+                } else {
+                    &version
+                },
+                wanted.0,
+                wanted.1
+            ),
+        )),
+    }
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(path: &Path) -> bool {
+    path.is_file()
+}
+
 /// The name of the shim in a `pre-receive.d/` directory.
 pub const DISPATCHED_NAME: &str = "mastermind-hooks";
 
@@ -215,6 +313,23 @@ mod tests {
             "{shim}"
         );
         assert!(!shim.contains("MASTERMIND_HOOKS_SKIP"));
+    }
+
+    #[test]
+    fn git_versions_are_read_from_what_git_prints() {
+        assert_eq!(parse_git_version("git version 2.47.3\n"), Some((2, 47)));
+        assert_eq!(
+            parse_git_version("git version 2.39.5 (Apple Git-154)"),
+            Some((2, 39))
+        );
+        assert_eq!(
+            parse_git_version("git version 2.38.0.windows.1"),
+            Some((2, 38))
+        );
+        assert_eq!(parse_git_version("git version 3.0"), Some((3, 0)));
+        assert_eq!(parse_git_version("hub version 2.14"), None);
+        assert_eq!(parse_git_version(""), None);
+        assert!((2, 37) < oldest_git() && oldest_git() <= (2, 38));
     }
 
     #[test]

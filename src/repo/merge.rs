@@ -124,9 +124,13 @@ impl Repo {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        let output = command
-            .output()
-            .map_err(|e| unavailable(format!("cannot run `git merge-tree` for {what}: {e}")))?;
+        let output = command.output().map_err(|e| {
+            super::git_spawn_error(
+                &format!("cannot run `git merge-tree` for {what}"),
+                &e,
+                Code::git_object_unavailable,
+            )
+        })?;
         let stderr = String::from_utf8_lossy(&output.stderr);
         let merged = match output.status.code() {
             Some(0 | 1) => parse_merge_tree(&output.stdout),

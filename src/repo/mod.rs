@@ -52,6 +52,27 @@ impl std::error::Error for RepoError {}
 
 pub type Result<T> = std::result::Result<T, RepoError>;
 
+/// The error for a `git` process that could not be started (`what` says
+/// which command, for what): a missing program is `git_not_found`, naming
+/// the PATH that was searched, since a server hook's environment or a
+/// container may have no git; any other failure is `otherwise`.
+pub(crate) fn git_spawn_error(what: &str, error: &std::io::Error, otherwise: Code) -> RepoError {
+    if error.kind() == std::io::ErrorKind::NotFound {
+        let path = std::env::var_os("PATH").map_or_else(
+            || "PATH is not set".to_string(),
+            |path| format!("PATH={}", path.to_string_lossy()),
+        );
+        return RepoError::new(
+            Code::git_not_found,
+            format!(
+                "{what}: there is no `git` program on the PATH this process searched ({path}); the gate needs git {} or newer where it runs",
+                merge::MERGE_TREE_GIT
+            ),
+        );
+    }
+    RepoError::new(otherwise, format!("{what}: {error}"))
+}
+
 /// The object format git says the repository at `dir` uses (`sha1`,
 /// `sha256`), asked of git only when the repository cannot be opened.
 fn object_format(dir: &Path) -> Option<String> {

@@ -116,13 +116,14 @@ impl Repo {
         }
         let shown = args.join(" ");
         let output = command.output().map_err(|e| {
-            RepoError::new(
-                Code::git_repository_unavailable,
-                format!(
-                    "cannot run `git {shown}` to read the references of {} (its `{}` store): {e}",
+            super::git_spawn_error(
+                &format!(
+                    "cannot run `git {shown}` to read the references of {} (its `{}` store)",
                     self.git_dir().display(),
                     self.ref_store.name()
                 ),
+                &e,
+                Code::git_repository_unavailable,
             )
         })?;
         let stderr = String::from_utf8_lossy(&output.stderr).trim().to_string();

@@ -64,9 +64,10 @@ pub fn advertised(repo: &Repo, place: &str) -> Result<Advertised> {
         .stderr(Stdio::piped())
         .output()
         .map_err(|e| {
-            RepoError::new(
+            super::git_spawn_error(
+                &format!("cannot run `git ls-remote {place}`"),
+                &e,
                 Code::push_base_unknown,
-                format!("cannot run `git ls-remote {place}`: {e}"),
             )
         })?;
     if !output.status.success() {
@@ -101,9 +102,10 @@ pub fn fetch_branch(repo: &Repo, remote: &str, branch: &str) -> Result<()> {
         .stderr(Stdio::piped())
         .output()
         .map_err(|e| {
-            RepoError::new(
+            super::git_spawn_error(
+                &format!("cannot run `git fetch` for the target branch {branch} ({fix})"),
+                &e,
                 Code::git_revision_unknown,
-                format!("cannot run `git fetch` for the target branch {branch}: {e}; {fix}"),
             )
         })?;
     if !output.status.success() {

@@ -135,3 +135,127 @@ fn a_refusal_under_gitlab_ends_with_lines_for_its_web_interface() {
     assert_eq!(status(&output), 0, "{}", text(&output));
     assert!(!text(&output).contains("GL-HOOK-ERR"));
 }
+
+/// A `git` that says it is 2.30 and points git's exec-path at itself, and
+/// otherwise runs the real git: the server's git, as `install --server`
+/// finds it, too old for the gate.
+fn old_git(dir: &Path) {
+    let real = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|d| d.join("git"))
+        .find(|g| g.is_file())
+        .expect("git on PATH");
+    executable(
+        &dir.join("git"),
+        &format!(
+            "#!/bin/sh\ncase \"$1\" in\n  --exec-path) echo '{}' ;;\n  --version) echo 'git version 2.30.1' ;;\n  *) exec '{}' \"$@\" ;;\nesac\n",
+            dir.display(),
+            real.display()
+        ),
+    );
+}
+
+#[test]
+fn install_server_names_the_git_its_hook_runs_and_refuses_one_too_old() {
+    let bare = TestRepo::new();
+    let path = bare.path().join("server.git");
+    bare.git(&["init", "-q", "--bare", "-b", "main", path.to_str().unwrap()]);
+    let output = bare
+        .command(BIN)
+        .current_dir(&path)
+        .args(["install", "--server"])
+        .output()
+        .unwrap();
+    assert_eq!(status(&output), 0, "{}", text(&output));
+    // git puts its exec-path first on a hook's PATH: that is the git named.
+    let exec_path = bare.git(&["--exec-path"]).trim().to_string();
+    assert!(
+        text(&output).contains(&format!("the hook runs {exec_path}/git (git version ")),
+        "{}",
+        text(&output)
+    );
+
+    let old = TestRepo::new();
+    let path = old.path().join("server.git");
+    old.git(&["init", "-q", "--bare", "-b", "main", path.to_str().unwrap()]);
+    let fake = tempfile::tempdir().unwrap();
+    old_git(fake.path());
+    let output = old
+        .command(BIN)
+        .current_dir(&path)
+        .args(["install", "--server"])
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                fake.path().display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(status(&output), 2, "{}", text(&output));
+    assert!(
+        text(&output).contains("git version 2.30.1")
+            && text(&output).contains("needs git 2.38 or newer")
+            && text(&output).contains("git_version_unsupported"),
+        "{}",
+        text(&output)
+    );
+    assert!(
+        !path.join("hooks/pre-receive").exists(),
+        "nothing is installed"
+    );
+}
+
+#[test]
+fn a_hook_environment_without_git_is_exit_2_naming_git_and_path() {
+    // The server's repository holds a merge that only git can compute; the
+    // gate runs where no git is (a chroot or container with the binary
+    // alone), fed the ref line git would give its pre-receive hook.
+    let bare = TestRepo::new();
+    let server = bare.path().join("server.git");
+    bare.git(&[
+        "init",
+        "-q",
+        "--bare",
+        "-b",
+        "main",
+        server.to_str().unwrap(),
+    ]);
+    let work = TestRepo::new();
+    work.write("a.txt", "a\n");
+    work.write("b.txt", "b\n");
+    work.commit_all("base");
+    work.git(&["remote", "add", "origin", server.to_str().unwrap()]);
+    work.git(&["push", "-q", "origin", "main"]);
+    let old = work.head();
+    work.git(&["checkout", "-q", "-b", "feature"]);
+    work.write("a.txt", "a2\n");
+    work.commit_all("feature");
+    work.git(&["checkout", "-q", "main"]);
+    work.write("b.txt", "b2\n");
+    work.commit_all("main moves");
+    work.git(&["merge", "-q", "--no-ff", "--no-edit", "feature"]);
+    let new = work.head();
+    work.git(&["push", "-q", "origin", "main:refs/heads/incoming"]);
+    let empty = tempfile::tempdir().unwrap();
+    let mut check = work.command(BIN);
+    check
+        .current_dir(&server)
+        .args(["check", "--receive"])
+        .env("PATH", empty.path());
+    let output =
+        crate::common::run_with_stdin(check, Some(&format!("{old} {new} refs/heads/main\n")));
+    assert_eq!(status(&output), 2, "{}", text(&output));
+    let said = text(&output);
+    assert!(said.contains("git_not_found"), "{said}");
+    assert!(
+        said.contains(&format!("PATH={}", empty.path().display())),
+        "{said}"
+    );
+    assert!(said.contains("no `git` program"), "{said}");
+    assert!(
+        !said.contains("git fsck"),
+        "not a damaged repository: {said}"
+    );
+}
