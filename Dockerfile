@@ -1,17 +1,20 @@
 # mastermind-hooks in a container image: the image route of the GitLab job (set `image:` to
-# it and mastermind-hooks is on PATH) and of any CI that runs jobs in containers. The release
+# it and MASTERMIND_HOOKS_BIN to /usr/local/bin/mastermind-hooks) and of any CI that runs jobs
+# in containers, and a base for a pre-receive hook environment (git is in it). The release
 # workflow builds and publishes it for each tag; to build it yourself:
 #   docker build -t mastermind-hooks .
-# The binary is built with the `dist` profile (fat LTO, stripped) against musl, so it is
-# static; the final image adds only git (for the templates' shallow-clone check) and sh.
-# No ENTRYPOINT: CI runners start job scripts with a shell.
+# The binary is built as .ci/package builds the release's: the `release` profile, with the
+# toolchain Cargo.toml's rust-version names (tests/hooks/release.rs checks the tag below
+# against it), for musl, so it is static. The final image adds git (2.38 or newer: the gate
+# computes merges with `git merge-tree --write-tree`) and sh. No ENTRYPOINT: CI runners
+# start job scripts with a shell.
 
-FROM rust:1.89-alpine3.22 AS build
+FROM rust:1.95.0-alpine AS build
 RUN apk add --no-cache musl-dev
 WORKDIR /src
 COPY . .
-RUN cargo build --locked --profile dist \
-    && install -m 0755 target/dist/mastermind-hooks /usr/local/bin/mastermind-hooks \
+RUN cargo build --locked --release \
+    && install -m 0755 target/release/mastermind-hooks /usr/local/bin/mastermind-hooks \
     && /usr/local/bin/mastermind-hooks --version
 
 FROM alpine:3.22

@@ -15,27 +15,31 @@
 #
 # The binary is part of the trust base: it is kept where the change under judgement cannot
 # write it ($RUNNER_TEMP, the tool cache), never in the workspace, and its sha256 is checked
-# before every run of it. First found:
-#   1. MASTERMIND_HOOKS_BIN (input binary-path), then `mastermind-hooks` on PATH: refused
-#      when it lies inside $GITHUB_WORKSPACE (the checkout could have brought it) unless
-#      MASTERMIND_HOOKS_BIN_SHA256 (input binary-sha256) pins it.
-#   2. The release: when a version is known (input version, else the tag the action is used
-#      at, github.action_ref, which action.yml passes as MASTERMIND_HOOKS_ACTION_REF because
+# before every run of it. The binary that runs is the one the workflow names:
+#   1. MASTERMIND_HOOKS_BIN (input binary-path): refused inside $GITHUB_WORKSPACE (the
+#      checkout could have brought it) unless MASTERMIND_HOOKS_BIN_SHA256 (input
+#      binary-sha256) pins it; refused beside a release named by the inputs (two binaries).
+#   2. The release, when one is named: input version, download-url or sha256, the variable
+#      MASTERMIND_HOOKS_DOWNLOAD_URL, or the version tag the action is used at
+#      (github.action_ref, which action.yml passes as MASTERMIND_HOOKS_ACTION_REF because
 #      GitHub leaves GITHUB_ACTION_REF empty in composite run steps: actions/runner issue
-#      2473) or a download location is given (input download-url, else the variable
-#      MASTERMIND_HOOKS_DOWNLOAD_URL; default
-#      $GITHUB_SERVER_URL/<action repository>/releases/download/<version>, the repository from
-#      github.action_repository, else from where the runner checked the action out). It downloads
-#      mastermind-hooks-<target>.tar.gz, checks it against MASTERMIND_HOOKS_RELEASE_SHA256
-#      (input sha256) or else the release's SHA256SUMS (`<sha256>  <file>` lines), keeps the
-#      download in the tool cache (checked again on every use) and unpacks it into a fresh
-#      directory of $RUNNER_TEMP. A mismatch is exit 2, never a fallback.
-#   3. This action's own source, `cargo install --locked` into $RUNNER_TEMP (run outside the
+#      2473). Its download directory: input download-url, else MASTERMIND_HOOKS_DOWNLOAD_URL,
+#      else $GITHUB_SERVER_URL/<action repository>/releases/download/<version>, the
+#      repository from github.action_repository, else from where the runner checked the
+#      action out. It downloads mastermind-hooks-<target>.tar.gz, checks it against
+#      MASTERMIND_HOOKS_RELEASE_SHA256 (input sha256) or else the release's SHA256SUMS
+#      (`<sha256>  <file>` lines), keeps the download in the tool cache (checked again on
+#      every use), unpacks it into a fresh directory of $RUNNER_TEMP and checks that the
+#      binary says it is that version. Only that release runs: a mismatch is exit 2, never a
+#      fallback, and a mastermind-hooks on PATH is not used.
+#   3. A `mastermind-hooks` on PATH, only when binary-sha256 pins it (an earlier step can
+#      put anything on PATH); unpinned, it is refused with its sha256 and the fix.
+#   4. This action's own source, `cargo install --locked` into $RUNNER_TEMP (run outside the
 #      workspace, so no .cargo/config.toml or rust-toolchain.toml of the change applies),
-#      saved with actions/cache. A cached build is used only when binary-sha256 pins it, or
-#      on a push, schedule or dispatch run of the default branch, whose cache scope only the
-#      default branch's own runs write; elsewhere (a pull request's other jobs can write its
-#      cache scope) it is built again.
+#      saved with actions/cache. A cached build is used only when binary-sha256 pins it
+#      (any run whose cache scope the change can write could have replaced it); else it is
+#      built again, and the log prints the sha256 to pin.
+# Every run logs the path, version and sha256 of the binary it runs.
 #
 # Environment of the gate (the action maps its inputs to these):
 #   MASTERMIND_HOOKS_BASE / _HEAD  --base / --head (default: from the event; in CI an override
@@ -210,8 +214,27 @@ release_url() {
     printf '%s/%s/releases/download/%s' "${GITHUB_SERVER_URL:-https://github.com}" "$repository" "$version"
 }
 
+# True when the inputs name a release (version, download-url, sha256): then no other binary
+# may be named beside it.
+release_inputs() {
+    [ -n "${MASTERMIND_HOOKS_RELEASE_VERSION:-}" ] || [ -n "${MASTERMIND_HOOKS_DOWNLOAD_URL_INPUT:-}" ] ||
+        [ -n "${MASTERMIND_HOOKS_RELEASE_SHA256:-}" ]
+}
+
+# True when a release is named, by the inputs, the variable or the tag the action is used at.
+release_named() {
+    release_inputs || [ -n "$(release_url)" ]
+}
+
+# The mastermind-hooks on PATH when binary-sha256 pins it (and it is that binary).
+pinned_on_path() {
+    found=$(command -v mastermind-hooks 2>/dev/null) || return 1
+    [ -n "${MASTERMIND_HOOKS_BIN_SHA256:-}" ] && [ -f "$found" ] &&
+        [ "$(sha256_of "$found")" = "$MASTERMIND_HOOKS_BIN_SHA256" ]
+}
+
 prepare() {
-    if [ -n "${MASTERMIND_HOOKS_BIN:-}" ] || command -v mastermind-hooks >/dev/null 2>&1 || [ -n "$(release_url)" ]; then
+    if [ -n "${MASTERMIND_HOOKS_BIN:-}" ] || release_named || pinned_on_path; then
         exit 0
     fi
     src=$(source_dir) || exit 0
@@ -241,7 +264,7 @@ installed() {
     exit 0
 }
 
-# A binary the job did not make: binary-path or PATH.
+# A binary the job did not make: binary-path, or PATH with binary-sha256.
 use_given() {
     given=$1
     what=$2
@@ -256,6 +279,7 @@ use_given() {
     elif in_workspace "$given"; then
         install_failed "$what '$given' lies inside the workspace, which the change under judgement supplies: refused. Install the gate outside \$GITHUB_WORKSPACE, or pin it with binary-sha256"
     fi
+    printf 'mastermind-hooks: using %s %s (sha256 %s)\n' "$what" "$given" "$(sha256_of "$given")" >&2
     installed "$given"
 }
 
@@ -308,26 +332,45 @@ install_release() {
     printf 'mastermind-hooks: using the release binary %s (sha256 %s, checked against %s)\n' "$url/$name" "$expected" "$source" >&2
 }
 
-# A cached source build may be used: pinned, or restored on the default branch.
+# A cached source build may be used only when binary-sha256 pins it: every run whose cache
+# scope the change can write (a pull request's, and through its jobs the default branch's
+# restore keys) could have replaced it.
 cache_trusted() {
-    [ -n "${MASTERMIND_HOOKS_BIN_SHA256:-}" ] && return 0
-    case "${GITHUB_EVENT_NAME:-}" in push | schedule | workflow_dispatch) ;; *) return 1 ;; esac
-    [ -n "${MASTERMIND_HOOKS_DEFAULT_BRANCH:-}" ] && [ "${GITHUB_REF:-}" = "refs/heads/$MASTERMIND_HOOKS_DEFAULT_BRANCH" ]
+    [ -n "${MASTERMIND_HOOKS_BIN_SHA256:-}" ]
 }
 
 install() {
     if [ -n "${MASTERMIND_HOOKS_BIN:-}" ]; then
+        if release_inputs; then
+            install_failed "binary-path and the release (version, download-url or sha256) name two different binaries: keep one of them"
+        fi
         use_given "$MASTERMIND_HOOKS_BIN" binary-path
     fi
-    if command -v mastermind-hooks >/dev/null 2>&1; then
-        use_given "$(command -v mastermind-hooks)" "the mastermind-hooks on PATH"
-    fi
-    if install_release; then
+    on_path=$(command -v mastermind-hooks 2>/dev/null) || on_path=
+    if release_named; then
+        if [ -z "$(release_url)" ]; then
+            [ -z "$(release_version)" ] &&
+                install_failed "sha256 pins a release, but no release is named: add the version input (the release's tag, vX.Y.Z) or download-url"
+            install_failed "the release $(release_version) is named, but not where to download it (no download-url, no MASTERMIND_HOOKS_DOWNLOAD_URL, and the action's repository is unknown): set download-url"
+        fi
+        [ -z "$on_path" ] ||
+            printf 'mastermind-hooks: not using the mastermind-hooks on PATH (%s): a release is named, and only it runs\n' "$on_path" >&2
+        install_release
         installed "$bin"
+    fi
+    if [ -n "$on_path" ]; then
+        if [ -z "${MASTERMIND_HOOKS_BIN_SHA256:-}" ]; then
+            sum=$(sha256_of "$on_path" 2>/dev/null) || sum=unreadable
+            install_failed "a mastermind-hooks is on PATH ($on_path, sha256 $sum), but nothing pins it, and an earlier step can put any program there: refused. Name the release to run (the version input), or pin this binary with binary-sha256: $sum"
+        fi
+        if pinned_on_path; then
+            use_given "$on_path" "the mastermind-hooks on PATH"
+        fi
+        printf 'mastermind-hooks: not using the mastermind-hooks on PATH (%s): it is not the binary binary-sha256 pins\n' "$on_path" >&2
     fi
     src=$(source_dir) || src=
     if [ -z "$src" ] || [ ! -f "$src/Cargo.toml" ]; then
-        install_failed "no mastermind-hooks binary: use the action at a release tag or with the version input, pass binary-path, or put mastermind-hooks on PATH"
+        install_failed "no mastermind-hooks binary: use the action with the version input (or at a release tag), or pass binary-path"
     fi
     if in_workspace "$src"; then
         install_failed "this action's source lies inside the workspace (uses: ./...), so the change under judgement would build its own gate: use the action from its repository, pinned, with the version input"
@@ -341,18 +384,18 @@ install() {
     if [ -f "$cached" ]; then
         actual=$(sha256_of "$cached")
         if ! cache_trusted; then
-            printf 'mastermind-hooks: the cached build is not used: this run'"'"'s cache scope can be written by the change'"'"'s other jobs (pin binary-sha256 to reuse a build)\n' >&2
+            printf 'mastermind-hooks: the cached build is not used: nothing pins it, and the change'"'"'s own jobs can write the cache (pin binary-sha256 to reuse a build)\n' >&2
             rm -rf "$dir"
-        elif [ -n "$pin" ] && [ "$actual" != "$pin" ]; then
+        elif [ "$actual" != "$pin" ]; then
             say_warning "the cached build has sha256 $actual, not the pinned binary-sha256 $pin: discarded, building again"
             rm -rf "$dir"
         elif [ -x "$cached" ]; then
-            printf 'mastermind-hooks: using the cached build %s (sha256 %s)\n' "$cached" "$actual" >&2
+            printf 'mastermind-hooks: using the cached build %s (sha256 %s, pinned)\n' "$cached" "$actual" >&2
             installed "$cached"
         fi
     fi
     command -v cargo >/dev/null 2>&1 ||
-        install_failed "building mastermind-hooks from source needs cargo: use the action at a release tag (or pass the version input) to download a release in seconds, set up Rust first (for example dtolnay/rust-toolchain), or pass binary-path"
+        install_failed "building mastermind-hooks from source needs cargo: pass the version input to download the release in seconds, set up Rust first (for example dtolnay/rust-toolchain), or pass binary-path"
     work=$(mktemp -d "$(temp_root)/mastermind-hooks-target.XXXXXX") || install_failed "cannot create a directory in $(temp_root)"
     printf '::group::Building mastermind-hooks from %s (once per source and platform; cached)\n' "$src"
     # From the source directory, never the workspace: cargo and rustup read configuration
@@ -367,7 +410,7 @@ install() {
     if [ -n "$pin" ] && [ "$actual" != "$pin" ]; then
         say_warning "this build of $src has sha256 $actual, not binary-sha256 $pin (a new toolchain?): update the pin"
     elif [ -z "$pin" ]; then
-        printf 'mastermind-hooks: built %s with sha256 %s; pin it as binary-sha256 to reuse it from the cache on every branch\n' "$cached" "$actual" >&2
+        printf 'mastermind-hooks: built %s with sha256 %s; pin it as binary-sha256 to reuse the build from the cache\n' "$cached" "$actual" >&2
     fi
     installed "$cached" true
 }
@@ -453,6 +496,12 @@ run_gate() {
     fi
     "$bin" "$@"
 }
+# Which binary runs: its path, the version it states and its sha256, in every log.
+said=
+if [ "$(sha256_of "$bin")" = "$verified" ]; then
+    said=$("$bin" --version 2>/dev/null | head -n 1) || said=
+fi
+printf 'mastermind-hooks: running %s (%s, sha256 %s)\n' "$bin" "${said:-states no version}" "$verified" >&2
 
 # The gate command, `check --ci`. MASTERMIND_HOOKS_CMD replaces it outside CI only: in CI
 # the change could set it, and nothing in the change may decide how it is judged.

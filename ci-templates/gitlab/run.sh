@@ -16,24 +16,29 @@
 # so nothing in it is run unverified: the job refuses a commit that tracks .mastermind-hooks/
 # (the directory the job's cache keeps), unpacks and builds in a fresh temporary directory
 # outside the project (cargo runs there, so no .cargo/config.toml or rust-toolchain.toml
-# of the change applies), and checks the binary's sha256 before it runs.
-# First found:
+# of the change applies), and checks the binary's sha256 before it runs. The binary that
+# runs is the one the job names:
 #   MASTERMIND_HOOKS_BIN            path of a binary (an image that has one); refused inside
 #                                   the project directory unless MASTERMIND_HOOKS_BIN_SHA256
-#                                   pins it
-#   `mastermind-hooks` on PATH      (the image route: the repository's Dockerfile), the same
+#                                   pins it, and beside a named release (two binaries)
 #   MASTERMIND_HOOKS_RELEASE_URL    a release's download directory, with
 #   + MASTERMIND_HOOKS_RELEASE_SHA256   the sha256 of mastermind-hooks-<target>.tar.gz (its
 #                                   line in the release's SHA256SUMS); the download, cached
-#                                   in .mastermind-hooks/, is checked against it on every use
+#                                   in .mastermind-hooks/, is checked against it on every use.
+#                                   Named, only that release runs: a mastermind-hooks on PATH
+#                                   is not used
 #   MASTERMIND_HOOKS_SOURCE_URL     a git URL of mastermind-hooks, with
 #   + MASTERMIND_HOOKS_SOURCE_REV   the full commit id to build (pinned: a branch or tag name
-#                                   is refused), built with cargo and kept in
+#                                   is refused), built with cargo (the job's default image is
+#                                   the Rust toolchain the crate names) and kept in
 #                                   .mastermind-hooks/<rev>/ for later pipelines; a cached
-#                                   build is used when MASTERMIND_HOOKS_BIN_SHA256 pins it, or
-#                                   in a pipeline of a protected branch (GitLab keeps their
-#                                   caches apart); elsewhere it is built again
+#                                   build is used only when MASTERMIND_HOOKS_BIN_SHA256 pins
+#                                   it (merge request pipelines can write the cache); else it
+#                                   is built again
 #   MASTERMIND_HOOKS_SOURCE         a local source tree to build the same way
+#   `mastermind-hooks` on PATH      (an image that has it) only when MASTERMIND_HOOKS_BIN_SHA256
+#                                   pins it; unpinned, it is refused with its sha256 and the fix
+# Every run logs the path, version and sha256 of the binary it runs.
 #
 # Other variables:
 #   MASTERMIND_HOOKS_BASE / _HEAD   --base / --head (default: from GitLab's variables; an
@@ -185,10 +190,10 @@ build() {
     bin=$work/build/bin/mastermind-hooks
 }
 
-# A build this job may take from the cache: pinned, or in a protected branch's pipeline.
+# A build this job may take from the cache: only a pinned one (merge request pipelines, and
+# through them every unprotected ref, can write the cache the job restores).
 cache_trusted() {
-    [ -n "${MASTERMIND_HOOKS_BIN_SHA256:-}" ] && return 0
-    [ "${CI_COMMIT_REF_PROTECTED:-}" = true ] && [ "${CI_PIPELINE_SOURCE:-}" != merge_request_event ]
+    [ -n "${MASTERMIND_HOOKS_BIN_SHA256:-}" ]
 }
 
 # The cached build at $1 if it may be used (sets $bin), else false (and it is removed).
@@ -197,7 +202,7 @@ cached_build() {
     actual=$(sha256_of "$1")
     pin=${MASTERMIND_HOOKS_BIN_SHA256:-}
     if ! cache_trusted; then
-        printf 'mastermind-hooks: the cached build is not used: merge request and unprotected pipelines share this cache (set MASTERMIND_HOOKS_BIN_SHA256 to reuse a build)\n' >&2
+        printf 'mastermind-hooks: the cached build is not used: nothing pins it, and merge request pipelines can write this cache (set MASTERMIND_HOOKS_BIN_SHA256 to reuse a build)\n' >&2
     elif [ -n "$pin" ] && [ "$actual" != "$pin" ]; then
         warn "the cached build has sha256 $actual, not the pinned MASTERMIND_HOOKS_BIN_SHA256 $pin: discarded, building again"
     else
@@ -206,7 +211,7 @@ cached_build() {
             fail "cannot copy the cached build"
         bin=$work/cached/mastermind-hooks
         [ "$(sha256_of "$bin")" = "$actual" ] || fail "the cached build changed while it was copied: refused"
-        printf 'mastermind-hooks: using the cached build (sha256 %s)\n' "$actual" >&2
+        printf 'mastermind-hooks: using the cached build (sha256 %s, pinned)\n' "$actual" >&2
         return 0
     fi
     rm -f "$1"
@@ -241,21 +246,46 @@ given() {
     bin=$1
 }
 
+# True when the variables name a release.
+release_named() {
+    [ -n "${MASTERMIND_HOOKS_RELEASE_URL:-}" ] || [ -n "${MASTERMIND_HOOKS_RELEASE_SHA256:-}" ]
+}
+
+# True when the variables name a source to build.
+source_named() {
+    [ -n "${MASTERMIND_HOOKS_SOURCE_URL:-}" ] || [ -n "${MASTERMIND_HOOKS_SOURCE_REV:-}" ] ||
+        [ -n "${MASTERMIND_HOOKS_SOURCE:-}" ]
+}
+
 # Sets $bin.
 resolve_bin() {
     if [ -n "${MASTERMIND_HOOKS_BIN:-}" ]; then
+        if release_named; then
+            fail "MASTERMIND_HOOKS_BIN and the release (MASTERMIND_HOOKS_RELEASE_URL, MASTERMIND_HOOKS_RELEASE_SHA256) name two different binaries: keep one of them"
+        fi
         given "$MASTERMIND_HOOKS_BIN" MASTERMIND_HOOKS_BIN
-        return
-    fi
-    if command -v mastermind-hooks >/dev/null 2>&1; then
-        given "$(command -v mastermind-hooks)" "the mastermind-hooks on PATH"
         return
     fi
     pin=${MASTERMIND_HOOKS_BIN_SHA256:-}
     if [ -n "$pin" ] && ! is_sha256 "$pin"; then
         fail "MASTERMIND_HOOKS_BIN_SHA256 must be 64 lowercase hex digits, not '$pin'"
     fi
+    on_path=$(command -v mastermind-hooks 2>/dev/null) || on_path=
+    if release_named || source_named; then
+        [ -z "$on_path" ] ||
+            printf 'mastermind-hooks: not using the mastermind-hooks on PATH (%s): the job names the binary to run\n' "$on_path" >&2
+    elif [ -n "$on_path" ]; then
+        if [ -z "$pin" ]; then
+            sum=$(sha256_of "$on_path" 2>/dev/null) || sum=unreadable
+            fail "a mastermind-hooks is on PATH ($on_path, sha256 $sum), but nothing pins it: refused. Set MASTERMIND_HOOKS_BIN_SHA256: \"$sum\" if it is the binary you mean (the image's), or name a release (MASTERMIND_HOOKS_RELEASE_URL and MASTERMIND_HOOKS_RELEASE_SHA256)"
+        fi
+        given "$on_path" "the mastermind-hooks on PATH"
+        return
+    fi
     check_cache_root
+    if [ -n "${MASTERMIND_HOOKS_RELEASE_SHA256:-}" ] && [ -z "${MASTERMIND_HOOKS_RELEASE_URL:-}" ]; then
+        fail "MASTERMIND_HOOKS_RELEASE_SHA256 pins a release, but MASTERMIND_HOOKS_RELEASE_URL does not say where it is: set it to the release's download directory (https://github.com/OWNER/mastermind-hooks/releases/download/vX.Y.Z)"
+    fi
     if [ -n "${MASTERMIND_HOOKS_RELEASE_URL:-}" ]; then
         expected=${MASTERMIND_HOOKS_RELEASE_SHA256:-}
         is_sha256 "$expected" ||
@@ -282,8 +312,23 @@ resolve_bin() {
         mkdir -p "$work/release" && tar -xzf "$work/$name" -C "$work/release" mastermind-hooks ||
             fail "cannot unpack $url"
         bin=$work/release/mastermind-hooks
+        # The archive was verified; a release directory named by its tag (…/download/vX.Y.Z)
+        # must hold that version.
+        tag=$(basename "${MASTERMIND_HOOKS_RELEASE_URL%/}")
+        case "$tag" in
+            v[0-9]*.[0-9]*.[0-9]*)
+                said=$("$bin" --version 2>/dev/null) || said=
+                case " $said" in
+                    *" ${tag#v}") ;;
+                    *) fail "$url holds '$said', not mastermind-hooks ${tag#v}: refused" ;;
+                esac
+                ;;
+        esac
         printf 'mastermind-hooks: using the release binary %s (sha256 %s, pinned)\n' "$url" "$expected" >&2
         return
+    fi
+    if [ -n "${MASTERMIND_HOOKS_SOURCE_REV:-}" ] && [ -z "${MASTERMIND_HOOKS_SOURCE_URL:-}" ]; then
+        fail "MASTERMIND_HOOKS_SOURCE_REV names a commit, but MASTERMIND_HOOKS_SOURCE_URL does not say where it is: set it to the git URL of mastermind-hooks"
     fi
     if [ -n "${MASTERMIND_HOOKS_SOURCE_URL:-}" ]; then
         rev=${MASTERMIND_HOOKS_SOURCE_REV:-}
@@ -319,7 +364,7 @@ resolve_bin() {
         keep_build "$cached"
         return
     fi
-    fail "no mastermind-hooks binary: set MASTERMIND_HOOKS_RELEASE_URL and MASTERMIND_HOOKS_RELEASE_SHA256 (a release, in seconds), MASTERMIND_HOOKS_SOURCE_URL and MASTERMIND_HOOKS_SOURCE_REV (a pinned source to build), or MASTERMIND_HOOKS_BIN, or use an image with mastermind-hooks on PATH"
+    fail "no mastermind-hooks binary: set MASTERMIND_HOOKS_RELEASE_URL and MASTERMIND_HOOKS_RELEASE_SHA256 (a release, in seconds), MASTERMIND_HOOKS_SOURCE_URL and MASTERMIND_HOOKS_SOURCE_REV (a pinned source to build), or MASTERMIND_HOOKS_BIN (a binary in the job's image)"
 }
 
 # 0 and 1 are the gate's answers; anything else (2, a crash, a missing binary) is "could not check".
@@ -373,6 +418,8 @@ resolve_bin
 # The binary's digest now; checked again before each run, so nothing that runs in between
 # (a re-run check of the change) can swap it.
 verified=$(sha256_of "$bin")
+said=$("$bin" --version 2>/dev/null | head -n 1) || said=
+printf 'mastermind-hooks: running %s (%s, sha256 %s)\n' "$bin" "${said:-states no version}" "$verified" >&2
 run_gate() {
     now=$(sha256_of "$bin")
     if [ "$now" != "$verified" ]; then

@@ -157,15 +157,94 @@ impl Platform {
     }
 }
 
+/// Whether the release of this version, the tag `v<Cargo.toml version>`,
+/// is published: true only in the commit that is tagged
+/// (docs/src/development.md, "Cutting a release"). While it is false, `init`
+/// prints the CI route that works without a release (the templates build
+/// their pinned source) and the CI chapter says the release is not published
+/// yet; tests/hooks/release.rs checks that the two agree.
+pub const RELEASE_PUBLISHED: bool = false;
+
+/// The version `init` and the docs name: this crate's, as Cargo.toml says.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The Rust toolchain the source route builds with: Cargo.toml's
+/// `rust-version`.
+pub const TOOLCHAIN: &str = env!("CARGO_PKG_RUST_VERSION");
+
 /// The CI step for `platform`: the templates of `ci-templates/`, pinned to
-/// a commit of wherever mastermind-hooks is hosted (the action builds that
-/// source, or takes a verified release binary; nothing unpublished is
-/// installed). See the CI chapter of the book.
+/// a commit of wherever mastermind-hooks is hosted, running the release of
+/// this version (downloaded and checked by sha256), or, while that release
+/// is not published, building the pinned source. See the CI chapter of the
+/// book.
 pub fn ci_snippet(platform: Platform) -> String {
-    let github = r#"# .github/workflows/mastermind-hooks.yml
-# (replace OWNER, <commit id> and v0.2.0 with where you host mastermind-hooks, the commit you
-# reviewed and the release it is: the action downloads that release in seconds)
-name: mastermind-hooks
+    let (github, gitlab) = if RELEASE_PUBLISHED {
+        (
+            format!(
+                r#"# .github/workflows/mastermind-hooks.yml
+# (replace OWNER and <commit id> with where you host mastermind-hooks and the commit of
+# v{VERSION} you reviewed: the action downloads the release v{VERSION} in seconds and checks it)
+{GITHUB_HEAD}      - uses: OWNER/mastermind-hooks/ci-templates/github@<commit id> # v{VERSION}
+        with:
+          version: v{VERSION}
+"#
+            ),
+            format!(
+                r#"# .gitlab-ci.yml
+# (replace OWNER, <commit id> and <sha256> with where you host mastermind-hooks, the commit of
+# v{VERSION} you reviewed and the release's SHA256SUMS line for
+# mastermind-hooks-x86_64-unknown-linux-musl.tar.gz)
+include:
+  - remote: "https://raw.githubusercontent.com/OWNER/mastermind-hooks/<commit id>/ci-templates/gitlab/mastermind-hooks.yml"
+mastermind-hooks:
+  image: buildpack-deps:bookworm-scm
+  variables:
+    MASTERMIND_HOOKS_RELEASE_URL: "https://github.com/OWNER/mastermind-hooks/releases/download/v{VERSION}"
+    MASTERMIND_HOOKS_RELEASE_SHA256: "<sha256>"
+"#
+            ),
+        )
+    } else {
+        (
+            format!(
+                r#"# .github/workflows/mastermind-hooks.yml
+# (replace OWNER and <commit id> with where you host mastermind-hooks and the commit you
+# reviewed.) v{VERSION} is not published yet, so the action builds its source at that commit
+# with Rust {TOOLCHAIN}: about 3 minutes on the first run; pin the sha256 its log prints as
+# `binary-sha256` to reuse the build. Once the release v{VERSION} is published, drop the
+# rustup step and give the action `with: {{ version: v{VERSION} }}`: seconds.
+{GITHUB_HEAD}      - run: rustup toolchain install {TOOLCHAIN} --profile minimal && rustup default {TOOLCHAIN}
+      - uses: OWNER/mastermind-hooks/ci-templates/github@<commit id>
+"#
+            ),
+            format!(
+                r#"# .gitlab-ci.yml
+# (replace OWNER and <commit id> with where you host mastermind-hooks and the commit you
+# reviewed.) v{VERSION} is not published yet, so the job builds its source at that commit on
+# its default image (Rust {TOOLCHAIN}): about 3 minutes; set MASTERMIND_HOOKS_BIN_SHA256 to
+# the sha256 its log prints to reuse the build. Once the release v{VERSION} is published, set
+# MASTERMIND_HOOKS_RELEASE_URL and MASTERMIND_HOOKS_RELEASE_SHA256 instead: seconds.
+include:
+  - remote: "https://raw.githubusercontent.com/OWNER/mastermind-hooks/<commit id>/ci-templates/gitlab/mastermind-hooks.yml"
+mastermind-hooks:
+  variables:
+    MASTERMIND_HOOKS_SOURCE_URL: "https://github.com/OWNER/mastermind-hooks.git"
+    MASTERMIND_HOOKS_SOURCE_REV: "<commit id>"
+"#
+            ),
+        )
+    };
+    match platform {
+        Platform::Github => github,
+        Platform::Gitlab => gitlab,
+        Platform::Unknown => format!(
+            "# Any CI: run the gate on the merge of the change into its base, with full history.\nmastermind-hooks check --ci --base <target branch> --head <change>\n\n{github}\n{gitlab}"
+        ),
+    }
+}
+
+/// The workflow around the action's step, up to the checkout.
+const GITHUB_HEAD: &str = r#"name: mastermind-hooks
 on:
   pull_request:
   merge_group:
@@ -181,30 +260,8 @@ jobs:
       - uses: actions/checkout@v4
         with:
           fetch-depth: 0 # the base must be in the clone
-      - uses: OWNER/mastermind-hooks/ci-templates/github@<commit id> # v0.2.0
-        with:
-          version: v0.2.0
+          persist-credentials: false
 "#;
-    let gitlab = r#"# .gitlab-ci.yml
-# (replace OWNER, <commit id>, v0.2.0 and <sha256> with where you host mastermind-hooks, the
-# commit you reviewed, its release and that release's SHA256SUMS line for
-# mastermind-hooks-x86_64-unknown-linux-musl.tar.gz)
-include:
-  - remote: "https://raw.githubusercontent.com/OWNER/mastermind-hooks/<commit id>/ci-templates/gitlab/mastermind-hooks.yml"
-mastermind-hooks:
-  image: buildpack-deps:bookworm-scm
-  variables:
-    MASTERMIND_HOOKS_RELEASE_URL: "https://github.com/OWNER/mastermind-hooks/releases/download/v0.2.0"
-    MASTERMIND_HOOKS_RELEASE_SHA256: "<sha256>"
-"#;
-    match platform {
-        Platform::Github => github.to_string(),
-        Platform::Gitlab => gitlab.to_string(),
-        Platform::Unknown => format!(
-            "# Any CI: run the gate on the merge of the change into its base, with full history.\nmastermind-hooks check --ci --base <target branch> --head <change>\n\n{github}\n{gitlab}"
-        ),
-    }
-}
 
 #[cfg(test)]
 mod tests {
@@ -315,13 +372,34 @@ mod tests {
                 "{text}"
             );
             assert!(
-                text.contains("fetch-depth: 0") || text.contains("MASTERMIND_HOOKS_RELEASE_SHA256")
-            );
-            // The pinned commit names its release, so the first run downloads it.
-            assert!(
-                text.contains("version: v") || text.contains("MASTERMIND_HOOKS_RELEASE_URL"),
+                text.contains("fetch-depth: 0")
+                    || text.contains("MASTERMIND_HOOKS_RELEASE_SHA256")
+                    || text.contains("MASTERMIND_HOOKS_SOURCE_REV"),
                 "{text}"
             );
+            // The release this version is, downloaded once it is published;
+            // until then the pinned source, and the snippet says so.
+            let version = format!("v{}", env!("CARGO_PKG_VERSION"));
+            assert!(text.contains(&version), "{text}");
+            if RELEASE_PUBLISHED {
+                assert!(
+                    text.contains(&format!("version: {version}"))
+                        || text.contains(&format!("releases/download/{version}")),
+                    "{text}"
+                );
+                assert!(!text.contains("not published yet"), "{text}");
+            } else {
+                assert!(
+                    text.contains(&format!("{version} is not published yet")),
+                    "{text}"
+                );
+                // Nothing that would download it: no `version:` input, no
+                // release URL outside the comments.
+                for line in text.lines().filter(|l| !l.trim_start().starts_with('#')) {
+                    assert!(!line.trim_start().starts_with("version:"), "{text}");
+                    assert!(!line.contains("releases/download/"), "{text}");
+                }
+            }
         }
     }
 }

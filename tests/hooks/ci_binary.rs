@@ -20,12 +20,12 @@ use std::sync::{Arc, Mutex};
 
 const VERSION: &str = concat!("v", env!("CARGO_PKG_VERSION"));
 
-fn sha256_file(file: &Path) -> String {
+pub(super) fn sha256_file(file: &Path) -> String {
     hex::encode(Sha256::digest(std::fs::read(file).unwrap()))
 }
 
 /// The Rust target the scripts pick for this machine.
-fn target() -> &'static str {
+pub(super) fn target() -> &'static str {
     match (std::env::consts::OS, std::env::consts::ARCH) {
         ("linux", "x86_64") => "x86_64-unknown-linux-musl",
         ("linux", "aarch64") => "aarch64-unknown-linux-musl",
@@ -34,12 +34,12 @@ fn target() -> &'static str {
     }
 }
 
-fn tarball_name() -> String {
+pub(super) fn tarball_name() -> String {
     format!("mastermind-hooks-{}.tar.gz", target())
 }
 
 /// A fake gate: it "passes" everything, and leaves a mark when it runs.
-fn fake_gate(dir: &Path) -> PathBuf {
+pub(super) fn fake_gate(dir: &Path) -> PathBuf {
     std::fs::create_dir_all(dir).unwrap();
     let fake = dir.join("mastermind-hooks");
     let mark = dir.join("FAKE-RAN");
@@ -56,12 +56,12 @@ fn fake_gate(dir: &Path) -> PathBuf {
     fake
 }
 
-fn fake_ran(dir: &Path) -> bool {
+pub(super) fn fake_ran(dir: &Path) -> bool {
     dir.join("FAKE-RAN").exists()
 }
 
 /// `tar -czf` of one file named `mastermind-hooks`, as the release workflow packs it.
-fn pack(binary: &Path, into: &Path) {
+pub(super) fn pack(binary: &Path, into: &Path) {
     let staging = tempfile::tempdir().unwrap();
     std::fs::copy(binary, staging.path().join("mastermind-hooks")).unwrap();
     std::fs::create_dir_all(into.parent().unwrap()).unwrap();
@@ -180,12 +180,12 @@ fn tools() -> bool {
     require_tool("curl").is_some() && require_tool("sha256sum").is_some()
 }
 
-fn all(run: &super::templates::ActionRun) -> String {
+pub(super) fn all(run: &super::templates::ActionRun) -> String {
     text(&run.output.stdout) + &text(&run.output.stderr)
 }
 
 /// A GitLab job's whole log.
-fn log(output: &std::process::Output) -> String {
+pub(super) fn log(output: &std::process::Output) -> String {
     text(&output.stdout) + &text(&output.stderr)
 }
 
@@ -422,8 +422,10 @@ fn a_binary_the_change_could_have_committed_is_refused() {
     let run = Runner::here(scratch.path()).run(repo.path(), &[], &refs(&path_env));
     assert_eq!(run.output.status.code(), Some(2), "{}", all(&run));
     assert!(
-        all(&run).contains("the mastermind-hooks on PATH"),
-        "{}",
+        all(&run).contains("a mastermind-hooks is on PATH")
+            && all(&run).contains("nothing pins it")
+            && all(&run).contains(&format!("binary-sha256: {}", sha256_file(&fake))),
+        "refused with the pin that would accept it: {}",
         all(&run)
     );
     assert!(!fake_ran(&repo.path().join("tools")));
@@ -553,7 +555,9 @@ fn a_cached_source_build_is_used_only_where_the_change_cannot_have_written_it() 
     assert_eq!(cargo.calls().len(), 3);
     assert!(!fake_ran(fakes.path()));
 
-    // A push to the default branch reads the default branch's own cache scope.
+    // Unpinned, a cached build is not used on the default branch either: a
+    // pull request's jobs can write caches its restore reaches, so only a pin
+    // says the build is the one made here.
     std::fs::copy(gate(), &stored).unwrap();
     let head = repo.head();
     let base = repo.git(&["rev-parse", "main"]).trim().to_string();
@@ -573,14 +577,20 @@ fn a_cached_source_build_is_used_only_where_the_change_cannot_have_written_it() 
         &refs(&push),
         &[("event.repository.default_branch", "main")],
     );
-    assert_eq!(cargo.calls().len(), 3, "reused: {}", all(&fifth));
-    assert!(all(&fifth).contains("using the cached build"));
+    assert_eq!(fifth.output.status.code(), Some(0), "{}", all(&fifth));
+    assert_eq!(cargo.calls().len(), 4, "built again: {}", all(&fifth));
+    assert!(all(&fifth).contains("the cached build is not used"));
+    assert!(
+        all(&fifth).contains(&format!("with sha256 {pin}; pin it as binary-sha256")),
+        "the log prints the pin: {}",
+        all(&fifth)
+    );
 
     // Another source is another key.
     std::fs::write(source.join("src/lib.rs"), b"// changed\n").unwrap();
     let sixth = runner.run(repo.path(), &[], &refs(&merge_group));
     assert_ne!(sixth.out("prepare", "cache-key"), Some(key.as_str()));
-    assert_eq!(cargo.calls().len(), 4);
+    assert_eq!(cargo.calls().len(), 5);
 }
 
 #[test]
@@ -654,7 +664,7 @@ fn exit_code_is_set_when_no_binary_can_be_had() {
 // ---- GitLab --------------------------------------------------------------------------
 
 /// The variables of a detached merge request pipeline of `feature` into `main`.
-fn merge_request(repo: &common::TestRepo) -> Vec<(&'static str, String)> {
+pub(super) fn merge_request(repo: &common::TestRepo) -> Vec<(&'static str, String)> {
     vec![
         ("GITLAB_CI", "true".into()),
         ("CI_PROJECT_DIR", repo.path().display().to_string()),
@@ -669,7 +679,7 @@ fn merge_request(repo: &common::TestRepo) -> Vec<(&'static str, String)> {
 }
 
 /// PATH without any cargo, so a build cannot happen unnoticed.
-fn path_without_cargo(first: Option<&Path>) -> String {
+pub(super) fn path_without_cargo(first: Option<&Path>) -> String {
     let rest = crate::common::tools::path_without(&["cargo", "mastermind-hooks"])
         .into_string()
         .expect("a UTF-8 PATH");
@@ -776,7 +786,7 @@ fn gitlab_refuses_a_gate_the_commit_brings() {
 }
 
 #[test]
-fn gitlab_reuses_a_cached_build_only_when_pinned_or_protected() {
+fn gitlab_reuses_a_cached_build_only_when_pinned() {
     let repo = gate_repo(false);
     let scratch = tempfile::tempdir().unwrap();
     let cargo = FakeCargo::new(scratch.path());
@@ -832,7 +842,9 @@ fn gitlab_reuses_a_cached_build_only_when_pinned_or_protected() {
     assert_eq!(cargo.calls().len(), 3);
     assert!(!fake_ran(fakes.path()));
 
-    // A protected branch's pipeline has a cache of its own: used unpinned.
+    // A protected branch's pipeline restores a cache of its own, but the key
+    // is the job's and GitLab can be set to share it: unpinned, it is built
+    // again there too.
     let head = repo.head();
     let base = repo.git(&["rev-parse", "main"]).trim().to_string();
     let mut protected = vec![
@@ -848,8 +860,8 @@ fn gitlab_reuses_a_cached_build_only_when_pinned_or_protected() {
     protected.push(("MASTERMIND_HOOKS_SOURCE", source.display().to_string()));
     protected.push(("PATH", path_without_cargo(Some(&cargo.dir))));
     let fifth = run_gitlab_job(repo.path(), &refs(&protected));
-    assert_eq!(cargo.calls().len(), 3, "{}", log(&fifth));
-    assert!(text(&fifth.stderr).contains("using the cached build"));
+    assert_eq!(cargo.calls().len(), 4, "{}", log(&fifth));
+    assert!(text(&fifth.stderr).contains("the cached build is not used"));
 }
 
 #[test]
@@ -903,4 +915,182 @@ fn the_default_branch_code_quality_report_states_mains_open_findings() {
     let output = run_gitlab_job(repo.path(), &refs(&mr));
     assert_eq!(output.status.code(), Some(1));
     assert!(read("gl-code-quality-report.json").contains("unexpected_file"));
+}
+
+// ---- Only the binary the workflow names runs ------------------------------------------
+
+/// The line both scripts print before the gate runs: which binary, the
+/// version it states and its sha256.
+fn running_line(bin: &str, binary: &Path) -> String {
+    format!(
+        "mastermind-hooks: running {bin} (mastermind-hooks {}, sha256 {})",
+        env!("CARGO_PKG_VERSION"),
+        sha256_file(binary)
+    )
+}
+
+#[test]
+fn a_named_release_is_the_only_binary_the_action_runs() {
+    if !tools() {
+        return;
+    }
+    let server = Server::start();
+    publish(&server.root.join(VERSION), Path::new(gate()));
+    let download = format!("{}/{VERSION}", server.url);
+    // A change the gate refuses: a fake that passes everything is caught by
+    // the exit status as well as by its mark.
+    let repo = gate_repo(true);
+    let events = tempfile::tempdir().unwrap();
+    let (_, env) = github_events(&repo, events.path()).remove(0);
+    let fakes = tempfile::tempdir().unwrap();
+    fake_gate(fakes.path());
+    let scratch = tempfile::tempdir().unwrap();
+    let mut runner = Runner::checked_out(scratch.path(), None);
+    runner.path = format!("{}:{}", fakes.path().display(), runner.path);
+
+    // The release named (version, and where it is): the fake an earlier step
+    // put on PATH is not used, and the log names what runs.
+    let run = runner.run(
+        repo.path(),
+        &[("version", VERSION), ("download-url", &download)],
+        &refs(&env),
+    );
+    assert_eq!(run.output.status.code(), Some(1), "{}", all(&run));
+    assert!(!fake_ran(fakes.path()), "{}", all(&run));
+    assert!(
+        all(&run).contains("not using the mastermind-hooks on PATH"),
+        "{}",
+        all(&run)
+    );
+    let bin = run.out("install", "bin").unwrap().to_string();
+    assert!(
+        all(&run).contains(&running_line(&bin, Path::new(gate()))),
+        "{}",
+        all(&run)
+    );
+
+    // Nothing named, an unpinned mastermind-hooks on PATH: refused with the
+    // pin that would accept it, and never run (it used to pass this change).
+    let run = runner.run(repo.path(), &[], &refs(&env));
+    assert_eq!(run.output.status.code(), Some(2), "{}", all(&run));
+    assert_eq!(run.out("gate", "exit-code"), Some("2"));
+    assert!(all(&run).contains("nothing pins it"), "{}", all(&run));
+    assert!(!fake_ran(fakes.path()));
+
+    // A mastermind-hooks on PATH pinned by its own sha256 runs (an image
+    // that has it).
+    let scratch2 = tempfile::tempdir().unwrap();
+    let mut path_runner = Runner::checked_out(scratch2.path(), None);
+    path_runner.path = format!(
+        "{}:{}",
+        Path::new(gate()).parent().unwrap().display(),
+        path_runner.path
+    );
+    let pin = sha256_file(Path::new(gate()));
+    let run = path_runner.run(repo.path(), &[("binary-sha256", &pin)], &refs(&env));
+    assert_eq!(run.output.status.code(), Some(1), "{}", all(&run));
+    assert!(
+        all(&run).contains(&running_line(gate(), Path::new(gate()))),
+        "{}",
+        all(&run)
+    );
+
+    // A sha256 without a release, and binary-path beside a release: refused.
+    let run = runner.run(repo.path(), &[("sha256", &pin)], &refs(&env));
+    assert_eq!(run.output.status.code(), Some(2), "{}", all(&run));
+    assert!(all(&run).contains("no release is named"), "{}", all(&run));
+    let run = runner.run(
+        repo.path(),
+        &[("binary-path", gate()), ("version", VERSION)],
+        &refs(&env),
+    );
+    assert_eq!(run.output.status.code(), Some(2), "{}", all(&run));
+    assert!(
+        all(&run).contains("two different binaries"),
+        "{}",
+        all(&run)
+    );
+    assert!(!fake_ran(fakes.path()));
+}
+
+#[test]
+fn the_gitlab_job_runs_only_the_binary_it_names() {
+    if !tools() {
+        return;
+    }
+    let server = Server::start();
+    let sum = publish(&server.root.join(VERSION), Path::new(gate()));
+    let repo = gate_repo(true);
+    let fakes = tempfile::tempdir().unwrap();
+    fake_gate(fakes.path());
+    let mut env = merge_request(&repo);
+    env.push(("PATH", path_without_cargo(Some(fakes.path()))));
+    let mut release = env.clone();
+    release.push((
+        "MASTERMIND_HOOKS_RELEASE_URL",
+        format!("{}/{VERSION}", server.url),
+    ));
+    release.push(("MASTERMIND_HOOKS_RELEASE_SHA256", sum.clone()));
+
+    // The release named: it alone runs, the log says which binary it is.
+    let output = run_gitlab_job(repo.path(), &refs(&release));
+    assert_eq!(output.status.code(), Some(1), "{}", log(&output));
+    assert!(!fake_ran(fakes.path()));
+    assert!(log(&output).contains("not using the mastermind-hooks on PATH"));
+    let said = log(&output);
+    let line = said
+        .lines()
+        .find(|l| l.starts_with("mastermind-hooks: running "))
+        .unwrap_or_else(|| panic!("no running line: {said}"));
+    assert!(
+        line.ends_with(&format!(
+            "/release/mastermind-hooks (mastermind-hooks {}, sha256 {})",
+            env!("CARGO_PKG_VERSION"),
+            sha256_file(Path::new(gate()))
+        )),
+        "{line}"
+    );
+
+    // Nothing named: the unpinned one on PATH is refused with its pin.
+    let output = run_gitlab_job(repo.path(), &refs(&env));
+    assert_eq!(output.status.code(), Some(2), "{}", log(&output));
+    assert!(log(&output).contains("nothing pins it"), "{}", log(&output));
+    assert!(!fake_ran(fakes.path()));
+    let report = std::fs::read_to_string(repo.path().join("gl-code-quality-report.json")).unwrap();
+    assert!(report.contains("could not check"), "{report}");
+
+    // Pinned by its own sha256, the one on PATH runs.
+    let mut pinned = merge_request(&repo);
+    pinned.push((
+        "PATH",
+        path_without_cargo(Some(Path::new(gate()).parent().unwrap())),
+    ));
+    pinned.push((
+        "MASTERMIND_HOOKS_BIN_SHA256",
+        sha256_file(Path::new(gate())),
+    ));
+    let output = run_gitlab_job(repo.path(), &refs(&pinned));
+    assert_eq!(output.status.code(), Some(1), "{}", log(&output));
+    assert!(log(&output).contains(&running_line(gate(), Path::new(gate()))));
+
+    // Two binaries named, or a pin without a release: refused with the fix.
+    let mut both = release.clone();
+    both.push(("MASTERMIND_HOOKS_BIN", gate().into()));
+    let output = run_gitlab_job(repo.path(), &refs(&both));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        log(&output).contains("two different binaries"),
+        "{}",
+        log(&output)
+    );
+    let mut pin_only = env.clone();
+    pin_only.push(("MASTERMIND_HOOKS_RELEASE_SHA256", sum));
+    let output = run_gitlab_job(repo.path(), &refs(&pin_only));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        log(&output).contains("MASTERMIND_HOOKS_RELEASE_URL does not say where it is"),
+        "{}",
+        log(&output)
+    );
+    assert!(!fake_ran(fakes.path()));
 }

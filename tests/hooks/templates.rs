@@ -54,11 +54,11 @@ pub(super) fn path(relative: &str) -> PathBuf {
     Path::new(ROOT).join(relative)
 }
 
-fn read(relative: &str) -> String {
+pub(super) fn read(relative: &str) -> String {
     std::fs::read_to_string(path(relative)).unwrap_or_else(|e| panic!("{relative}: {e}"))
 }
 
-fn yaml(relative: &str) -> Value {
+pub(super) fn yaml(relative: &str) -> Value {
     serde_saphyr::from_str(&read(relative)).unwrap_or_else(|e| panic!("{relative}: {e}"))
 }
 
@@ -281,13 +281,16 @@ impl Stub {
     /// A fake `mastermind-hooks` that appends its argv (one argument a line,
     /// then `--end--`) and its MASTERMIND_HOOKS_REQUIRE_TASK to a log, writes
     /// `stub FORMAT` to the file of every `--output FORMAT=FILE`, prints
-    /// STUB_OUTPUT and exits STUB_STATUS.
+    /// STUB_OUTPUT and exits STUB_STATUS. Asked for `--version` (the scripts
+    /// log which binary runs), it says `mastermind-hooks stub` and records
+    /// nothing.
     fn new() -> Stub {
         let dir = tempfile::tempdir().unwrap();
         let bin = dir.path().join("mastermind-hooks");
         std::fs::write(
             &bin,
             "#!/bin/sh\n\
+             [ \"$*\" != --version ] || { echo 'mastermind-hooks stub'; exit 0; }\n\
              log=\"$(dirname \"$0\")/argv.log\"\n\
              prev=\n\
              for a in \"$@\"; do\n\
@@ -2007,192 +2010,6 @@ fn rerun_is_passed_exactly_when_asked() {
                     "the fix is named: {said}"
                 );
             }
-        }
-    }
-}
-
-// ---- release workflow, image, profiles -----------------------------------------
-
-#[test]
-fn the_release_workflow_builds_every_platform_with_checksums_and_an_image() {
-    let workflow = yaml(".github/workflows/release.yml");
-    let tags = &workflow["on"]["push"]["tags"];
-    assert_eq!(tags[0], "v[0-9]*");
-    let matrix = workflow["jobs"]["binaries"]["strategy"]["matrix"]["include"]
-        .as_array()
-        .unwrap();
-    let targets: BTreeSet<&str> = matrix
-        .iter()
-        .map(|m| m["target"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        targets,
-        [
-            "aarch64-apple-darwin",
-            "aarch64-unknown-linux-musl",
-            "x86_64-apple-darwin",
-            "x86_64-unknown-linux-musl"
-        ]
-        .into_iter()
-        .collect()
-    );
-    let text = read(".github/workflows/release.yml");
-    assert!(text.contains("cargo build --locked --profile dist"));
-    assert!(text.contains(".tar.gz.sha256") && text.contains("SHA256SUMS"));
-    assert!(text.contains("docker push"));
-    for (name, job) in workflow["jobs"].as_object().unwrap() {
-        for step in job["steps"].as_array().unwrap() {
-            if let Some(uses) = step["uses"].as_str() {
-                let pin = uses.split_once('@').unwrap().1;
-                assert!(
-                    pin.len() == 40 && pin.bytes().all(|b| b.is_ascii_hexdigit()),
-                    "{name}: {uses} is pinned to a commit"
-                );
-            }
-        }
-    }
-    // The names the action downloads are the names the workflow publishes.
-    let run_sh = read("ci-templates/github/run.sh");
-    assert!(run_sh.contains("name=mastermind-hooks-$t.tar.gz"));
-    for target in targets {
-        assert!(run_sh.contains(target), "run.sh knows {target}");
-    }
-}
-
-/// The `[package.metadata.binstall]` keys of Cargo.toml.
-fn binstall_metadata() -> std::collections::BTreeMap<String, String> {
-    let mut keys = std::collections::BTreeMap::new();
-    let mut inside = false;
-    for line in read("Cargo.toml").lines() {
-        let line = line.trim();
-        if line.starts_with('[') {
-            inside = line == "[package.metadata.binstall]";
-        } else if inside && let Some((key, value)) = line.split_once('=') {
-            keys.insert(
-                key.trim().to_string(),
-                value.trim().trim_matches('"').to_string(),
-            );
-        }
-    }
-    keys
-}
-
-#[test]
-fn cargo_binstall_finds_the_tarballs_the_release_workflow_publishes() {
-    let meta = binstall_metadata();
-    assert_eq!(meta.get("pkg-fmt").map(String::as_str), Some("tgz"));
-    // The workflow packs `-C target/<t>/dist mastermind-hooks`: the binary at the root.
-    assert_eq!(
-        meta.get("bin-dir").map(String::as_str),
-        Some("{ bin }{ binary-ext }")
-    );
-    let workflow = read(".github/workflows/release.yml");
-    assert!(workflow.contains("-C \"target/$t/dist\" mastermind-hooks"));
-    assert!(workflow.contains("tar -czf \"dist/mastermind-hooks-$t.tar.gz\""));
-    let tags = &yaml(".github/workflows/release.yml")["on"]["push"]["tags"];
-    assert_eq!(tags[0], "v[0-9]*", "tags are v<version>");
-    let template = meta.get("pkg-url").expect("pkg-url");
-    let repo = "https://github.com/acme/mastermind-hooks";
-    for target in [
-        "x86_64-unknown-linux-musl",
-        "aarch64-unknown-linux-musl",
-        "x86_64-apple-darwin",
-        "aarch64-apple-darwin",
-    ] {
-        let url = template
-            .replace("{ repo }", repo)
-            .replace("{ version }", env!("CARGO_PKG_VERSION"))
-            .replace("{ name }", "mastermind-hooks")
-            .replace("{ target }", target);
-        assert_eq!(
-            url,
-            format!(
-                "{repo}/releases/download/v{}/mastermind-hooks-{target}.tar.gz",
-                env!("CARGO_PKG_VERSION")
-            )
-        );
-        assert!(
-            workflow.contains(&format!("target: {target}")),
-            "{target} is built"
-        );
-    }
-}
-
-#[test]
-fn profiles_build_fast_for_users_and_small_for_releases() {
-    let cargo: toml_like::Profiles = toml_like::profiles(&read("Cargo.toml"));
-    // `cargo install` builds the release profile: no cross-crate LTO, small code.
-    assert_eq!(cargo.get("release", "lto"), Some("false"));
-    assert_eq!(cargo.get("release", "opt-level"), Some("\"z\""));
-    // A panic aborts (src/crash.rs reports it first): no unwinding tables.
-    assert_eq!(cargo.get("release", "panic"), Some("\"abort\""));
-    assert_eq!(cargo.get("dist", "opt-level"), Some("3"));
-    assert_eq!(cargo.get("release", "strip"), Some("true"));
-    assert_eq!(cargo.get("dist", "inherits"), Some("\"release\""));
-    assert_eq!(cargo.get("dist", "lto"), Some("\"fat\""));
-    let dockerfile = read("Dockerfile");
-    assert!(dockerfile.contains("cargo build --locked --profile dist"));
-    assert!(
-        !dockerfile.lines().any(|l| l.starts_with("ENTRYPOINT")),
-        "GitLab runs job scripts through the image's shell"
-    );
-}
-
-/// Just enough TOML to read `[profile.NAME]` keys.
-mod toml_like {
-    pub struct Profiles(Vec<(String, String, String)>);
-
-    impl Profiles {
-        pub fn get(&self, profile: &str, key: &str) -> Option<&str> {
-            self.0
-                .iter()
-                .find(|(p, k, _)| p == profile && k == key)
-                .map(|(_, _, v)| v.as_str())
-        }
-    }
-
-    pub fn profiles(text: &str) -> Profiles {
-        let mut out = Vec::new();
-        let mut current = None;
-        for line in text.lines() {
-            let line = line.trim();
-            if let Some(section) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-                current = section.strip_prefix("profile.").map(str::to_string);
-            } else if let (Some(profile), Some((k, v))) = (&current, line.split_once('='))
-                && !line.starts_with('#')
-            {
-                out.push((profile.clone(), k.trim().to_string(), v.trim().to_string()));
-            }
-        }
-        Profiles(out)
-    }
-}
-
-#[test]
-fn no_document_installs_an_unpublished_crate() {
-    let mut files = vec![
-        "README.md".to_string(),
-        "ci-templates/github/action.yml".into(),
-        "ci-templates/github/run.sh".into(),
-        "ci-templates/gitlab/mastermind-hooks.yml".into(),
-        "ci-templates/gitlab/run.sh".into(),
-    ];
-    for entry in std::fs::read_dir(path("docs/src")).unwrap().flatten() {
-        files.push(format!("docs/src/{}", entry.file_name().to_string_lossy()));
-    }
-    for file in files {
-        let text = read(&file);
-        for banned in [
-            "MASTERMIND_HOOKS_VERSION",
-            "version: 0.1.0",
-            "crates.io/crates/mastermind-hooks",
-            "cargo install mastermind-hooks",
-            "cargo install --locked mastermind-hooks",
-        ] {
-            assert!(
-                !text.contains(banned),
-                "{file} names `{banned}`, which does not exist"
-            );
         }
     }
 }
