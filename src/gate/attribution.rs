@@ -5,8 +5,9 @@
 //! task folders is judged against the union of their scopes: each content
 //! path goes to the tasks that declare it, or to all of them when none does
 //! (so it is out of scope for each). A step that touches no task folder is
-//! *untasked*: its content changes go to the untasked policy, as does every
-//! change of `.mastermind/hooks.yaml`, whichever step makes it.
+//! *untasked*: its content changes go to the untasked policy. A change of a
+//! control file (`.mastermind/hooks.yaml` among them), whichever step makes
+//! it, is planning and goes to the planning policy.
 
 use super::change::{Bookkeeping, Step};
 use crate::bookkeeping::PathClass;
@@ -54,9 +55,10 @@ pub fn owners<'t>(tasks: &[&'t str], declares: impl Fn(&str) -> bool) -> Vec<&'t
 }
 
 /// The changes of a step that go to the untasked policy: all its content
-/// (and configuration) changes when it touched no task, else only a change
-/// of the configuration. Non-UTF-8 paths are returned lossily; the caller
-/// reports them.
+/// changes when it touched no task, else none. Control files (the
+/// configuration among them) are planning, never untasked
+/// ([`crate::gate::planning::control`]). Non-UTF-8 paths are returned
+/// lossily; the caller reports them.
 pub fn untasked_changes(step: &Step, bookkeeping: &Bookkeeping<'_>) -> Vec<(String, ChangeKind)> {
     let tasked = !step.touched_tasks().is_empty();
     step.changes
@@ -65,9 +67,11 @@ pub fn untasked_changes(step: &Step, bookkeeping: &Bookkeeping<'_>) -> Vec<(Stri
             let path = c.path.to_str_lossy();
             let class = bookkeeping.class(c, &path);
             let keep = match class {
-                PathClass::Config => true,
                 PathClass::Ordinary => !tasked,
-                PathClass::TaskArtifact { .. } | PathClass::Runtime => false,
+                PathClass::Config
+                | PathClass::Control
+                | PathClass::TaskArtifact { .. }
+                | PathClass::Runtime => false,
             };
             keep.then(|| (path.into_owned(), c.kind))
         })
@@ -110,17 +114,16 @@ mod tests {
     }
 
     #[test]
-    fn configuration_changes_are_always_untasked() {
+    fn configuration_changes_are_never_untasked() {
         let none = Bookkeeping::by_name(Vec::<&Globs>::new());
         let tasked = step(&[
             ".mastermind/tasks/a/spec.md",
             ".mastermind/hooks.yaml",
             "src/a.rs",
         ]);
-        assert_eq!(
-            untasked_changes(&tasked, &none),
-            [(".mastermind/hooks.yaml".to_string(), ChangeKind::Modified)]
-        );
+        assert!(untasked_changes(&tasked, &none).is_empty());
+        let config = step(&[".mastermind/hooks.yaml"]);
+        assert!(untasked_changes(&config, &none).is_empty());
         let human = step(&["src/a.rs", ".mastermind/tools/x.sh", ".mastermind/mmcg.db"]);
         let paths: Vec<String> = untasked_changes(&human, &none)
             .into_iter()

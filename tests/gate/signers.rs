@@ -48,7 +48,7 @@ fn allowed_line(principal: &str, key: &Path) -> String {
     format!("{principal} namespaces=\"git\" {kind} {blob}\n")
 }
 
-const CONFIG: &str = "identity:\n  allowed_signers: .mastermind/allowed_signers\nuntasked:\n  rules:\n    - action: allow\n      signers: [alice@example.com]\n";
+const CONFIG: &str = "identity:\n  allowed_signers: .mastermind/allowed_signers\nuntasked:\n  rules:\n    - action: allow\n      signers: [alice@example.com]\nplanning:\n  rules:\n    - action: allow\n      signers: [alice@example.com]\n";
 
 /// main with the configuration and alice in the allowed signers, and a
 /// branch `feature` to work on.
@@ -123,7 +123,8 @@ fn a_commit_signed_by_an_allowed_signer_lands_in_ci_and_pre_receive() {
     repo.write("src/lib.py", "x = 2\n");
     let signed = commit(&repo, Some(&keys.alice), "alice's signed work");
     passes(&ci(&repo, &signed), "alice signed it");
-    // Signers can change the configuration too.
+    // A signer the planning rules name can change the configuration too
+    // (planning).
     repo.write(
         ".mastermind/hooks.yaml",
         &format!("{CONFIG}exclude: [docs/**]\n"),
