@@ -2,6 +2,7 @@
 //! the built `mastermind-hooks` binary, and task fixtures.
 #![allow(dead_code)]
 
+pub mod keys;
 pub mod landing;
 pub mod tasks;
 pub mod tools;

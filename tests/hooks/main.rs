@@ -13,6 +13,7 @@ mod ci_binary;
 mod hooks;
 mod managers;
 mod newcomer;
+mod planners;
 mod server_hooks;
 mod templates;
 mod walkthroughs;

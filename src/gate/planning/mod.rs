@@ -197,8 +197,8 @@ impl Verdict {
             UntaskedAction::Deny => (Severity::Error, decided),
         };
         let mut diagnostic = Diagnostic::new(code, message).with_severity(severity);
-        diagnostic.hint = (self.action != UntaskedAction::Allow)
-            .then(|| format!("{fix}; or {}", self.allow));
+        diagnostic.hint =
+            (self.action != UntaskedAction::Allow).then(|| format!("{fix}; or {}", self.allow));
         diagnostic
     }
 }
