@@ -146,7 +146,9 @@ pub struct TaskContext<'a> {
     /// spec, none of its steps (earlier ones included) changed content, and
     /// its report is absent or the skeleton `task new` wrote (with
     /// `specs.require_on_base`, a new spec with no content is a plan
-    /// whatever its report says). Only its spec is judged.
+    /// whatever its report says). Only its spec is judged. Never in the
+    /// working tree (`--worktree`, the agent's stop hook): there the agent
+    /// finishes its work.
     pub planned: bool,
 }
 
@@ -448,9 +450,12 @@ fn prepare<'a>(
             .iter()
             .any(|c| c.path.as_slice() == spec_path.as_bytes())
     });
+    // The working tree (`--worktree`, the agent's stop hook) is the agent
+    // finishing its work, never a plan that lands on its own.
+    let lands_a_change = gate.landing.kind != ViewKind::Worktree;
     let planned = touched.is_empty()
         && writes_spec
-        && (unstarted(gate, at, dir)?
+        && ((lands_a_change && unstarted(gate, at, dir)?)
             || (gate.config.specs_on_base && gate.target().get(gate.repo, &spec_path)?.is_none()));
     let mut paths = BTreeMap::new();
     for (path, by) in touched {
