@@ -421,7 +421,7 @@ codes! {
         "The change changes a control file (the gate's configuration, the allowed-signers file, or a path planning.control_files lists: CI definitions, CODEOWNERS, server hooks by default): planning, never task work, graded by the planning policy.",
         "Have a planner make the change (a pull request, push or signed commit the planning rules allow); a task cannot carry it, whatever its spec declares.";
     verification_file_not_receipt: Error, Violation,
-        "Under a task's verification/ only the receipts of the checks its spec declares are bookkeeping; any other file there is content no receipt can vouch for.",
+        "Under a task's verification/ only what the runners write for the checks its spec declares is bookkeeping (`<id>.tree.json`, the reference's `<id>.json` where no tree receipt lands, an empty run.lock); any other file there is content no receipt can vouch for.",
         "Move the file out of verification/ (and declare it in the spec's scope), or delete it if it is the receipt of a check the spec no longer declares.";
     mastermind_symlink: Error, Violation,
         "Nothing under .mastermind/ may be a symlink.",
