@@ -260,14 +260,19 @@ pub enum AgentHookCommand {
         #[command(flatten)]
         args: AgentHookArgs,
     },
-    /// The agent is about to run a shell command (`PreToolUse` on Bash):
-    /// refuse one that skips or disables the git hooks or the gate
-    /// (`--no-verify`, `core.hooksPath`, `MASTERMIND_HOOKS_SKIP`, deleting a hook).
+    /// The agent is about to run a shell command or edit a file
+    /// (`PreToolUse` on Bash and the file tools): refuse one that skips or
+    /// switches off the git hooks, the gate or the agent hooks
+    /// (`--no-verify`, `core.hooksPath`, `MASTERMIND_HOOKS_SKIP`, deleting a
+    /// hook, rewriting the harness settings).
     #[command(name = "pre-tool")]
     PreTool {
         #[command(flatten)]
         args: AgentHookArgs,
     },
+    /// Print the agent-hook protocol this binary speaks (the settings'
+    /// command asks before it uses a binary).
+    Handshake,
 }
 
 #[derive(Debug, clap::Args)]
@@ -275,10 +280,15 @@ pub struct AgentHookArgs {
     /// The harness whose payload and decision formats to speak.
     #[arg(long, value_enum, value_name = "HARNESS", default_value_t = Harness::ClaudeCode)]
     pub harness: Harness,
-    /// `stop`: seconds the gate may take before the hook answers "could not
-    /// check" (keep it below the harness's hook timeout; install writes 60).
-    #[arg(long, value_name = "SECS", default_value_t = crate::agent::settings::DEFAULT_DEADLINE_SECS)]
-    pub timeout: u32,
+    /// Seconds the hook may take before it answers "could not check"
+    /// (keep it below the harness's hook timeout; install writes 60).
+    /// Default: 45 for `stop`, 10 for `pre-tool`.
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<u32>,
+    /// The agent-hook protocol the settings' command speaks (it passes
+    /// it); a binary refuses one it does not speak.
+    #[arg(long, value_name = "N")]
+    pub protocol: Option<u32>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -613,13 +623,16 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Status { hooks, format, .. } => commands::hooks::status(&hooks, format),
         Command::AgentHook {
             command: AgentHookCommand::Stop { args },
-        } => commands::agent_hook::stop(args.harness, args.timeout),
+        } => commands::agent_hook::stop(args.harness, args.timeout, args.protocol),
         Command::AgentHook {
             command: AgentHookCommand::Subagent { args },
-        } => commands::agent_hook::subagent(args.harness),
+        } => commands::agent_hook::subagent(args.harness, args.protocol),
         Command::AgentHook {
             command: AgentHookCommand::PreTool { args },
-        } => commands::agent_hook::pre_tool(args.harness),
+        } => commands::agent_hook::pre_tool(args.harness, args.timeout, args.protocol),
+        Command::AgentHook {
+            command: AgentHookCommand::Handshake,
+        } => commands::agent_hook::handshake(),
     }
 }
 

@@ -242,6 +242,9 @@ codes! {
     verification_argv_invalid: Error, Violation,
         "An observed check breaks an argv limit (1..64 items, argv[0] non-empty, <= 8192 bytes each, no NUL, <= 32768 total) or the timeout limit (1..3600 s); the message names each limit broken.",
         "Fix what the message and its JSON pointer name: `run.argv` (or the item shown) or `run.timeout_secs`.";
+    verification_argv_shell_operator: Error, Violation,
+        "An observed check's argv holds a bare shell operator (`&&`, `||`, `;` or `|`): argv runs without a shell, so the operator reaches the program as an argument and the command after it never runs. The task-runtime contract: shell syntax requires an explicitly declared shell.",
+        "Declare the shell and give it the whole command line as one item: `argv: [sh, -c, 'npm run build && npm run lint']` with `cmd: sh -c 'npm run build && npm run lint'`; or declare each command as its own check.";
     verification_cwd_not_canonical: Error, Violation,
         "An observed check needs `.` or a canonical repository-relative cwd.",
         "Write cwd as `.` or `dir/sub` (no `./`, trailing `/`, `..` or absolute path).";
@@ -693,6 +696,15 @@ codes! {
     subagent_return_cycle_invalid: Error, Violation,
         "Contract layer: `handover.cycle` is required and must be an integer >= 1 (a string of digits such as `\"2\"` counts).",
         "Write the dispatch cycle as a number, e.g. `cycle: 1`.";
+    subagent_return_role_not_kebab_case: Warning, Violation,
+        "Contract layer: `handover.role` should be a kebab-case slug (lower-case letters and digits joined by single hyphens: `composer-j-login-flow`), as seed 004 section 2.0 says; the reference schema does not enforce it.",
+        "Write the role in lower case with hyphens, e.g. `reviewer-inloop` rather than `reviewer_inloop` or `ReviewerInloop`.";
+    subagent_return_next_action_multiline: Warning, Violation,
+        "Contract layer: `handover.next-action` should be a one-line directive, as seed 004 section 2.0 says; the reference schema does not enforce it.",
+        "Write one line saying what the orchestrator does next; put explanations in `summary` or the role's payload.";
+    subagent_return_value_cut_by_comment: Warning, Violation,
+        "A plain (unquoted) YAML value is followed by ` #` on its line: YAML reads everything from there as a comment, so the value is cut short without any error (`next-action: fix issue #12` is `fix issue`).",
+        "Quote the value (`next-action: \"fix issue #12\"`) or write the return as JSON; if the `#` text is a comment, put it on a line of its own.";
     subagent_return_role_mismatch: Error, Violation,
         "Contract layer: `handover.role` routes to a different schema than --role.",
         "Validate with the role the subagent was dispatched as, or correct `handover.role`.";
@@ -895,6 +907,15 @@ codes! {
     agent_hook_outdated: Error, Violation,
         "The harness's hook entry runs another command or binary than `install --agent` writes.",
         "Run `mastermind-hooks install --agent <harness>` to rewrite it.";
+    agent_hook_override_refused: Error, Violation,
+        "The per-user override MASTERMIND_HOOKS_BIN names a program that does not answer as mastermind-hooks, so the agent hooks do not use it.",
+        "Point MASTERMIND_HOOKS_BIN at mastermind-hooks where the message says it is set, or remove it; the agent hooks then run mastermind-hooks from PATH.";
+    agent_hook_binary_outdated: Error, Violation,
+        "The mastermind-hooks the agent hooks would run does not speak the agent-hook protocol of their settings (an older version).",
+        "Upgrade it (`cargo install --locked --path .` in a clone of mastermind-hooks at the version that wrote the settings, or a newer release), or rewrite the settings with that binary's `install --agent <harness>`.";
+    agent_hook_protocol_unknown: Error, CannotCheck,
+        "The agent hook settings pass an agent-hook protocol this binary does not speak.",
+        "Install the mastermind-hooks the settings were written by (upgrade it), or rewrite the settings with `mastermind-hooks install --agent <harness>`.";
     agent_hook_binary_missing: Error, Violation,
         "The harness's agent hooks run mastermind-hooks from `MASTERMIND_HOOKS_BIN` or PATH, and neither leads to an executable on this machine, so every agent hook blocks the agent.",
         "Install mastermind-hooks (`cargo install --locked --path .` in a clone of it) so that it is on PATH, or set `MASTERMIND_HOOKS_BIN` to its path (for Claude Code, in `.claude/settings.local.json` under `env`).";
@@ -931,8 +952,11 @@ codes! {
         "Where and how the re-run executed the checks: the CI workspace (a clean checkout of exactly the landing) or a git worktree of the landing, and which CI credentials it withheld from them.",
         "Nothing to do; to re-run in the workspace, check out the landing (the merge ref, the pushed commit) and install dependencies before the gate without leaving untracked files.";
     attestation_unwritable: Error, CannotCheck,
-        "`check --ci --rerun --attestation FILE` could not write the statement.",
+        "`check --ci --rerun --attestation FILE` cannot write the statement: its directory does not exist or is not writable (checked before any check runs), or writing failed at the end.",
         "Make the attestation file's directory exist and writable (outside the repository's tracked files), then run the job again.";
+    output_unwritable: Error, CannotCheck,
+        "An `--output FORMAT=FILE` cannot be written: its directory does not exist or is not writable, FILE is a directory or `-`, or two outputs (or an output and the attestation or the job summary) name the same file. Checked before anything runs.",
+        "Create the directory first (`mkdir -p DIR`), give each output its own file, and keep `--format` for stdout; then run again.";
     attestation_mismatch: Error, Violation,
         "The statement does not attest that the commit passed the re-run: another subject, a predicate of another shape, or a verdict other than pass.",
         "Verify the statement the job wrote for this commit; if its verdict is not pass, fix the failures it lists and run the job again.";

@@ -966,6 +966,10 @@ pub struct AgentHooks {
     pub subagent_unknown: SubagentAction,
     /// Per-prefix actions; the longest matching prefix wins.
     pub subagent_prefixes: BTreeMap<String, SubagentAction>,
+    /// `agent_hooks.subagent` sets something other than the defaults: the
+    /// team asked for subagent contracts, so a return that cannot be
+    /// judged is said.
+    pub subagent_configured: bool,
 }
 
 /// Blocked stops in a row before the loop guard lets the agent stop.
@@ -978,6 +982,7 @@ impl Default for AgentHooks {
             subagent_default: SubagentAction::Block,
             subagent_unknown: SubagentAction::Allow,
             subagent_prefixes: BTreeMap::new(),
+            subagent_configured: false,
         }
     }
 }
@@ -986,6 +991,17 @@ impl AgentHooks {
     fn from_file(file: AgentHooksFile) -> AgentHooks {
         let defaults = AgentHooks::default();
         AgentHooks {
+            // Restating the defaults (as `init`'s template does) configures
+            // nothing.
+            subagent_configured: !file.subagent.prefixes.is_empty()
+                || file
+                    .subagent
+                    .default
+                    .is_some_and(|d| d != defaults.subagent_default)
+                || file
+                    .subagent
+                    .unknown
+                    .is_some_and(|u| u != defaults.subagent_unknown),
             max_consecutive_blocks: file
                 .max_consecutive_blocks
                 .unwrap_or(defaults.max_consecutive_blocks),

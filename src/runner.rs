@@ -192,6 +192,7 @@ const DECLARATION_CODES: &[Code] = &[
     Code::verification_id_invalid,
     Code::verification_cmd_ambiguous,
     Code::verification_argv_invalid,
+    Code::verification_argv_shell_operator,
     Code::verification_cwd_not_canonical,
     Code::verification_cmd_mismatch,
 ];
@@ -210,10 +211,23 @@ pub fn declarations(bytes: &[u8], spec: &str) -> Result<Vec<(String, RunDeclarat
         )
         .with_path(spec.to_string())
         .with_line(d.line)
-        .with_hint(format!(
-            "Fix the spec's front matter, check it with `{}`, then run again.",
-            hint::validate_command(spec)
-        )));
+        .with_hint(match &d.hint {
+            // The rule's own fix (a declared shell, the display form of argv).
+            Some(fix) => format!(
+                "{}{} Check the spec with `{}`, then run again.",
+                fix.trim_end(),
+                if fix.trim_end().ends_with('.') {
+                    ""
+                } else {
+                    "."
+                },
+                hint::validate_command(spec)
+            ),
+            None => format!(
+                "Fix the spec's front matter, check it with `{}`, then run again.",
+                hint::validate_command(spec)
+            ),
+        }));
     }
     let frontmatter = parsed.frontmatter.ok_or_else(|| {
         refuse(

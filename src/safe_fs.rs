@@ -470,6 +470,18 @@ impl Dir {
         bytes: &[u8],
         durability: Durability,
     ) -> Result<(), Error> {
+        self.replace_with_mode(name, bytes, durability, 0o600)
+    }
+
+    /// [`Dir::replace`] with the new file's mode (less the umask): a report
+    /// other tools of the job read is `0o644`.
+    pub fn replace_with_mode<N: AsRef<OsStr>>(
+        &self,
+        name: N,
+        bytes: &[u8],
+        durability: Durability,
+        mode: u32,
+    ) -> Result<(), Error> {
         let name = name.as_ref();
         if !plain(name) {
             return Err(Error::InvalidName);
@@ -482,7 +494,7 @@ impl Dir {
         temp.push(format!(".tmp.{}", hex::encode(suffix)));
         let temp = temp.as_os_str();
         let result = (|| {
-            let file = self.create_file(temp, bytes, 0o600)?;
+            let file = self.create_file(temp, bytes, mode)?;
             if durability == Durability::Synced {
                 file.sync_all()?;
             }

@@ -4,9 +4,11 @@
 #   run.sh prepare   where a source build is cached: outputs cache-dir and cache-key
 #   run.sh install   find or make the binary: outputs bin and its sha256 (or error); never
 #                    fails the step, so the gate step always runs and always sets exit-code
-#   run.sh           the gate: `mastermind-hooks check --ci --format github` prints
-#                    annotations and appends a job summary to $GITHUB_STEP_SUMMARY,
-#                    optionally writes a SARIF log, and exits with the gate's status: 0 pass,
+#   run.sh           the gate: one `mastermind-hooks check --ci --format github` run prints
+#                    annotations, appends a job summary to $GITHUB_STEP_SUMMARY and, from the
+#                    same run, writes a SARIF log (`--output sarif=FILE`) and the re-run's
+#                    attestation, so every check runs once and every output states one
+#                    verdict; it exits with the gate's status: 0 pass,
 #                    1 violations, 2 could not check (any other outcome of the binary is
 #                    reported as 2, never as a pass). exit-code is written to $GITHUB_OUTPUT
 #                    however the script ends.
@@ -42,13 +44,15 @@
 #   MASTERMIND_HOOKS_FAIL_ON       error (default) or warning
 #   MASTERMIND_HOOKS_REQUIRE_TASK  true: every change outside .mastermind/ must belong to a
 #                                  checked task (read by check)
-#   MASTERMIND_HOOKS_SARIF_FILE    also write a SARIF log to this file (not when exit 2)
+#   MASTERMIND_HOOKS_SARIF_FILE    also write a SARIF log to this file, from the same run (not
+#                                  kept when exit 2)
 #   MASTERMIND_HOOKS_MAX_ANNOTATIONS  annotations of each kind (default 10, GitHub's per-step cap)
 #   MASTERMIND_HOOKS_RERUN         true: `--rerun --rerun-timeout MASTERMIND_HOOKS_RERUN_TIMEOUT`
 #   MASTERMIND_HOOKS_RERUN_JOBS    with rerun: checks of different tasks at once (--rerun-jobs)
 #   MASTERMIND_HOOKS_RERUN_IN      with rerun: auto (default), workspace or worktree (--rerun-in)
 #   MASTERMIND_HOOKS_ATTESTATION   with rerun: write the in-toto statement of the re-run to this
-#                                  file (--attestation)
+#                                  file (--attestation; its directory must exist); refused
+#                                  without rerun
 #   MASTERMIND_HOOKS_CMD           the gate subcommand and its arguments, split on blanks, for
 #                                  tests and debugging outside CI only (refused when
 #                                  GITHUB_ACTIONS or GITLAB_CI is set)
@@ -383,10 +387,6 @@ normalize() {
     esac
 }
 
-worst() {
-    if [ "$1" -gt "$2" ]; then printf '%s' "$1"; else printf '%s' "$2"; fi
-}
-
 in_ci() {
     [ -n "${GITHUB_ACTIONS:-}" ] || [ -n "${GITLAB_CI:-}" ]
 }
@@ -429,6 +429,9 @@ case "$rerun_in" in
     *) fail "rerun-in must be auto, workspace or worktree, not '$rerun_in'" ;;
 esac
 attestation=${MASTERMIND_HOOKS_ATTESTATION:-}
+if [ -n "$attestation" ] && [ "$rerun" != true ]; then
+    fail "attestation needs rerun: true (the statement describes the re-run): set rerun, or remove attestation"
+fi
 
 [ -z "${MASTERMIND_HOOKS_INSTALL_ERROR:-}" ] || fail "$MASTERMIND_HOOKS_INSTALL_ERROR"
 bin=${MASTERMIND_HOOKS_BIN:-}
@@ -474,29 +477,33 @@ fi
 
 log=$(mktemp) || fail "cannot create a temporary file"
 
-# Annotations and the job summary (--format github appends it to $GITHUB_STEP_SUMMARY).
-rc=0
+# One run: annotations and the job summary (--format github appends it to
+# $GITHUB_STEP_SUMMARY), the SARIF log and the attestation, all from the same report.
 if [ "$format" = github ]; then
-    run_gate "$@" --format github --max-annotations "$max_annotations" >"$log" || rc=$?
+    set -- "$@" --format github --max-annotations "$max_annotations"
 else
-    run_gate "$@" --format "$format" >"$log" || rc=$?
+    set -- "$@" --format "$format"
 fi
+sarif=${MASTERMIND_HOOKS_SARIF_FILE:-}
+if [ -n "$sarif" ]; then
+    # An empty directory is nothing to git, so it cannot keep a re-run out of the workspace.
+    mkdir -p "$(dirname "$sarif")" || fail "cannot create the directory of sarif-file '$sarif'"
+    rm -f "$sarif"
+    set -- "$@" --output "sarif=$sarif"
+fi
+rc=0
+run_gate "$@" >"$log" || rc=$?
 status=$(normalize "$rc")
 cat "$log"
 
-if [ -n "${MASTERMIND_HOOKS_SARIF_FILE:-}" ]; then
-    sarif=$MASTERMIND_HOOKS_SARIF_FILE
-    mkdir -p "$(dirname "$sarif")" || fail "cannot create the directory of sarif-file '$sarif'"
-    # GITHUB_STEP_SUMMARY is left out so the summary is written once.
-    rc=0
-    GITHUB_STEP_SUMMARY='' run_gate "$@" --format sarif >"$sarif" || rc=$?
-    status=$(worst "$status" "$(normalize "$rc")")
-    if [ "$(normalize "$rc")" = 2 ]; then
-        # An analysis of a run that could not check lists no results, and uploading it
-        # would close every open alert: no file, so the upload step (hashFiles) skips.
-        rm -f "$sarif"
-        printf '::notice title=mastermind-hooks::%s\n' "no SARIF written: the gate could not check, and an empty analysis would close open alerts"
-    fi
+if [ -n "$sarif" ] && [ "$status" = 2 ]; then
+    # An analysis of a run that could not check lists no results, and uploading it would
+    # close every open alert: no file, so the upload step (hashFiles) skips.
+    rm -f "$sarif"
+    printf '::notice title=mastermind-hooks::%s\n' "no SARIF written: the gate could not check, and an empty analysis would close open alerts"
+elif [ -n "$sarif" ] && [ ! -f "$sarif" ]; then
+    say_error "the gate exited with status $rc without writing the SARIF log $sarif"
+    status=2
 fi
 
 if [ "$status" = 2 ] && [ "$(git rev-parse --is-shallow-repository 2>/dev/null)" = true ]; then

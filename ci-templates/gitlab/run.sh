@@ -2,8 +2,10 @@
 # mastermind-hooks gate for GitLab CI. mastermind-hooks.yml embeds this script verbatim (a
 # test keeps the two identical); it runs locally too.
 #
-# Runs `mastermind-hooks check --ci` three times over the same trees: human output for the
-# job log, a Code Quality report and a JUnit report. check --ci takes base and head from
+# Runs `mastermind-hooks check --ci` once: human output for the job log, and from the same
+# run a Code Quality report and a JUnit report (`--output`), so every check (a re-run's too)
+# runs once and the log, the widget and the tests tab state one verdict. check --ci takes
+# base and head from
 # GitLab's predefined variables: detached merge request pipelines, merged results, merge
 # trains, branch pipelines (against the default branch, fetched when missing) and the
 # default branch itself. Exits with the gate's status: 0 pass, 1 violations, 2 could not
@@ -14,7 +16,7 @@
 # so nothing in it is run unverified: the job refuses a commit that tracks .mastermind-hooks/
 # (the directory the job's cache keeps), unpacks and builds in a fresh temporary directory
 # outside the project (cargo runs there, so no .cargo/config.toml or rust-toolchain.toml
-# of the change applies), and checks the binary's sha256 before each of its three runs.
+# of the change applies), and checks the binary's sha256 before it runs.
 # First found:
 #   MASTERMIND_HOOKS_BIN            path of a binary (an image that has one); refused inside
 #                                   the project directory unless MASTERMIND_HOOKS_BIN_SHA256
@@ -45,7 +47,12 @@
 #   MASTERMIND_HOOKS_RERUN_JOBS     with rerun: checks of different tasks at once (--rerun-jobs)
 #   MASTERMIND_HOOKS_RERUN_IN       with rerun: auto (default), workspace or worktree (--rerun-in)
 #   MASTERMIND_HOOKS_ATTESTATION    with rerun: write the in-toto statement of the re-run to this
-#                                   file (--attestation)
+#                                   file (--attestation; its directory must exist); refused
+#                                   without rerun
+#   (With rerun, the job's cache directory .mastermind-hooks/ is added by name to the clone's
+#   own .git/info/exclude, so it does not keep the re-run out of a workspace that is otherwise
+#   a clean checkout of what lands. A check then runs with CI=true and NO_COLOR=1 unless the
+#   job sets them.)
 #   MASTERMIND_HOOKS_DEFAULT_BRANCH_REPORT  state (default): on the default branch the Code
 #                                   Quality report states main's open findings, which is
 #                                   none (what lands passed the gate); the push's findings
@@ -66,15 +73,20 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Both reports say "could not check", so the merge request shows why; then exit 2.
-fail() {
-    printf 'error: mastermind-hooks: %s\n' "$1" >&2
+# Both reports say "could not check", so the merge request shows why.
+reports_could_not_check() {
     # One line of plain text: control characters out, then JSON and XML escaping.
     plain=$(printf '%s' "$1" | tr '\r\n\t' '   ' | tr -d '\000-\037\177')
     text=$(printf '%s' "$plain" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g')
     xml=$(printf '%s' "$plain" | sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g')
     printf '[{"description": "mastermind-hooks could not check: %s", "check_name": "internal_error", "fingerprint": "mastermind-hooks-setup", "severity": "blocker", "location": {"path": ".", "lines": {"begin": 1}}}]\n' "$text" >"$codequality" || true
     printf '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="mastermind-hooks" tests="1" failures="0" errors="1">\n    <testsuite name="mastermind-hooks" tests="1" failures="0" errors="1">\n        <testcase name="setup" classname="mastermind-hooks">\n            <error message="%s" type="internal_error">%s</error>\n        </testcase>\n    </testsuite>\n</testsuites>\n' "$xml" "$xml" >"$junit" || true
+}
+
+# The reason on stderr, both reports saying "could not check"; then exit 2.
+fail() {
+    printf 'error: mastermind-hooks: %s\n' "$1" >&2
+    reports_could_not_check "$1"
     exit 2
 }
 
@@ -314,10 +326,6 @@ normalize() {
     esac
 }
 
-worst() {
-    if [ "$1" -gt "$2" ]; then printf '%s' "$1"; else printf '%s' "$2"; fi
-}
-
 fail_on=${MASTERMIND_HOOKS_FAIL_ON:-error}
 case "$fail_on" in
     error | warning) ;;
@@ -347,6 +355,9 @@ case "$rerun_in" in
     *) fail "MASTERMIND_HOOKS_RERUN_IN must be auto, workspace or worktree, not '$rerun_in'" ;;
 esac
 attestation=${MASTERMIND_HOOKS_ATTESTATION:-}
+if [ -n "$attestation" ] && [ "$rerun" != true ]; then
+    fail "MASTERMIND_HOOKS_ATTESTATION needs MASTERMIND_HOOKS_RERUN: \"true\": the statement describes the re-run; set both, or remove MASTERMIND_HOOKS_ATTESTATION"
+fi
 base_report=${MASTERMIND_HOOKS_DEFAULT_BRANCH_REPORT:-state}
 case "$base_report" in
     state | push) ;;
@@ -398,19 +409,33 @@ else
     fi
 fi
 
+# With rerun the checks run in this workspace when it is a clean checkout of what lands: the
+# job's cache directory is the job's, not the change's, so the clone's own exclude file names
+# it (only it) for git status. A commit that tracks it was refused above.
+if [ "$rerun" = true ] && [ -z "${MASTERMIND_HOOKS_CMD:-}" ] &&
+    exclude=$(git -C "$project" rev-parse --git-path info/exclude 2>/dev/null); then
+    case "$exclude" in /*) ;; *) exclude=$project/$exclude ;; esac
+    if ! grep -qxF '/.mastermind-hooks/' "$exclude" 2>/dev/null; then
+        { mkdir -p "$(dirname "$exclude")" && printf '/.mastermind-hooks/\n' >>"$exclude"; } ||
+            warn "cannot add .mastermind-hooks/ to $exclude; a re-run may use a worktree instead of the workspace"
+    fi
+fi
+
 # GitLab renders colours in job logs; NO_COLOR turns them off.
 if [ -n "${NO_COLOR:-}" ]; then color=never; else color=always; fi
 
+# One run writes the log and both reports, when it ends; none is left from before.
+rm -f "$codequality" "$junit"
 # GitLab runs job scripts with `set -e`: every status is caught, never fatal.
 rc=0
-run_gate "$@" --format human --color "$color" || rc=$?
+run_gate "$@" --format human --color "$color" --output "gitlab=$codequality" --output "junit=$junit" || rc=$?
 status=$(normalize "$rc")
-rc=0
-run_gate "$@" --format gitlab >"$codequality" || rc=$?
-status=$(worst "$status" "$(normalize "$rc")")
-rc=0
-run_gate "$@" --format junit >"$junit" || rc=$?
-status=$(worst "$status" "$(normalize "$rc")")
+if [ ! -f "$codequality" ] || [ ! -f "$junit" ]; then
+    # The gate stopped before it could write them (a refused option, a crash): the reports
+    # say so, and a run without its reports is never a pass.
+    status=2
+    reports_could_not_check "the gate exited with status $rc without writing its reports; the job log says why"
+fi
 
 # The default branch's Code Quality report is what merge requests are compared with, so it
 # states main's open findings, not the last push's: the gate only lets through what passes,

@@ -92,16 +92,37 @@ impl Store {
         &self.dir
     }
 
-    /// The stored count for `key` (0 when there is none).
-    pub fn load(&self, key: &str) -> Result<u32, AgentError> {
+    /// The bytes stored for `key` (`None` when there are none).
+    pub fn load_bytes(&self, key: &str) -> Result<Option<Vec<u8>>, AgentError> {
         let path = self.dir.join(file_name(key));
         match std::fs::symlink_metadata(&path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(AgentError::StateStat { path, source }),
             Ok(_) => {}
         }
-        let bytes = crate::input::read(&path, MAX_STATE_BYTES, Follow::NoLinks)
-            .map_err(AgentError::StateRead)?;
+        crate::input::read(&path, MAX_STATE_BYTES, Follow::NoLinks)
+            .map(Some)
+            .map_err(AgentError::StateRead)
+    }
+
+    /// Store `bytes` for `key`, atomically.
+    pub fn save_bytes(&self, key: &str, bytes: &[u8]) -> Result<(), AgentError> {
+        let name = file_name(key);
+        let path = self.dir.join(&name);
+        let dir = self.open_dir(&path)?;
+        dir.write_atomic(&name, bytes)
+            .map_err(|e| AgentError::StateWrite {
+                path,
+                source: e.into(),
+            })
+    }
+
+    /// The stored count for `key` (0 when there is none).
+    pub fn load(&self, key: &str) -> Result<u32, AgentError> {
+        let path = self.dir.join(file_name(key));
+        let Some(bytes) = self.load_bytes(key)? else {
+            return Ok(0);
+        };
         let state: State = match serde_json::from_slice(&bytes) {
             Ok(state) => state,
             Err(source) => return Err(AgentError::StateInvalid { path, source }),
@@ -149,18 +170,13 @@ impl Store {
                 _ => Ok(()),
             };
         }
-        let dir = self.open_dir(&path)?;
         let state = State {
             version: 1,
             key: key.to_string(),
             consecutive_blocks: count,
         };
         let bytes = serde_json::to_vec(&state).map_err(AgentError::StateEncode)?;
-        dir.write_atomic(&name, &bytes)
-            .map_err(|e| AgentError::StateWrite {
-                path,
-                source: e.into(),
-            })
+        self.save_bytes(key, &bytes)
     }
 }
 

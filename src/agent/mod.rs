@@ -9,8 +9,14 @@
 //! * [`decision`]: the decisions, and the text an agent or user reads;
 //! * [`loop_guard`]: consecutive blocked stops per session (state under the
 //!   git directory, never in the working tree);
-//! * [`guard`] (with [`shell`]): the pre-tool guard that refuses shell
-//!   commands skipping or disabling the git hooks;
+//! * [`guard`] (with [`shell`], and [`facts`] asking git about the
+//!   repository within a deadline): the pre-tool guard that refuses shell
+//!   commands and file edits skipping or switching off the git hooks, the
+//!   gate or the agent hooks;
+//! * [`landing_target`]: the default branch as the remote reports it,
+//!   asked once per session, which the stop hook judges against;
+//! * [`provenance`]: which binary answered and where an override comes
+//!   from, named in every decision;
 //! * [`transcript`]: recovering a Claude Code subagent's dispatch
 //!   description from the session transcripts;
 //! * [`json`], [`splice`] and [`settings`]: the harness's hook settings,
@@ -29,10 +35,13 @@ pub mod claude_code;
 pub mod codex;
 pub mod decision;
 mod error;
+pub mod facts;
 pub mod guard;
 pub mod json;
+pub mod landing_target;
 pub mod loop_guard;
 pub mod payload;
+pub mod provenance;
 pub mod settings;
 pub mod shell;
 pub mod splice;
@@ -175,22 +184,64 @@ impl SubagentPayload {
     }
 }
 
-/// A shell command the agent is about to run (`PreToolUse`; Claude Code's
-/// `Bash` tool, Codex's shell tool, which its hooks also name `Bash`).
+/// What the agent is about to do with a tool (`PreToolUse`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToolCall {
+    /// A shell command: Claude Code's `Bash` tool, Codex's shell tool
+    /// (which its hooks also name `Bash`).
+    Shell(String),
+    /// A file edit: Claude Code's `Write`, `Edit`, `MultiEdit` and
+    /// `NotebookEdit`, Codex's `apply_patch`.
+    Edit(guard::FileEdit),
+    /// Any other tool (a matcher wider than these): nothing to judge.
+    Other,
+}
+
+/// A tool call the agent is about to make.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PreToolPayload {
     pub tool_name: String,
-    /// `tool_input.command`; `None` for a tool that is not the shell.
-    pub command: Option<String>,
-    /// The session's working directory, where git aliases are read.
+    pub call: ToolCall,
+    /// The session's working directory: where relative paths start and
+    /// git aliases are read.
     pub cwd: Option<PathBuf>,
 }
 
-/// Decode a `PreToolUse` payload. Both harnesses document the same fields
-/// for it: Claude Code's `tool_name`, `tool_input` (for `Bash`:
-/// `command`, `description`, `timeout`, `run_in_background`) and
-/// `tool_use_id`; Codex's `pre-tool-use.command.input` schema: `tool_name`
-/// `Bash` and `tool_input.command`.
+/// The tools whose calls the guard judges, as `install --agent` matches
+/// them: Claude Code's shell and file tools.
+pub const CLAUDE_CODE_TOOLS: &str = "Bash|Write|Edit|MultiEdit|NotebookEdit";
+/// Codex's: the shell tool and `apply_patch` (its hooks name it so, with
+/// `tool_input.command` holding the patch).
+pub const CODEX_TOOLS: &str = "Bash|apply_patch";
+
+/// The paths an `apply_patch` patch adds, updates, deletes or moves to
+/// (`*** Add File: P`, `*** Update File: P`, `*** Delete File: P`,
+/// `*** Move to: P`; Codex's patch format).
+pub fn patch_paths(patch: &str) -> Vec<String> {
+    patch
+        .lines()
+        .filter_map(|line| {
+            [
+                "*** Add File: ",
+                "*** Update File: ",
+                "*** Delete File: ",
+                "*** Move to: ",
+            ]
+            .iter()
+            .find_map(|prefix| line.strip_prefix(prefix))
+        })
+        .map(|p| p.trim().to_string())
+        .collect()
+}
+
+/// Decode a `PreToolUse` payload. Both harnesses document the same fields:
+/// Claude Code's `tool_name`, `tool_input` and `tool_use_id` (for `Bash`:
+/// `command`, `description`, `timeout`, `run_in_background`; for `Write`:
+/// `file_path`, `content`; for `Edit`: `file_path`, `old_string`,
+/// `new_string`; for `MultiEdit`: `file_path`, `edits`; for
+/// `NotebookEdit`: `notebook_path`, `new_source`); Codex's
+/// `pre-tool-use.command.input` schema: `tool_name` (`Bash`, or
+/// `apply_patch` with the patch in `tool_input.command`).
 pub fn decode_pre_tool(
     harness: Harness,
     bytes: &[u8],
@@ -198,28 +249,75 @@ pub fn decode_pre_tool(
     let payload = payload::parse(harness, bytes, &["PreToolUse"])?;
     let tool_name = payload.string("tool_name")?;
     let cwd = payload.nullable_string("cwd", false)?.map(PathBuf::from);
-    if tool_name != settings::SHELL_MATCHER {
+    let known = matches!(
+        (harness, tool_name.as_str()),
+        (_, "Bash")
+            | (
+                Harness::ClaudeCode,
+                "Write" | "Edit" | "MultiEdit" | "NotebookEdit"
+            )
+            | (Harness::Codex, "apply_patch")
+    );
+    if !known {
         return Ok(PreToolPayload {
             tool_name,
-            command: None,
+            call: ToolCall::Other,
             cwd,
         });
     }
-    let command = match payload.value("tool_input")? {
-        serde_json::Value::Object(input) => match input.get("command") {
-            Some(serde_json::Value::String(c)) => c.clone(),
-            _ => {
-                return Err(payload.reject(
-                    "/tool_input/command",
-                    "`tool_input.command` (the shell command) is missing or not a string",
-                ));
-            }
-        },
-        _ => return Err(payload.reject("/tool_input", "`tool_input` is not an object")),
+    let serde_json::Value::Object(input) = payload.value("tool_input")? else {
+        return Err(payload.reject("/tool_input", "`tool_input` is not an object"));
+    };
+    let text = |key: &str| -> Result<String, crate::diagnostic::Diagnostic> {
+        match input.get(key) {
+            Some(serde_json::Value::String(c)) => Ok(c.clone()),
+            _ => Err(payload.reject(
+                &format!("/tool_input/{key}"),
+                format!("`tool_input.{key}` is missing or not a string"),
+            )),
+        }
+    };
+    let optional = |key: &str| {
+        input
+            .get(key)
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let edit = |paths: Vec<String>, text: String| {
+        ToolCall::Edit(guard::FileEdit {
+            tool: tool_name.clone(),
+            paths,
+            text,
+        })
+    };
+    let call = match tool_name.as_str() {
+        "Bash" => ToolCall::Shell(text("command")?),
+        "apply_patch" => {
+            let patch = text("command")?;
+            edit(patch_paths(&patch), patch)
+        }
+        "NotebookEdit" => edit(vec![text("notebook_path")?], optional("new_source")),
+        "MultiEdit" => {
+            let news: Vec<String> = input
+                .get("edits")
+                .and_then(serde_json::Value::as_array)
+                .map(|edits| {
+                    edits
+                        .iter()
+                        .filter_map(|e| e.get("new_string").and_then(serde_json::Value::as_str))
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default();
+            edit(vec![text("file_path")?], news.join("\n"))
+        }
+        "Write" => edit(vec![text("file_path")?], optional("content")),
+        _ => edit(vec![text("file_path")?], optional("new_string")),
     };
     Ok(PreToolPayload {
         tool_name,
-        command: Some(command),
+        call,
         cwd,
     })
 }

@@ -9,19 +9,46 @@
 //! `mastermind-hooks agent-hook stop|subagent|pre-tool`; everything else in
 //! the file is left exactly as it was, byte for byte ([`super::splice`]).
 //!
-//! **The command travels.** The settings are committed, so the command
-//! names no path on the installer's machine: it is a POSIX `sh` script that
-//! runs `$MASTERMIND_HOOKS_BIN` when set (the per-user override), else
-//! `mastermind-hooks` from PATH, and **fails closed**: when neither can run,
-//! or the binary dies without an answer, it exits 2 with a message saying how
-//! to install it. Exit status 2 is the status both harnesses treat as
-//! blocking (Claude Code: "exit code 2: blocking error", stderr fed to the
-//! agent; Codex: a `Stop`, `SubagentStop` or `PreToolUse` hook that exits 2
-//! with a reason on stderr blocks); any other failure status would let the
-//! agent go on unchecked. The script is wrapped in `sh -c '...'` and holds
-//! no single quote or backslash, so whichever shell the harness uses to run
-//! the command (Claude Code a POSIX shell, Codex the user's `$SHELL -lc`)
-//! hands it to `sh` unchanged.
+//! **The command travels, and an answer is required.** The settings are
+//! committed, so the command names no path on the installer's machine: it
+//! is a POSIX `sh` script ([`command`]) that
+//!
+//! 1. reads the payload, then finds a binary that answers as
+//!    mastermind-hooks speaking this protocol ([`PROTOCOL`]):
+//!    `$MASTERMIND_HOOKS_BIN` (the per-user override) only when its
+//!    `--version` says mastermind-hooks and `agent-hook handshake` names the
+//!    protocol, else `mastermind-hooks` from PATH when its handshake does;
+//!    a refused override is passed on to the binary, which names it in its
+//!    decisions;
+//! 2. runs `agent-hook SUB --harness H --protocol N` with the payload, and
+//!    passes on its answer only when there is one: exit status 0 and a JSON
+//!    object (the binary answers `{}` to allow). A missing, empty or
+//!    malformed answer, or another exit status, is a failure the script
+//!    reports itself;
+//! 3. reports a failure, or the lack of a usable binary (missing, an older
+//!    version: "upgrade", a foreign override), so that it never traps the
+//!    agent: at `Stop` and `SubagentStop` it blocks (exit status 2, the
+//!    reason on stderr) unless the harness says the stop already follows a
+//!    block (`stop_hook_active`), then lets it go with a `systemMessage`
+//!    the user sees; at Claude Code's `PostToolUse` it leaves a
+//!    `systemMessage`; at `PreToolUse` a failure of a usable binary refuses
+//!    the tool call, while without a usable binary only commands that write
+//!    to git are refused, so a teammate can still install it.
+//!
+//! Exit status 2 is the status both harnesses treat as blocking (Claude
+//! Code: "exit code 2: blocking error", stderr fed to the agent; Codex: a
+//! `Stop`, `SubagentStop` or `PreToolUse` hook that exits 2 with a reason on
+//! stderr blocks); any other failure status would let the agent go on
+//! unchecked. Claude Code's entries also carry `"onFailure": "block"`, its
+//! own fail-closed switch (Claude Code 2.1.295 and later: a hook that cannot
+//! start, times out or exits with an unexpected status blocks instead of
+//! letting the action through); Codex has none, and its timeout is a
+//! non-blocking failure, so the binary keeps its own deadlines below the
+//! timeout written here. The script is wrapped in `sh -c '...'`, holds no
+//! single quote, and no backslash but in `\"` and `\n` (literal in single
+//! quotes for POSIX shells and fish alike), so whichever shell the harness
+//! runs the command with (Claude Code a POSIX shell, Codex the user's
+//! `$SHELL -lc`) hands it to `sh` unchanged.
 
 use super::json::Json;
 use super::splice::{self, Node};
@@ -32,6 +59,9 @@ use super::{AgentError, Event, Harness, claude_code};
 /// being killed by the harness.
 pub const HARNESS_TIMEOUT_SECS: u32 = 60;
 pub const DEFAULT_DEADLINE_SECS: u32 = 45;
+/// The pre-tool guard's own deadline: it runs before every shell command
+/// and file edit, and refuses when it cannot answer in time.
+pub const PRE_TOOL_DEADLINE_SECS: u32 = 10;
 
 /// The agent-hook subcommands an entry runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,14 +90,23 @@ pub struct Entry {
     pub matcher: Option<&'static str>,
     pub subcommand: Subcommand,
     pub command: String,
+    /// The handler carries the harness's own fail-closed switch (Claude
+    /// Code's `"onFailure": "block"`).
+    pub fail_closed: bool,
 }
 
 /// The environment variable that names the binary for one user (the
 /// per-user override of the PATH lookup).
 pub const BIN_VAR: &str = "MASTERMIND_HOOKS_BIN";
 
-/// The matcher of the pre-tool guard: the shell tool of both harnesses.
-pub const SHELL_MATCHER: &str = "Bash";
+/// How the command found the binary it runs (`PATH` or
+/// `MASTERMIND_HOOKS_BIN`), for the binary to name in its decisions.
+pub const VIA_VAR: &str = "MASTERMIND_HOOKS_VIA";
+
+/// Why the command refused a binary before the one it runs (an override
+/// that does not answer as mastermind-hooks, an older version), for the
+/// binary to name in its decisions.
+pub const REFUSED_VAR: &str = "MASTERMIND_HOOKS_REFUSED";
 
 /// Quote a word for a POSIX shell.
 pub fn shell_quote(text: &str) -> String {
@@ -82,13 +121,70 @@ pub fn shell_quote(text: &str) -> String {
     }
 }
 
+/// The agent-hook protocol the settings speak: the arguments the command
+/// passes (`--protocol`), the answer it requires (a JSON object on exit
+/// status 0, `{}` to allow) and the handshake (`agent-hook handshake`).
+pub const PROTOCOL: u32 = 2;
+
+/// What `agent-hook handshake` prints: the protocol a binary speaks.
+pub fn handshake_line() -> String {
+    format!("mastermind-hooks agent-hook protocol {PROTOCOL}")
+}
+
+/// The message for the agent and the user when no usable binary answered
+/// (`$w` holds why) or when it failed (`$why`).
+const INSTALL: &str = "Install mastermind-hooks so that it is on PATH (cargo install --locked --path . in a clone of mastermind-hooks, or a release binary), or set MASTERMIND_HOOKS_BIN to its path.";
+
+/// The script's end for `Stop` and `SubagentStop` (and Claude Code's
+/// `PostToolUse`): report `$m` without trapping the agent.
+const BOUNDED: &str = "case \"$p\" in *hook_event_name???PostToolUse*|*hook_event_name????PostToolUse*) printf \"{\\\"systemMessage\\\": \\\"%s\\\"}\\n\" \"$m\"; exit 0;; esac; \
+case \"$p\" in *stop_hook_active??true*|*stop_hook_active???true*) printf \"{\\\"systemMessage\\\": \\\"%s\\\"}\\n\" \"$m The agent was let stop after one reminder, unchecked.\"; exit 0;; esac; \
+echo \"$m\" >&2; exit 2";
+
+/// Commands that write to git, refused at `PreToolUse` while no usable
+/// binary is there (read from the payload's text after `tool_input`).
+const GIT_WRITES: &str = "*git*commit*|*git*push*|*git*merge*|*git*rebase*|*git*cherry-pick*|*git*revert*|*git*update-ref*|*git*fast-import*|*git*stash*|*git*reset*|*git*filter-branch*|*git*config*|*no-verify*|*hooksPath*|*.git/hooks*";
+
 /// The portable, fail-closed command for `agent-hook SUB --harness H`.
 pub fn command(harness: Harness, sub: Subcommand) -> String {
-    let args = format!("agent-hook {} --harness {}", sub.name(), harness.name());
+    let args = format!(
+        "agent-hook {} --harness {} --protocol {PROTOCOL}",
+        sub.name(),
+        harness.name()
+    );
+    let handshake = handshake_line();
+    let find = format!(
+        "p=$(cat); w=; mh=; via=; o=${{{BIN_VAR}:-}}; \
+speaks() {{ h=$(\"$1\" agent-hook handshake 2>/dev/null) || h=; [ \"$h\" = \"{handshake}\" ]; }}; \
+says() {{ v=$(\"$1\" --version 2>/dev/null) || v=; case \"$v\" in \"mastermind-hooks \"*) w=\"$w $2 is $v, which does not speak agent-hook protocol {PROTOCOL} of these settings: upgrade it.\";; *) w=\"$w $2 does not answer as mastermind-hooks.\";; esac; }}; \
+if [ -n \"$o\" ]; then if ! command -v \"$o\" >/dev/null 2>&1; then w=\"$w {BIN_VAR}=$o is not an executable.\"; \
+else v=$(\"$o\" --version 2>/dev/null) || v=; case \"$v\" in \"mastermind-hooks \"*) if speaks \"$o\"; then mh=$o; via={BIN_VAR}; else says \"$o\" \"{BIN_VAR}=$o\"; fi;; \
+*) w=\"$w {BIN_VAR}=$o does not answer as mastermind-hooks, so it is not used.\";; esac; fi; fi; \
+if [ -z \"$mh\" ]; then if ! command -v mastermind-hooks >/dev/null 2>&1; then w=\"$w mastermind-hooks is not on PATH.\"; \
+elif speaks mastermind-hooks; then mh=mastermind-hooks; via=PATH; else says mastermind-hooks \"mastermind-hooks on PATH\"; fi; fi; "
+    );
+    let (missing, failed) = match sub {
+        Subcommand::PreTool => (
+            format!(
+                "m=\"mastermind-hooks cannot guard this tool call here:$w {INSTALL} Until then, commands that write to git are refused; everything else runs.\"; \
+case \"$p\" in *tool_name???Bash*|*tool_name????Bash*) ;; *) exit 0;; esac; \
+c=${{p#*tool_input}}; c=${{c%%tool_use_id*}}; c=${{c%%description*}}; \
+case \"$c\" in {GIT_WRITES}) echo \"$m\" >&2; exit 2;; esac; exit 0"
+            ),
+            "echo \"$m\" >&2; exit 2".to_string(),
+        ),
+        _ => (
+            format!("m=\"mastermind-hooks cannot check this work here:$w {INSTALL}\"; {BOUNDED}"),
+            BOUNDED.to_string(),
+        ),
+    };
     format!(
-        "sh -c 'mh=\"${{{BIN_VAR}:-mastermind-hooks}}\"; \
-         command -v \"$mh\" >/dev/null 2>&1 || {{ echo \"mastermind-hooks is not installed here, so the agent hooks cannot check this work: $mh was not found on PATH. Install it (cargo install --locked --path . in a clone of mastermind-hooks) or set {BIN_VAR} to its path, then try again.\" >&2; exit 2; }}; \
-         \"$mh\" {args}; s=$?; [ \"$s\" = 0 ] || [ \"$s\" = 2 ] || {{ echo \"mastermind-hooks {args} failed with exit status $s; nothing was checked.\" >&2; exit 2; }}; exit \"$s\"'"
+        "sh -c '{find}\
+if [ -z \"$mh\" ]; then {missing}; fi; \
+out=$(printf \"%s\" \"$p\" | {VIA_VAR}=$via {REFUSED_VAR}=\"$w\" \"$mh\" {args}); s=$?; \
+if [ \"$s\" = 0 ]; then case \"$out\" in \"{{\"*\"}}\") printf \"%s\\n\" \"$out\"; exit 0;; esac; why=\"gave no answer (an empty or malformed reply)\"; \
+else why=\"failed with exit status $s\"; fi; \
+m=\"mastermind-hooks {args} ($mh, from $via) $why, so nothing was checked.$w\"; {failed}'"
     )
 }
 
@@ -99,6 +195,7 @@ pub fn entries(harness: Harness) -> Vec<Entry> {
         matcher,
         subcommand,
         command: command(harness, subcommand),
+        fail_closed: harness == Harness::ClaudeCode,
     };
     let mut list = vec![
         entry(Event::Stop, None, Subcommand::Stop),
@@ -111,11 +208,11 @@ pub fn entries(harness: Harness) -> Vec<Entry> {
             Subcommand::Subagent,
         ));
     }
-    list.push(entry(
-        Event::PreToolUse,
-        Some(SHELL_MATCHER),
-        Subcommand::PreTool,
-    ));
+    let tools = match harness {
+        Harness::ClaudeCode => super::CLAUDE_CODE_TOOLS,
+        Harness::Codex => super::CODEX_TOOLS,
+    };
+    list.push(entry(Event::PreToolUse, Some(tools), Subcommand::PreTool));
     list
 }
 
@@ -155,11 +252,15 @@ pub fn ours(command: &str) -> Option<Subcommand> {
 }
 
 fn handler(entry: &Entry) -> Json {
-    Json::Object(vec![
+    let mut pairs = vec![
         ("type".into(), Json::str("command")),
         ("command".into(), Json::str(&entry.command)),
         ("timeout".into(), Json::Number(HARNESS_TIMEOUT_SECS.into())),
-    ])
+    ];
+    if entry.fail_closed {
+        pairs.push(("onFailure".into(), Json::str("block")));
+    }
+    Json::Object(pairs)
 }
 
 fn group(entry: &Entry) -> Json {
@@ -442,9 +543,34 @@ mod tests {
         assert_eq!(words[..2], ["sh", "-c"]);
         assert_eq!(words.len(), 3, "{cmd}");
         let script = &words[2];
-        assert!(!script.contains('\'') && !script.contains('\\'), "{script}");
+        assert!(!script.contains('\''), "{script}");
+        // Backslashes only where POSIX shells and fish both keep them in
+        // single quotes: `\"` and `\n`.
+        for (at, _) in script.match_indices('\\') {
+            let next = script[at + 1..].chars().next();
+            assert!(matches!(next, Some('"' | 'n')), "{}", &script[at..]);
+        }
         assert!(script.contains("exit 2"));
         assert!(!cmd.contains("/usr/") && !cmd.contains("/home/"));
+    }
+
+    #[test]
+    fn every_command_is_a_valid_sh_script() {
+        for harness in Harness::ALL {
+            for sub in Subcommand::ALL {
+                let words = shlex::split(&command(harness, sub)).unwrap();
+                let checked = std::process::Command::new("sh")
+                    .args(["-n", "-c", &words[2]])
+                    .output()
+                    .unwrap();
+                assert!(
+                    checked.status.success(),
+                    "{harness} {}: {}",
+                    sub.name(),
+                    String::from_utf8_lossy(&checked.stderr)
+                );
+            }
+        }
     }
 
     const THEIRS: &str = "{\n    \"permissions\": {\"allow\": [\"Bash(ls)\"]},\n    \"hooks\": {\n        \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"notify-send done\"}]}],\n        \"PreToolUse\": [\n            {\n                \"matcher\": \"Bash\",\n                \"hooks\": [{\"type\": \"command\", \"command\": \"guard.sh\"}]\n            }\n        ]\n    },\n    \"model\": \"x\"\n}";

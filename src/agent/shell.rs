@@ -1,7 +1,9 @@
 //! A POSIX shell command line read far enough to see which programs it
 //! runs with which words: quotes and escapes, the operators that separate
-//! commands (`&&`, `||`, `;`, `|`, `&`, newlines, `(`, `)`), redirections,
-//! here-documents, and the scripts nested in `$(...)`, backquotes and
+//! commands (`&&`, `||`, `;`, `|`, `&`, newlines, `(`, `)`), which command
+//! reads the output of the one before it (a pipeline), redirections (what a
+//! command writes apart from what it reads), here-documents and bash's
+//! here-strings (`<<<`), and the scripts nested in `$(...)`, backquotes and
 //! `( ... )`. Nothing is expanded or run; a word that holds an expansion
 //! keeps its text (`$VAR` stays `$VAR`). Pure: text in, commands out.
 //!
@@ -10,13 +12,18 @@
 //! between the words, which is what a guard must not miss.
 
 /// One simple command: its leading `NAME=value` assignments, its words,
-/// the targets of its redirections, and its here-document bodies.
+/// the files its redirections write (`>`, `>>`, `>|`, `&>`, `<>`) and read
+/// (`<`), its here-document bodies and here-strings, and whether it reads
+/// the output of the command before it (`a | b`: `b` is piped).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Simple {
     pub assignments: Vec<(String, String)>,
     pub words: Vec<String>,
     pub redirects: Vec<String>,
+    pub reads: Vec<String>,
     pub heredocs: Vec<String>,
+    pub herestrings: Vec<String>,
+    pub piped: bool,
 }
 
 /// What a command line holds: its simple commands in order, and the
@@ -29,10 +36,15 @@ pub struct Script {
 
 enum Token {
     Word(String),
-    /// A command separator.
-    Sep,
-    /// A redirection operator: the next word is its target.
+    /// A command separator; `true` for a pipe (`|`, `|&`), whose next
+    /// command reads this one's output.
+    Sep(bool),
+    /// A redirection that writes: the next word is its target.
     Redirect,
+    /// `<`: the next word is a file the command reads.
+    Read,
+    /// `<<<`: the next word is the command's input.
+    HereString,
     /// `<<` or `<<-`: the next word is a here-document's delimiter.
     Heredoc,
 }
@@ -230,7 +242,7 @@ impl Lexer<'_> {
                 ' ' | '\t' => self.at += 1,
                 '\n' => {
                     self.at += 1;
-                    tokens.push(Token::Sep);
+                    tokens.push(Token::Sep(false));
                     self.heredoc_bodies();
                 }
                 '#' => {
@@ -248,13 +260,15 @@ impl Lexer<'_> {
                         tokens.push(Token::Redirect);
                         continue;
                     }
+                    let mut pipe = c == '|';
                     if matches!(c, ';' | '&' | '|') && self.peek(0) == Some(c) {
                         self.at += 1;
+                        pipe = false; // `||`
                     }
                     if c == '|' && self.peek(0) == Some('&') {
                         self.at += 1;
                     }
-                    tokens.push(Token::Sep);
+                    tokens.push(Token::Sep(pipe));
                 }
                 '<' | '>' => {
                     self.at += 1;
@@ -262,7 +276,7 @@ impl Lexer<'_> {
                         self.at += 1;
                         if self.peek(0) == Some('<') {
                             self.at += 1; // here-string: the next word is data
-                            tokens.push(Token::Redirect);
+                            tokens.push(Token::HereString);
                             continue;
                         }
                         if self.peek(0) == Some('-') {
@@ -277,10 +291,13 @@ impl Lexer<'_> {
                         tokens.push(Token::Word(delimiter));
                         continue;
                     }
+                    // `<` reads, unless it is `<>` (read and write) or `<&`
+                    // (a descriptor); `>`, `>>`, `>|`, `>&` write.
+                    let reads = c == '<' && !matches!(self.peek(0), Some('>' | '&'));
                     while matches!(self.peek(0), Some('>' | '|' | '&')) {
                         self.at += 1;
                     }
-                    tokens.push(Token::Redirect);
+                    tokens.push(if reads { Token::Read } else { Token::Redirect });
                 }
                 _ => {
                     let word = self.word();
@@ -320,16 +337,27 @@ pub fn parse(text: &str) -> Script {
     let mut commands = Vec::new();
     let mut current = Simple::default();
     let mut tokens = tokens.into_iter().peekable();
+    let mut piped = false;
     while let Some(token) = tokens.next() {
         match token {
-            Token::Sep => {
+            Token::Sep(pipe) => {
                 if current != Simple::default() {
+                    current.piped = piped;
                     commands.push(std::mem::take(&mut current));
+                    piped = pipe;
+                } else {
+                    // `a | (b; c)`: the subshell's first command reads it.
+                    piped = piped || pipe;
                 }
             }
-            Token::Redirect => {
+            Token::Redirect | Token::Read | Token::HereString => {
                 if let Some(Token::Word(target)) = tokens.peek() {
-                    current.redirects.push(target.clone());
+                    let list = match token {
+                        Token::Redirect => &mut current.redirects,
+                        Token::Read => &mut current.reads,
+                        _ => &mut current.herestrings,
+                    };
+                    list.push(target.clone());
                     tokens.next();
                 }
             }
@@ -360,6 +388,7 @@ pub fn parse(text: &str) -> Script {
         }
     }
     if current != Simple::default() {
+        current.piped = piped;
         commands.push(current);
     }
     Script { commands, nested }
@@ -419,5 +448,24 @@ mod tests {
         assert_eq!(words("env A=1 git")[0], ["env", "A=1", "git"]);
         assert_eq!(words("# all comment\n")[0..], [] as [Vec<String>; 0]);
         assert_eq!(words("if true; then git commit; fi")[1], ["git", "commit"]);
+    }
+
+    #[test]
+    fn reads_writes_herestrings_and_pipes_apart() {
+        let script = parse("cat < in.txt <> both >> out | bash <<< 'git commit -n' || sh");
+        let cat = &script.commands[0];
+        assert_eq!(cat.reads, ["in.txt"]);
+        assert_eq!(cat.redirects, ["both", "out"]);
+        assert!(!cat.piped);
+        let bash = &script.commands[1];
+        assert!(bash.piped);
+        assert_eq!(bash.herestrings, ["git commit -n"]);
+        assert!(bash.redirects.is_empty());
+        // `||` is no pipe; a subshell's first command reads the pipe.
+        assert!(!script.commands[2].piped);
+        let sub = parse("echo x | (sh; true)");
+        assert!(sub.commands[1].piped);
+        assert!(!sub.commands[2].piped);
+        assert!(parse("a 2>&1 | b").commands[1].piped);
     }
 }

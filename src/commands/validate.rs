@@ -371,6 +371,11 @@ fn check_target(target: &Target, kind: Kind, judge: &Judge<'_>) -> FileResult {
 }
 
 pub fn run(inputs: &[String], judge: &Judge<'_>, out: &OutputArgs) -> ExitStatus {
+    let step_summary = std::env::var_os(output::STEP_SUMMARY_VAR);
+    let problems = output::preflight(out, None, step_summary.as_deref());
+    if !problems.is_empty() {
+        return output::refuse(problems, out, step_summary);
+    }
     output::finish(&validate(inputs, judge), out)
 }
 

@@ -448,10 +448,7 @@ fn classify(error: serde_saphyr::Error, source: &str) -> YamlError {
                 Code::yaml_nesting_limit,
                 format!("nesting limit exceeded: deeper than {MAX_DEPTH} levels"),
             ),
-            other => (
-                Code::yaml_budget_exceeded,
-                format!("YAML resource budget exceeded ({other:?})"),
-            ),
+            other => (Code::yaml_budget_exceeded, budget_message(other)),
         },
         serde_saphyr::Error::AliasReplayLimitExceeded { .. }
         | serde_saphyr::Error::AliasExpansionLimitExceeded { .. }
@@ -496,6 +493,45 @@ fn classify(error: serde_saphyr::Error, source: &str) -> YamlError {
     YamlError::new(code, message, line)
 }
 
+/// A resource limit of the YAML parser, in words: which limit, the number
+/// it stopped at, and what makes a document reach it.
+fn budget_message(breach: &BudgetBreach) -> String {
+    let what = match breach {
+        BudgetBreach::Nodes { nodes } => format!(
+            "the document holds more than {MAX_NODES} nodes once its aliases are expanded (the parser stopped at {nodes}); aliases of aliases (`*a` of collections holding `*b`) multiply"
+        ),
+        BudgetBreach::AliasAnchorRatio { aliases, anchors } => format!(
+            "{aliases} aliases for {anchors} anchors: so many uses of few anchors expand exponentially"
+        ),
+        BudgetBreach::Aliases { aliases } => {
+            format!("the document uses {aliases} aliases (`*name`), more than the parser allows")
+        }
+        BudgetBreach::Anchors { anchors } => {
+            format!("the document defines {anchors} anchors (`&name`), more than the parser allows")
+        }
+        BudgetBreach::Events { events } => {
+            format!("the document is {events} parser events long, more than the parser allows")
+        }
+        BudgetBreach::Documents { documents } => format!(
+            "the text holds {documents} YAML documents, more than the parser allows; the contract reads one"
+        ),
+        BudgetBreach::ScalarBytes { total_scalar_bytes } => format!(
+            "its values add up to {total_scalar_bytes} bytes of text, more than the parser allows"
+        ),
+        BudgetBreach::MergeKeys { merge_keys } => {
+            format!("the document has {merge_keys} merge keys (`<<`), more than the parser allows")
+        }
+        BudgetBreach::InputBytes { input_bytes } => {
+            format!("the input is over {input_bytes} bytes, more than the parser reads")
+        }
+        BudgetBreach::SequenceUnbalanced => {
+            "the document's collections do not close as they open".to_string()
+        }
+        _ => "the document is too large or too repetitive for the parser's limits".to_string(),
+    };
+    format!("YAML resource limit exceeded: {what}")
+}
+
 /// Drop the parser's location suffix and developer hints from a message.
 fn clean(message: &str) -> String {
     let message = message.split(" at line ").next().unwrap_or(message);
@@ -516,6 +552,80 @@ fn is_core_tag(tag: &str) -> bool {
 
 fn escape_pointer_token(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
+}
+
+/// A plain (unquoted) string value that a ` #` on its line cut short: YAML
+/// reads the rest of the line as a comment (`next-action: fix issue #12` is
+/// `fix issue`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CutByComment {
+    /// RFC 6901 pointer of the value.
+    pub pointer: String,
+    pub line: u32,
+    /// The value as YAML read it.
+    pub value: String,
+    /// The text from `#` to the end of the line, which YAML dropped.
+    pub comment: String,
+}
+
+/// Every plain string value of `node` followed on its line by one space and
+/// a `#`: the way a value that holds ` #` reads when it is not quoted. A
+/// comment written after two or more spaces, or on a line of its own, is
+/// taken for the comment it looks like.
+pub fn values_cut_by_comment(node: &YamlNode, source: &str) -> Vec<CutByComment> {
+    let mut found = Vec::new();
+    let mut pointer = String::new();
+    cut_values(node, source, &mut pointer, &mut found);
+    found
+}
+
+fn cut_values(node: &YamlNode, source: &str, pointer: &mut String, found: &mut Vec<CutByComment>) {
+    match &node.value {
+        YamlValue::Str(value) => {
+            let Some((start, len)) = node.span else {
+                return;
+            };
+            let Some(text) = source.get(start..start.saturating_add(len)) else {
+                return;
+            };
+            if text.starts_with(['"', '\'', '|', '>']) {
+                return;
+            }
+            let rest = source.get(start + len..).unwrap_or_default();
+            let rest = rest.split(['\n', '\r']).next().unwrap_or_default();
+            if let Some(comment) = rest.strip_prefix(" #")
+                && !comment.is_empty()
+            {
+                found.push(CutByComment {
+                    pointer: pointer.clone(),
+                    line: node.line,
+                    value: value.clone(),
+                    comment: format!("#{comment}"),
+                });
+            }
+        }
+        YamlValue::Seq(items) => {
+            for (index, item) in items.iter().enumerate() {
+                let len = pointer.len();
+                pointer.push_str(&format!("/{index}"));
+                cut_values(item, source, pointer, found);
+                pointer.truncate(len);
+            }
+        }
+        YamlValue::Map(entries) => {
+            for (key, value) in entries {
+                let YamlValue::Str(key) = &key.value else {
+                    continue;
+                };
+                let len = pointer.len();
+                pointer.push('/');
+                pointer.push_str(&escape_pointer_token(key));
+                cut_values(value, source, pointer, found);
+                pointer.truncate(len);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Apply the contract's value rules and convert to JSON. Every violation is
@@ -804,6 +914,39 @@ mod tests {
     }
 
     #[test]
+    fn a_value_cut_short_by_an_unquoted_hash_is_found() {
+        let text = "handover:\n  role: probe\n  next-action: fix issue #12 then rerun\nitems:\n  - first #1\n  - \"quoted #2\"\n  - 'single #3'\nnote: kept  # a comment\nplain: x#y\nblock: |\n  text #4\n";
+        for leading_zero in [true, false] {
+            // The fast path and serde-saphyr place values alike.
+            let node = match parse_fast(text, leading_zero) {
+                FastParse::Tree(node) => node,
+                _ => parse_with_serde(text, leading_zero).unwrap(),
+            };
+            let found = values_cut_by_comment(&node, text);
+            let found: Vec<(&str, u32, &str, &str)> = found
+                .iter()
+                .map(|c| {
+                    (
+                        c.pointer.as_str(),
+                        c.line,
+                        c.value.as_str(),
+                        c.comment.as_str(),
+                    )
+                })
+                .collect();
+            assert_eq!(
+                found,
+                [
+                    ("/handover/next-action", 3, "fix issue", "#12 then rerun"),
+                    ("/items/0", 5, "first", "#1"),
+                ],
+            );
+            let reference = parse_with_serde(text, leading_zero).unwrap();
+            assert_eq!(values_cut_by_comment(&reference, text).len(), 2);
+        }
+    }
+
+    #[test]
     fn core_schema_scalars_resolve_like_the_reference() {
         let v = strict(
             "a: true\nb: True\nc: TRUE\nd: yes\ne: no\nf: on\ng: off\nh: y\ni: 042\nj: 0x1F\n\
@@ -953,7 +1096,17 @@ mod tests {
             let refs = vec![format!("*{}", pair[0]); 9].join(",");
             text.push_str(&format!("{}: &{} [{}]\n", pair[1], pair[1], refs));
         }
-        assert_eq!(parse(&text).unwrap_err().code, Code::yaml_budget_exceeded);
+        let error = parse(&text).unwrap_err();
+        assert_eq!(error.code, Code::yaml_budget_exceeded);
+        // Words, not the parser's debug value (`Nodes { nodes: 100001 }`).
+        assert!(
+            error.message.starts_with(
+                "YAML resource limit exceeded: the document holds more than 100000 nodes"
+            ),
+            "{}",
+            error.message
+        );
+        assert!(!error.message.contains('{'), "{}", error.message);
     }
 
     #[test]

@@ -452,7 +452,7 @@ fn prepare<'a>(
     });
     // The working tree (`--worktree`, the agent's stop hook) is the agent
     // finishing its work, never a plan that lands on its own.
-    let lands_a_change = gate.landing.kind != ViewKind::Worktree;
+    let lands_a_change = !matches!(gate.landing.kind, ViewKind::Worktree | ViewKind::Agent);
     let planned = touched.is_empty()
         && writes_spec
         && ((lands_a_change && unstarted(gate, at, dir)?)

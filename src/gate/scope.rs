@@ -37,6 +37,20 @@ pub fn path_diff(
     crate::diff::sorted_sets(declared, real, left, right)
 }
 
+/// The fix of an undeclared path: the command that declares it, or the
+/// revert.
+fn widen_hint(dir: &str, path: &str, kind: ChangeKind) -> String {
+    let task = dir.rsplit('/').next().unwrap_or(dir);
+    let list = if kind == ChangeKind::Added {
+        "--creates"
+    } else {
+        "--touches"
+    };
+    format!(
+        "Declare the path in the spec's front matter: `mastermind-hooks task widen {task} {list} {path}` (commit the widened spec on its own, then re-run the checks it names), or revert the change."
+    )
+}
+
 /// Compare the task's real changes with the declared targets.
 pub fn check_scope(
     targets: &BTreeMap<String, Target>,
@@ -71,7 +85,8 @@ pub fn check_scope(
                         attributed.by
                     ),
                 )
-                .with_path(path.clone()),
+                .with_path(path.clone())
+                .with_hint(widen_hint(&ctx.dir, path, attributed.kind)),
             );
         }
     }

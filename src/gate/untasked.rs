@@ -69,7 +69,7 @@ impl Why {
                 "the default (untasked.default unset, and nothing is protected yet in this empty repository, so only a warning until its first commit lands)".to_string()
             }
             Why::Default { unset: true, .. } => {
-                "the default (untasked.default unset: deny in CI and pre-receive, warn in the local hooks)".to_string()
+                "the default (untasked.default unset: deny in CI, pre-receive and the agent's stop hook, warn in the local git hooks)".to_string()
             }
             Why::Forced => {
                 "MASTERMIND_HOOKS_REQUIRE_TASK=true (the CI template's require-task), which overrides every untasked rule".to_string()
@@ -105,7 +105,11 @@ fn judge_step(
 ) -> Vec<Diagnostic> {
     let policy = &gate.config.untasked;
     let subject = subject(known, step);
-    let empty = !known.enforcing && matches!(gate.landing.kind, ViewKind::Ci | ViewKind::Receive);
+    let empty = !known.enforcing
+        && matches!(
+            gate.landing.kind,
+            ViewKind::Ci | ViewKind::Receive | ViewKind::Agent
+        );
     let mut denied: Vec<(String, ChangeKind)> = Vec::new();
     let mut warned: Vec<(String, ChangeKind)> = Vec::new();
     let mut allowed: Vec<(String, ChangeKind)> = Vec::new();

@@ -175,8 +175,77 @@ fn harness_notes(harness: Harness, root: &Path, out: &mut String) {
 /// The outcome of an install or uninstall: text for stdout, or refusals.
 pub type Outcome = Result<String, Vec<Diagnostic>>;
 
-/// Merge our entries into the settings of `harness` under `root`.
-pub fn install(harness: Harness, root: &Path) -> Outcome {
+/// The lines `install --agent claude-code` adds to git's `info/exclude`:
+/// Claude Code's per-user settings (where a per-user `MASTERMIND_HOOKS_BIN`
+/// goes) stay out of git, so the gate never counts them as a task's work.
+const EXCLUDE_MARK: &str = "# mastermind-hooks: Claude Code's per-user settings stay out of git";
+const EXCLUDE_LINE: &str = "/.claude/settings.local.json";
+
+/// The per-user files of `harness` that must stay out of git.
+fn local_settings(harness: Harness) -> bool {
+    harness == Harness::ClaudeCode
+}
+
+/// `info/exclude` under the git directory `common_dir`, as text (empty
+/// when there is none).
+fn read_exclude(path: &Path) -> Result<String, Diagnostic> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(String::new()),
+        Err(e) => return Err(unusable(path, e)),
+        Ok(_) => {}
+    }
+    let bytes = crate::input::read_bounded_no_follow(path, MAX_SETTINGS_BYTES)
+        .map_err(|d| unusable(path, d.message))?;
+    String::from_utf8(bytes).map_err(|_| unusable(path, "is not UTF-8"))
+}
+
+/// Add the exclusion of the per-user settings to `info/exclude`; `true`
+/// when it was added (it may be there already).
+fn exclude_local(common_dir: &Path) -> Result<bool, Diagnostic> {
+    let path = common_dir.join("info/exclude");
+    let text = read_exclude(&path)?;
+    if text.lines().any(|l| l.trim() == EXCLUDE_LINE) {
+        return Ok(false);
+    }
+    let mut new = text;
+    if !new.is_empty() && !new.ends_with('\n') {
+        new.push('\n');
+    }
+    new.push_str(&format!("{EXCLUDE_MARK}\n{EXCLUDE_LINE}\n"));
+    write(&path, &new)?;
+    Ok(true)
+}
+
+/// Remove what [`exclude_local`] added; `true` when it was there.
+fn unexclude_local(common_dir: &Path) -> Result<bool, Diagnostic> {
+    let path = common_dir.join("info/exclude");
+    let text = read_exclude(&path)?;
+    let block = format!("{EXCLUDE_MARK}\n{EXCLUDE_LINE}\n");
+    if !text.contains(&block) {
+        return Ok(false);
+    }
+    write(&path, &text.replacen(&block, "", 1))?;
+    Ok(true)
+}
+
+/// Merge our entries into the settings of `harness` under `root`, and keep
+/// the harness's per-user settings out of git (`info/exclude` under
+/// `common_dir`, git's common directory).
+pub fn install(harness: Harness, root: &Path, common_dir: Option<&Path>) -> Outcome {
+    let mut out = install_settings(harness, root)?;
+    if local_settings(harness)
+        && let Some(dir) = common_dir
+        && exclude_local(dir).map_err(|d| vec![d])?
+    {
+        out.push_str(&format!(
+            "{EXCLUDE_LINE}: added to {} (per-user settings, such as a MASTERMIND_HOOKS_BIN of yours, stay out of git)\n",
+            dir.join("info/exclude").display()
+        ));
+    }
+    Ok(out)
+}
+
+fn install_settings(harness: Harness, root: &Path) -> Outcome {
     let path = settings_path(harness, root);
     let existed = read_text(&path).map_err(|d| vec![d])?;
     let entries = settings::entries(harness);
@@ -205,7 +274,7 @@ pub fn install(harness: Harness, root: &Path) -> Outcome {
     harness_notes(harness, root, &mut out);
     let _ = writeln!(
         out,
-        "done: {} runs `agent-hook stop` before the agent ends its turn, `agent-hook subagent` on subagent returns and `agent-hook pre-tool` before each shell command, each with mastermind-hooks from PATH (or ${}); commit {}; `mastermind-hooks uninstall --agent {}` undoes this",
+        "done: {} runs `agent-hook stop` before the agent ends its turn, `agent-hook subagent` on subagent returns and `agent-hook pre-tool` before each shell command and file edit, each with mastermind-hooks from PATH (or ${} when it answers as mastermind-hooks); commit {}; `mastermind-hooks uninstall --agent {}` undoes this",
         harness.title(),
         settings::BIN_VAR,
         harness.settings_path(),
@@ -214,8 +283,23 @@ pub fn install(harness: Harness, root: &Path) -> Outcome {
     Ok(out)
 }
 
-/// Remove our entries from the settings of `harness` under `root`.
-pub fn uninstall(harness: Harness, root: &Path) -> Outcome {
+/// Remove our entries from the settings of `harness` under `root`, and
+/// the exclusion `install` added to `info/exclude`.
+pub fn uninstall(harness: Harness, root: &Path, common_dir: Option<&Path>) -> Outcome {
+    let mut out = uninstall_settings(harness, root)?;
+    if local_settings(harness)
+        && let Some(dir) = common_dir
+        && unexclude_local(dir).map_err(|d| vec![d])?
+    {
+        out.push_str(&format!(
+            "{EXCLUDE_LINE}: removed from {}\n",
+            dir.join("info/exclude").display()
+        ));
+    }
+    Ok(out)
+}
+
+fn uninstall_settings(harness: Harness, root: &Path) -> Outcome {
     let path = settings_path(harness, root);
     let mut out = format!("agent hooks: {} ({})\n", path.display(), harness.title());
     let Some((text, _)) = read_text(&path).map_err(|d| vec![d])? else {
@@ -277,10 +361,32 @@ pub struct AgentStatus {
     /// Other files the entries were read from (`.codex/config.toml`).
     pub also_read: Vec<String>,
     pub entries: Vec<EntryStatus>,
-    /// The binary the entries would run here (`$MASTERMIND_HOOKS_BIN` or
-    /// `mastermind-hooks` on PATH), when one can run.
+    /// The binary the entries would run here (`$MASTERMIND_HOOKS_BIN` when
+    /// it answers as mastermind-hooks, else `mastermind-hooks` on PATH),
+    /// when one speaks their protocol.
     pub binary: Option<String>,
+    /// How it is found: `MASTERMIND_HOOKS_BIN` or `PATH`.
+    pub found_via: Option<&'static str>,
+    /// What its `--version` says.
+    pub binary_version: Option<String>,
+    /// The per-user override the harness would pass, where it is set, and
+    /// whether the entries use it.
+    #[serde(rename = "override")]
+    pub override_bin: Option<OverrideStatus>,
     pub diagnostics: Vec<Diagnostic>,
+}
+
+/// `MASTERMIND_HOOKS_BIN` as the harness would pass it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OverrideStatus {
+    pub value: String,
+    /// Where it is set (a settings file, a profile, the environment).
+    pub source: String,
+    /// The entries use it: it answers as mastermind-hooks speaking their
+    /// protocol.
+    pub used: bool,
+    /// Why not, when it is not used.
+    pub refused: Option<String>,
 }
 
 impl AgentStatus {
@@ -364,6 +470,9 @@ pub fn status(harness: Harness, root: &Path) -> AgentStatus {
         also_read: Vec::new(),
         entries: Vec::new(),
         binary: None,
+        found_via: None,
+        binary_version: None,
+        override_bin: None,
         diagnostics: Vec::new(),
     };
     let mut doc = match read(&path) {
@@ -443,26 +552,151 @@ pub fn status(harness: Harness, root: &Path) -> AgentStatus {
             command,
         });
     }
-    let found = entry_binary(
-        std::env::var_os(settings::BIN_VAR).as_deref(),
-        std::env::var_os("PATH").as_deref(),
-    );
-    report.binary = found.as_ref().map(|p| p.display().to_string());
-    if found.is_none() && report.any_installed() {
-        report.diagnostics.push(
-            Diagnostic::new(
-                Code::agent_hook_binary_missing,
-                format!(
-                    "{} runs mastermind-hooks from ${} or PATH, and neither leads to an executable here: every agent hook blocks the agent until it is installed",
-                    harness.title(),
-                    settings::BIN_VAR
-                ),
-            )
-            .with_path(path.display().to_string()),
-        );
-    }
+    find_binary(harness, root, &mut report);
     report.ok = report.exit_status() == ExitStatus::Pass;
     report
+}
+
+/// The override `harness` would pass its hooks: Claude Code's settings'
+/// `env` (per-user first), else this environment's.
+fn harness_override(harness: Harness, root: &Path, home: Option<&Path>) -> Option<String> {
+    let from_settings = match harness {
+        Harness::ClaudeCode => [
+            Some(root.join(".claude/settings.local.json")),
+            Some(root.join(".claude/settings.json")),
+            home.map(|h| h.join(".claude/settings.json")),
+        ]
+        .into_iter()
+        .flatten()
+        .find_map(|path| crate::agent::provenance::settings_env(&path)),
+        Harness::Codex => None,
+    };
+    from_settings.or_else(|| {
+        std::env::var(settings::BIN_VAR)
+            .ok()
+            .filter(|v| !v.trim().is_empty())
+    })
+}
+
+/// Which binary the entries would run, as their command chooses it (the
+/// override only when it answers as mastermind-hooks speaking their
+/// protocol, else `mastermind-hooks` on PATH), with what is wrong about
+/// the ones it would refuse.
+fn find_binary(harness: Harness, root: &Path, report: &mut AgentStatus) {
+    use crate::agent::facts::{Handshake, handshake};
+    let installed = report.any_installed();
+    let path_var = std::env::var_os("PATH");
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let deadline = || std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let settings_path = report.settings.clone();
+    let problem = |code: Code, message: String| {
+        Diagnostic::new(code, message).with_path(settings_path.clone())
+    };
+    let mut problems = Vec::new();
+    if let Some(value) = harness_override(harness, root, home.as_deref()) {
+        let source =
+            crate::agent::provenance::override_source(harness, &value, Some(root), home.as_deref());
+        let answer = entry_binary(Some(std::ffi::OsStr::new(&value)), path_var.as_deref())
+            .map(|bin| (handshake(&bin, deadline()), bin));
+        let refused = match &answer {
+            Some((Handshake::Speaks { version }, bin)) => {
+                report.binary = Some(bin.display().to_string());
+                report.found_via = Some(settings::BIN_VAR);
+                report.binary_version = Some(version.clone());
+                None
+            }
+            Some((Handshake::Older { version }, _)) => {
+                let why = format!(
+                    "it is {version}, which does not speak agent-hook protocol {} of the settings",
+                    settings::PROTOCOL
+                );
+                problems.push(problem(
+                    Code::agent_hook_binary_outdated,
+                    format!(
+                        "{}={value} ({source}): {why}; upgrade it",
+                        settings::BIN_VAR
+                    ),
+                ));
+                Some(why)
+            }
+            Some((Handshake::Foreign { said }, _)) => {
+                let why = if said.is_empty() {
+                    "it does not answer as mastermind-hooks (its --version says nothing)"
+                        .to_string()
+                } else {
+                    format!("it does not answer as mastermind-hooks (its --version says `{said}`)")
+                };
+                problems.push(problem(
+                    Code::agent_hook_override_refused,
+                    format!(
+                        "{}={value} ({source}): {why}, so the agent hooks do not use it",
+                        settings::BIN_VAR
+                    ),
+                ));
+                Some(why)
+            }
+            Some((Handshake::Unrunnable { why }, _)) => {
+                problems.push(problem(
+                    Code::agent_hook_override_refused,
+                    format!(
+                        "{}={value} ({source}) cannot be run: {why}",
+                        settings::BIN_VAR
+                    ),
+                ));
+                Some(why.clone())
+            }
+            None => {
+                let why = "it is not an executable".to_string();
+                problems.push(problem(
+                    Code::agent_hook_override_refused,
+                    format!(
+                        "{}={value} ({source}): {why}, so the agent hooks do not use it",
+                        settings::BIN_VAR
+                    ),
+                ));
+                Some(why)
+            }
+        };
+        report.override_bin = Some(OverrideStatus {
+            value,
+            source,
+            used: refused.is_none(),
+            refused,
+        });
+    }
+    if report.binary.is_none() {
+        match entry_binary(None, path_var.as_deref()).map(|bin| (handshake(&bin, deadline()), bin)) {
+            Some((Handshake::Speaks { version }, bin)) => {
+                report.binary = Some(bin.display().to_string());
+                report.found_via = Some("PATH");
+                report.binary_version = Some(version);
+            }
+            Some((Handshake::Older { version }, bin)) => problems.push(problem(
+                Code::agent_hook_binary_outdated,
+                format!(
+                    "mastermind-hooks on PATH ({}) is {version}, which does not speak agent-hook protocol {} of the settings: the agent hooks let the agent stop after one reminder and refuse its git writes until it is upgraded",
+                    bin.display(),
+                    settings::PROTOCOL
+                ),
+            )),
+            _ => problems.push(binary_missing(harness, &settings_path)),
+        }
+    }
+    if installed {
+        report.diagnostics.extend(problems);
+    }
+}
+
+fn binary_missing(harness: Harness, settings_path: &str) -> Diagnostic {
+    Diagnostic::new(
+        Code::agent_hook_binary_missing,
+        format!(
+            "{} runs mastermind-hooks from ${} or PATH, and neither leads to a mastermind-hooks here: the agent hooks let the agent stop after one reminder and refuse its git writes until it is installed",
+            harness.title(),
+            settings::BIN_VAR
+        ),
+    )
+    .with_path(settings_path.to_string())
 }
 
 /// The human rendering of `status --agent`.
@@ -476,7 +710,7 @@ pub fn render_status(report: &AgentStatus) -> String {
         let line = match (e.state, &e.command) {
             ("current", Some(c)) => match settings::ours(c) {
                 Some(sub) => format!(
-                    "runs `mastermind-hooks agent-hook {}` (from ${} or PATH; a missing binary blocks)",
+                    "runs `mastermind-hooks agent-hook {}` (from ${} or PATH; an answer is required)",
                     sub.name(),
                     settings::BIN_VAR
                 ),
@@ -493,14 +727,33 @@ pub fn render_status(report: &AgentStatus) -> String {
     for also in &report.also_read {
         let _ = writeln!(out, "also read: {also}");
     }
-    match &report.binary {
-        Some(found) => {
-            let _ = writeln!(out, "binary: {found}");
-        }
-        None => {
+    if let Some(o) = &report.override_bin {
+        let used = match &o.refused {
+            None => "used".to_string(),
+            Some(why) => format!("not used: {why}"),
+        };
+        let _ = writeln!(
+            out,
+            "override: {}={} ({}): {used}",
+            settings::BIN_VAR,
+            o.value,
+            o.source
+        );
+    }
+    match (&report.binary, report.found_via, &report.binary_version) {
+        (Some(found), via, version) => {
             let _ = writeln!(
                 out,
-                "binary: none on PATH (and ${} unset)",
+                "binary: {found} ({}, from {})",
+                version.as_deref().unwrap_or("version unknown"),
+                via.unwrap_or("PATH")
+            );
+        }
+        (None, _, _) => {
+            let _ = writeln!(
+                out,
+                "binary: no mastermind-hooks speaking agent-hook protocol {} (from ${} or PATH)",
+                settings::PROTOCOL,
                 settings::BIN_VAR
             );
         }

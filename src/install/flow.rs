@@ -458,22 +458,30 @@ pub fn status(cwd: &Path, named: &[Hook], format: StatusFormat, notes: Vec<Diagn
 
 /// The working tree root, for the agent hook settings.
 pub fn worktree_root(cwd: &Path) -> Result<PathBuf, Diagnostic> {
+    worktree_and_common_dir(cwd).map(|(root, _)| root)
+}
+
+/// The working tree root and git's common directory (where `info/exclude`
+/// is).
+fn worktree_and_common_dir(cwd: &Path) -> Result<(PathBuf, PathBuf), Diagnostic> {
     let repo = crate::repo::Repo::discover(cwd).map_err(|e| e.to_diagnostic())?;
-    repo.workdir().map(Path::to_path_buf).ok_or_else(|| {
+    let common = repo.gix().common_dir().to_path_buf();
+    let root = repo.workdir().map(Path::to_path_buf).ok_or_else(|| {
         Diagnostic::new(
             Code::hook_bare_repository,
             "a bare repository has no working tree, so no agent works in it",
         )
-    })
+    })?;
+    Ok((root, common))
 }
 
 /// `install --agent HARNESS` in the repository at `cwd`.
 pub fn install_agent(cwd: &Path, harness: crate::agent::Harness) -> Outcome {
-    let root = match worktree_root(cwd) {
-        Ok(root) => root,
+    let (root, common) = match worktree_and_common_dir(cwd) {
+        Ok(found) => found,
         Err(d) => return Outcome::refused(String::new(), &[d]),
     };
-    match super::agent::install(harness, &root) {
+    match super::agent::install(harness, &root, Some(&common)) {
         Ok(text) => Outcome::done(text),
         Err(ds) => Outcome::refused(String::new(), &ds),
     }
@@ -481,11 +489,11 @@ pub fn install_agent(cwd: &Path, harness: crate::agent::Harness) -> Outcome {
 
 /// `uninstall --agent HARNESS` in the repository at `cwd`.
 pub fn uninstall_agent(cwd: &Path, harness: crate::agent::Harness) -> Outcome {
-    let root = match worktree_root(cwd) {
-        Ok(root) => root,
+    let (root, common) = match worktree_and_common_dir(cwd) {
+        Ok(found) => found,
         Err(d) => return Outcome::refused(String::new(), &[d]),
     };
-    match super::agent::uninstall(harness, &root) {
+    match super::agent::uninstall(harness, &root, Some(&common)) {
         Ok(text) => Outcome::done(text),
         Err(ds) => Outcome::refused(String::new(), &ds),
     }

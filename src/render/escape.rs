@@ -49,9 +49,49 @@ pub fn lines(text: &str) -> Vec<String> {
     text.split('\n').map(line).collect()
 }
 
+/// `bytes` without its SGR sequences (`ESC [ 31 m`, `ESC [ 1 ; 38 ; 5 ; 208 m`,
+/// `ESC [ m`): the colour and weight a program's output asks a terminal
+/// for, which a log or a message shows as noise. Every other escape
+/// sequence stays, for the caller to escape as it escapes any control
+/// character.
+pub fn strip_sgr(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if !bytes.contains(&0x1b) {
+        return std::borrow::Cow::Borrowed(bytes);
+    }
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        if bytes[at] == 0x1b && bytes.get(at + 1) == Some(&b'[') {
+            let params = bytes[at + 2..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit() || matches!(b, b';' | b':'))
+                .count();
+            if bytes.get(at + 2 + params) == Some(&b'm') {
+                at += 3 + params;
+                continue;
+            }
+        }
+        out.push(bytes[at]);
+        at += 1;
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn colour_sequences_go_and_other_escapes_stay() {
+        assert_eq!(
+            &*strip_sgr(b"\x1b[31mred\x1b[39m \x1b[1;38;5;208mbold\x1b[m plain"),
+            b"red bold plain"
+        );
+        assert_eq!(&*strip_sgr(b"\x1b[2Jclear"), b"\x1b[2Jclear");
+        assert_eq!(&*strip_sgr(b"\x1b]8;;x\x07link"), b"\x1b]8;;x\x07link");
+        assert_eq!(&*strip_sgr(b"cut \x1b[31"), b"cut \x1b[31");
+        assert!(matches!(strip_sgr(b"plain"), std::borrow::Cow::Borrowed(_)));
+    }
 
     #[test]
     fn control_characters_become_visible() {

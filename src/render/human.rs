@@ -207,6 +207,30 @@ pub fn render(report: &Report) -> String {
     for d in &report.diagnostics {
         diagnostic(&mut out, d);
     }
+    summary(&mut out, report);
+    out
+}
+
+/// What `--quiet` prints when nothing is wrong but files were skipped: the
+/// skipped files and the summary line, so a CI step that validates a
+/// directory never passes silently over files it did not judge.
+pub fn skipped_only(report: &Report) -> String {
+    let mut out = String::new();
+    for file in report.files.iter().filter(|f| f.skipped()) {
+        let why = file.diagnostics.first().map(|d| d.message.as_str());
+        let _ = writeln!(
+            out,
+            "{}: {}",
+            paint("skipped", Style::Cyan),
+            escape::control(why.unwrap_or(&file.path))
+        );
+    }
+    summary(&mut out, report);
+    out
+}
+
+/// The closing line: what was checked and what was found.
+fn summary(out: &mut String, report: &Report) {
     let s = &report.summary;
     let plural = |n: usize| if n == 1 { "" } else { "s" };
     if !report.files.is_empty() {
@@ -219,7 +243,10 @@ pub fn render(report: &Report) -> String {
             s.invalid,
             s.unreadable,
             if s.skipped > 0 {
-                format!(", {} skipped", s.skipped)
+                format!(
+                    ", {} skipped and not judged: --kind judges them, --strict fails on them",
+                    s.skipped
+                )
             } else {
                 String::new()
             },
@@ -242,7 +269,6 @@ pub fn render(report: &Report) -> String {
             plural(s.warnings),
         );
     }
-    out
 }
 
 #[cfg(test)]

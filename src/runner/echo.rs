@@ -10,8 +10,9 @@
 //!   check on their own terminal, colours and all);
 //! * [`Style::Quoted`]: for output of code the change brings (`check --ci
 //!   --rerun`): every line is prefixed with its source's label
-//!   (`[task/check]`, so checks running in parallel stay apart), control
-//!   characters are escaped, and on GitHub Actions everything the echo shows
+//!   (`[task/check]`, so checks running in parallel stay apart), colour
+//!   sequences are removed and other control characters escaped
+//!   ([`plain`]), and on GitHub Actions everything the echo shows
 //!   is wrapped in one `::stop-commands::` pair with a random token, so the
 //!   output cannot issue workflow commands (GitHub documents this pair in
 //!   "Workflow commands for GitHub Actions", "Stopping and starting workflow
@@ -123,6 +124,14 @@ pub fn escape(bytes: &[u8]) -> String {
     out
 }
 
+/// A line of a check's output as a log or a message shows it: its colour
+/// (SGR) sequences removed, then [`escape`]d, so a coloured line and the
+/// same line uncoloured read the same wherever they are shown, and no other
+/// escape sequence reaches the log.
+pub fn plain(bytes: &[u8]) -> String {
+    escape(&crate::render::escape::strip_sgr(bytes))
+}
+
 /// The GitHub Actions stop/resume pair, when running there.
 fn stop_commands() -> Option<String> {
     (std::env::var("GITHUB_ACTIONS").as_deref() == Ok("true")).then(|| {
@@ -161,7 +170,7 @@ impl Quoter {
             Source::Stdout => "|",
             Source::Stderr => "!",
         };
-        let _ = writeln!(out, "  {label} {marker} {}", escape(line));
+        let _ = writeln!(out, "  {label} {marker} {}", plain(line));
     }
 
     fn open(&mut self, key: usize, label: String) {
@@ -308,6 +317,25 @@ mod tests {
         assert_eq!(escape(b"bad \xff byte"), "bad \\xff byte");
         assert_eq!(escape("rtl \u{202e}x".as_bytes()), "rtl \\u{202e}x");
         assert_eq!(escape("caf\u{e9}".as_bytes()), "caf\u{e9}");
+    }
+
+    #[test]
+    fn coloured_output_reads_as_plain_text() {
+        assert_eq!(
+            plain(b"\x1b[32mPASS\x1b[39m src/x.test.ts"),
+            "PASS src/x.test.ts"
+        );
+        assert_eq!(plain(b"\x1b[2J\x1b[31mred"), "\\x1b[2Jred");
+        let mut quoter = Quoter::new(None);
+        quoter.open(0, "[t/unit]".into());
+        let mut out = Vec::new();
+        quoter.feed(
+            &mut out,
+            0,
+            Source::Stdout,
+            b"\x1b[1m\x1b[31mFAIL\x1b[0m x\n",
+        );
+        assert_eq!(String::from_utf8(out).unwrap(), "  [t/unit] | FAIL x\n");
     }
 
     #[test]

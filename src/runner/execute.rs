@@ -3,7 +3,8 @@
 //! root, argv[0] is resolved and hashed ([`super::executable`]), and argv
 //! runs directly under the supervisor with the repository-local git
 //! variables removed (and, for code a change brings into CI, the CI
-//! platform's credentials and command files too).
+//! platform's credentials and command files too, with `CI` and `NO_COLOR`
+//! set unless the job set them: [`CI_DEFAULTS`]).
 
 use super::{RunError, echo, executable, supervise};
 use crate::contract::mastermind::argv_display::RunDeclaration;
@@ -58,13 +59,20 @@ pub fn executable_now(
         .map(|r| r.sha256)
 }
 
+/// What a check CI re-runs sees unless the job sets it itself: `CI=true`,
+/// which test runners read to run once rather than watch and to skip
+/// interactive prompts, and `NO_COLOR=1` (no-color.org), so its output
+/// reaches the log as text. A variable the job sets, to any value, is
+/// left as the job set it.
+pub const CI_DEFAULTS: &[(&str, &str)] = &[("CI", "true"), ("NO_COLOR", "1")];
+
 /// How the child's environment is trimmed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Environment {
     /// The runner's environment minus repository-local git variables.
     Local,
-    /// Also without CI credentials and command files, and with git unable
-    /// to find a repository above the checkout.
+    /// Also without CI credentials and command files, with git unable to
+    /// find a repository above the checkout, and with [`CI_DEFAULTS`].
     Untrusted,
 }
 
@@ -92,6 +100,11 @@ pub fn start(
     if environment == Environment::Untrusted {
         for name in CI_SECRETS {
             command.env_remove(name);
+        }
+        for (name, value) in CI_DEFAULTS {
+            if std::env::var_os(name).is_none() {
+                command.env(name, value);
+            }
         }
     }
     // A checkout in a temporary directory is no repository; git in the

@@ -492,11 +492,13 @@ pub fn after_gate(
     let deadline = options.timeout.map(|b| Instant::now() + b);
     let echo = echo::Echo::start(echo::Style::Quoted);
     let prepared = prepare_place(repo, landing, config, options, deadline, &interrupt, &echo);
+    let mut not_workspace = None;
     let outcome = match prepared {
         Ok((place, setup)) => {
             done.record.place = Some(place.kind());
             done.record.setup = setup.runs;
             done.notes.extend(setup.notes);
+            not_workspace = setup.not_workspace;
             schedule(
                 repo, landing, config, options, place, &plans, deadline, &interrupt, &echo,
                 &mut done,
@@ -558,6 +560,7 @@ pub fn after_gate(
             |version| digests.of(version),
             &landing.label,
             kind,
+            not_workspace.as_deref(),
         );
         done.per_task.push((run.dir.clone(), found));
     }
@@ -603,6 +606,8 @@ impl<'r> LandingDigests<'r> {
 struct Prepared {
     runs: Vec<SetupRun>,
     notes: Vec<Diagnostic>,
+    /// Why the checks run in a worktree rather than the job's workspace.
+    not_workspace: Option<String>,
 }
 
 /// The place the checks run in first, with `rerun.setup` run in a
@@ -617,6 +622,7 @@ fn prepare_place(
     echo: &echo::Echo,
 ) -> Result<(Place, Prepared), Diagnostic> {
     let mut notes = Vec::new();
+    let mut not_workspace = None;
     if options.place != Preference::Worktree {
         match Place::workspace(repo, landing.tree) {
             Ok(place) => {
@@ -631,6 +637,7 @@ fn prepare_place(
                     Prepared {
                         runs: Vec::new(),
                         notes,
+                        not_workspace: None,
                     },
                 ));
             }
@@ -643,11 +650,13 @@ fn prepare_place(
                     "Check out exactly what lands (the merge ref of the pull request, the pushed commit, GitLab's merged-results commit), keep the workspace clean, or drop --rerun-in workspace.",
                 ));
             }
-            Err(why) => notes.push(place_note(format!(
-                    "the checks ran in a git worktree of {} (prepared by `rerun.setup`), not in the workspace: {why}",
+            Err(why) => {
+                notes.push(place_note(format!(
+                    "the checks ran in a git worktree of {} (prepared by `rerun.setup`), not in the workspace, because {why}",
                     landing.label
-                ),
-            )),
+                )));
+                not_workspace = Some(why.to_string());
+            }
         }
     }
     if options.place == Preference::Worktree {
@@ -656,9 +665,17 @@ fn prepare_place(
                 landing.label
             ),
         ));
+        not_workspace = Some("--rerun-in worktree asks for one".to_string());
     }
     let (place, runs) = fresh_worktree(repo, landing, config, deadline, interrupt, echo)?;
-    Ok((place, Prepared { runs, notes }))
+    Ok((
+        place,
+        Prepared {
+            runs,
+            notes,
+            not_workspace,
+        },
+    ))
 }
 
 /// A new worktree of the landing, `rerun.setup` run in it.
@@ -873,20 +890,34 @@ fn setup_hint(place: Option<Kind>) -> &'static str {
 /// The findings for one task's re-run: a note per check that passed again,
 /// an error per check that did not, `rerun_unavailable` where it could not
 /// be judged. `receipt` is the check's tree receipt as the gate judged it;
-/// `landing_digest` the landing's tree digest of a version.
+/// `landing_digest` the landing's tree digest of a version; `place` where
+/// the checks ran, and `not_workspace` why that was a worktree rather than
+/// the job's workspace.
+///
+/// A receipt records a run in a working tree of the project, with the
+/// dependencies its owner installed. Only a failure in the same kind of
+/// place, the job's workspace after the job's own setup, contradicts it
+/// (`rerun_contradicts_receipt`); in a worktree that holds only what
+/// `rerun.setup` installs, the same failure is `rerun_failed`, and says so.
 pub fn diagnostics(
     run: &TaskRun,
     receipt: impl Fn(&str) -> Option<TreeReceipt>,
     mut landing_digest: impl FnMut(u32) -> Option<String>,
     label: &str,
     place: Option<Kind>,
+    not_workspace: Option<&str>,
 ) -> Vec<Diagnostic> {
     let task = run.dir.as_str();
     let spec_path = run.spec_path.as_str();
-    let where_ = match place {
-        Some(Kind::Workspace) => " in the workspace",
-        Some(Kind::Worktree) => " in a worktree",
-        None => "",
+    let where_ = match (place, not_workspace) {
+        (Some(Kind::Workspace), _) => " in the job's workspace".to_string(),
+        (Some(Kind::Worktree), Some(why)) => format!(
+            " in a git worktree of it prepared by `rerun.setup` (not the job's workspace: {why})"
+        ),
+        (Some(Kind::Worktree), None) => {
+            " in a git worktree of it prepared by `rerun.setup`".to_string()
+        }
+        (None, _) => String::new(),
     };
     run.checks
         .iter()
@@ -957,6 +988,16 @@ pub fn diagnostics(
                         (r.tree_after.as_deref() == Some(digest.as_str())).then_some(digest)
                     });
                     match same_tree {
+                        Some(digest) if place != Some(Kind::Workspace) => Diagnostic::new(
+                            Code::rerun_failed,
+                            format!(
+                                "{what}; its receipt records a pass on exactly this tree (digest {}), but in a working tree of the project: a worktree holds only what `rerun.setup` installs, so this is not taken as a false receipt{executable}{output}",
+                                &digest[..digest.len().min(12)]
+                            ),
+                        )
+                        .with_hint(format!(
+                            "Reproduce it with `{locally}`, which prepares its checkout the same way. If it passes in your working tree but not there, the worktree lacks a dependency: add its install command to `rerun.setup` in .mastermind/hooks.yaml on the protected branch, or let the gate run in the job's workspace (check out exactly what lands, install the dependencies in a step before the gate, leave no untracked file). Else fix the failure, commit the new receipt and push."
+                        )),
                         Some(digest) => Diagnostic::new(
                             Code::rerun_contradicts_receipt,
                             format!(

@@ -27,16 +27,17 @@ pub struct SetupRun {
     pub duration_ms: u64,
 }
 
-/// The last lines of a stream's tail, escaped, for a message.
+/// The last lines of a stream's tail that say something, for a message:
+/// colour removed and the rest escaped ([`echo::plain`]), as the log shows
+/// them.
 pub fn tail_lines(tail: &[u8], lines: usize) -> Vec<String> {
-    let text: Vec<&[u8]> = tail
+    let mut text: Vec<String> = tail
         .split(|&b| b == b'\n')
-        .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+        .map(|l| echo::plain(l.strip_suffix(b"\r").unwrap_or(l)))
+        .filter(|l| !l.trim().is_empty())
         .collect();
-    text[text.len().saturating_sub(lines)..]
-        .iter()
-        .map(|l| echo::escape(l))
-        .collect()
+    text.drain(..text.len().saturating_sub(lines));
+    text
 }
 
 fn refused(message: String, hint: &str) -> Diagnostic {
@@ -173,10 +174,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tails_keep_the_last_non_blank_lines_escaped() {
+    fn tails_keep_the_last_non_blank_lines_plain() {
         assert_eq!(
-            tail_lines(b"one\ntwo\n\n  \nthree \x1b[0m\n", 2),
-            vec!["two".to_string(), "three \\x1b[0m".to_string()]
+            tail_lines(b"one\ntwo\n\n  \nthree \x1b[0m\x1b[2K\n\x1b[0m\r\n", 2),
+            vec!["two".to_string(), "three \\x1b[2K".to_string()],
+            "colour goes, other escapes are shown, a line of colour alone is blank"
         );
         assert!(tail_lines(b"", 3).is_empty());
     }

@@ -25,6 +25,14 @@ pub enum ScaffoldError {
     CheckQuotes { line: String },
     /// A `--check` line without a command.
     CheckEmpty { line: String },
+    /// A `--check` line with a bare shell operator (`&&`, `||`, `;`, `|`):
+    /// no shell runs a check, so the command after it would never run.
+    /// `shell` is the declared-shell command line that means it.
+    CheckShellOperator {
+        line: String,
+        operator: &'static str,
+        shell: String,
+    },
     /// The same `--check` command twice.
     CheckTwice { line: String },
     /// The current directory is unknown.
@@ -82,6 +90,14 @@ impl fmt::Display for ScaffoldError {
             ScaffoldError::CheckEmpty { line } => {
                 write!(f, "--check `{line}`: give the command to run")
             }
+            ScaffoldError::CheckShellOperator {
+                line,
+                operator,
+                shell,
+            } => write!(
+                f,
+                "--check `{line}` holds the shell operator `{operator}`, but a check runs without a shell: its program would get `{operator}` as an argument and the command after it would never run; declare the shell: --check \"{shell}\" (or give each command its own --check)"
+            ),
             ScaffoldError::CheckTwice { line } => write!(f, "--check `{line}` is given twice"),
             ScaffoldError::NoCurrentDir(e) => write!(f, "no current directory: {e}"),
             ScaffoldError::Repo(e) => f.write_str(&e.message),

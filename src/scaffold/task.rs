@@ -5,7 +5,7 @@
 use super::ScaffoldError;
 use crate::bookkeeping::TASKS_DIR;
 use crate::contract::mastermind::argv_display::display_command;
-use crate::contract::mastermind::spec::declared_paths;
+use crate::contract::mastermind::spec::{declarations, declared_paths};
 use crate::gate::verifications::is_test_runner;
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -71,6 +71,13 @@ impl TaskDraft {
                 .ok_or_else(|| ScaffoldError::CheckQuotes { line: line.clone() })?;
             if argv.first().is_none_or(|first| first.is_empty()) {
                 return Err(ScaffoldError::CheckEmpty { line: line.clone() });
+            }
+            if let Some((_, operator)) = declarations::shell_operator(&argv) {
+                return Err(ScaffoldError::CheckShellOperator {
+                    line: line.clone(),
+                    operator,
+                    shell: declarations::declared_shell(&argv).1,
+                });
             }
             let mut id = check_id(&argv);
             let mut n = 2;
@@ -416,6 +423,30 @@ mod tests {
     }
 
     #[test]
+    fn a_check_line_with_a_shell_operator_gets_the_declared_shell() {
+        match TaskDraft::new("t", &[], &["npm run build && npm run lint".to_string()]) {
+            Err(ScaffoldError::CheckShellOperator {
+                operator, shell, ..
+            }) => {
+                assert_eq!(operator, "&&");
+                assert_eq!(shell, "sh -c 'npm run build && npm run lint'");
+            }
+            other => panic!("{other:?}"),
+        }
+        // The declared shell, as the refusal words it, is taken.
+        let draft = TaskDraft::new(
+            "t",
+            &[],
+            &["sh -c 'npm run build && npm run lint'".to_string()],
+        )
+        .unwrap();
+        assert_eq!(
+            draft.checks[0].argv,
+            ["sh", "-c", "npm run build && npm run lint"]
+        );
+    }
+
+    #[test]
     fn a_negative_number_in_argv_stays_a_string() {
         // `-0` written plain reads back as the number 0 (found by the
         // round-trip property below).
@@ -452,6 +483,8 @@ mod tests {
             argv in proptest::collection::vec("[ -~]{1,12}", 1..5)
         ) {
             prop_assume!(!argv[0].trim().is_empty() && !argv[0].starts_with('-'));
+            // A bare shell operator is refused (its own test above).
+            prop_assume!(declarations::shell_operator(&argv).is_none());
             let line = shlex::try_join(argv.iter().map(String::as_str)).unwrap();
             let task = TaskDraft::new("t", &[], &[line]).unwrap();
             prop_assert_eq!(&task.checks[0].argv, &argv);

@@ -14,7 +14,12 @@ mod formats;
 
 #[test]
 fn cli_snapshots() {
-    trycmd::TestCases::new()
+    let cases = trycmd::TestCases::new();
+    // Agent hook answers name the binary that gave them.
+    cases
+        .insert_var("[BIN]", common::BIN)
+        .expect("a redaction for the binary's path");
+    cases
         .env("NO_COLOR", "1")
         // Empty means unset: a snapshot run inside GitHub Actions must not
         // append to the real job summary.

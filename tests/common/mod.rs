@@ -4,6 +4,7 @@
 
 pub mod keys;
 pub mod landing;
+pub mod platforms;
 pub mod tasks;
 pub mod tools;
 pub mod worktree_ops;

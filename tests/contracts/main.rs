@@ -7,6 +7,7 @@
 
 mod contract_properties;
 mod contracts_corpus;
+mod fuzz_seeds;
 mod plastic_fixtures;
 mod plastic_prose;
 mod properties;

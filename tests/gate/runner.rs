@@ -578,3 +578,88 @@ fn an_isolated_run_is_prepared_by_the_committed_rerun_setup() {
     assert_eq!(status(&out), 2, "{}", text(&out));
     assert_eq!(aside(&repo, "unit").unwrap()["status"], "spawn_failed");
 }
+
+/// The spec an agent writes for `npm run build && npm run lint`, argv split
+/// at the spaces: refused, with a declared shell as the fix; the fix,
+/// applied as the help words it, makes a failing second command fail the
+/// check (before, the second command was an argument of the first and the
+/// check passed).
+#[test]
+fn a_shell_operator_in_argv_is_refused_and_its_fix_fails_on_the_second_command() {
+    let repo = base_repo();
+    repo.write("scripts/build", "#!/bin/sh\necho built \"$@\"\n");
+    repo.write(
+        "scripts/lint",
+        "#!/bin/sh\ngrep -q 'return 2' src/lib.py || { echo 'lint: value() must return 2' >&2; exit 1; }\n",
+    );
+    make_executable(&repo.path().join("scripts/build"));
+    make_executable(&repo.path().join("scripts/lint"));
+    repo.write("src/lib.py", "def value():\n    return 3\n");
+    let split = |cmd: &str| -> Vec<String> { cmd.split(' ').map(str::to_string).collect() };
+    let argv = split("scripts/build && scripts/lint");
+    let spec = |cmd: &str, argv: &str| {
+        format!(
+            "---\nmode: verified\ntouches:\n  - file: src/lib.py\nverify:\n  - cmd: {cmd}\n    run:\n      id: build\n      argv: {argv}\n      cwd: .\n      timeout_secs: 60\n---\n# Task\n"
+        )
+    };
+    repo.write(
+        SPEC,
+        &spec(
+            "\"scripts/build && scripts/lint\"",
+            &serde_json::to_string(&argv).unwrap(),
+        ),
+    );
+    let out = repo.run(&["validate", SPEC, "--format", "json"], None);
+    assert_eq!(status(&out), 1, "{}", stdout(&out));
+    let found = &json(&out)["files"][0]["diagnostics"];
+    assert_eq!(found.as_array().unwrap().len(), 1, "{found}");
+    assert_eq!(found[0]["code"], "verification_argv_shell_operator");
+    let hint = found[0]["hint"].as_str().unwrap();
+    assert!(!hint.contains("'&&'"), "never a quoted operator: {hint}");
+    // Nothing runs a refused declaration, so no receipt claims a pass.
+    let out = verify(&repo, &["--id", "build"]);
+    assert_ne!(status(&out), 0, "{}", stderr(&out));
+    assert!(
+        !repo
+            .path()
+            .join(format!("{TASK}/verification/build.tree.json"))
+            .exists()
+    );
+
+    // The fix, exactly as the help gives it.
+    let between = |from: &str| {
+        let start = hint.find(from).unwrap() + from.len();
+        hint[start..start + hint[start..].find('`').unwrap()].to_string()
+    };
+    let (fixed_argv, fixed_cmd) = (between("`argv: "), between("`cmd: "));
+    assert_eq!(fixed_argv, "[sh, -c, 'scripts/build && scripts/lint']");
+    repo.write(
+        SPEC,
+        &spec(&serde_json::to_string(&fixed_cmd).unwrap(), &fixed_argv),
+    );
+    let out = repo.run(&["validate", SPEC], None);
+    assert_eq!(status(&out), 0, "{}", stdout(&out));
+    let out = verify(&repo, &["--id", "build"]);
+    assert_eq!(
+        status(&out),
+        1,
+        "the second command fails the check: {}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("lint: value() must return 2"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(receipt(&repo, "build")["status"], "failed");
+    // And passes once the second command does.
+    repo.write("src/lib.py", "def value():\n    return 2\n");
+    let out = verify(&repo, &["--id", "build"]);
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("built"),
+        "the first command ran: {}",
+        stderr(&out)
+    );
+    assert_eq!(receipt(&repo, "build")["status"], "passed");
+}

@@ -22,12 +22,18 @@ fn stop_payload(harness: &str, active: bool) -> String {
     payload.to_string()
 }
 
-/// The decision JSON on stdout (`None` for a silent allow); the command
-/// always exits 0 with its answer.
+/// The decision JSON on stdout (`None` for an allow, which is `{}`: the
+/// command always answers, so the settings' command can tell an answer
+/// from none); the command always exits 0 with its answer.
 fn decision(output: &Output) -> Option<Value> {
     assert_eq!(status(output), 0, "agent-hook exits 0: {}", text(output));
     let stdout = String::from_utf8_lossy(&output.stdout);
-    (!stdout.trim().is_empty()).then(|| serde_json::from_str(&stdout).expect("decision JSON"))
+    assert!(
+        stdout.ends_with('\n') && stdout.lines().count() == 1,
+        "one line: {stdout:?}"
+    );
+    let value: Value = serde_json::from_str(&stdout).expect("decision JSON");
+    (value != json!({})).then_some(value)
 }
 
 fn stop(repo: &TestRepo, harness: &str, active: bool) -> Option<Value> {
@@ -66,9 +72,9 @@ fn a_failing_task_blocks_the_stop_with_a_reason_the_agent_can_act_on() {
         );
         assert!(
             reason.contains(
-                "fix: Declare the path in the spec's front matter, or revert the change."
+                "fix: Declare the path in the spec's front matter: `mastermind-hooks task widen 001-change-a --creates src/extra.rs`"
             ),
-            "{reason}"
+            "the fix names task widen: {reason}"
         );
         assert!(
             reason.contains("[executor_report_missing_changed_file]"),
@@ -79,18 +85,26 @@ fn a_failing_task_blocks_the_stop_with_a_reason_the_agent_can_act_on() {
 }
 
 #[test]
-fn a_passing_task_or_no_task_stays_silent() {
+fn a_passing_task_or_no_change_stays_silent_and_untasked_work_gets_cis_verdict() {
     for harness in ["claude-code", "codex"] {
         let repo = task_repo();
         assert_eq!(stop(&repo, harness, false), None, "{harness}: passing task");
         let clean = TestRepo::new();
         clean.write("README.md", "x\n");
         clean.commit_all("base");
+        assert_eq!(stop(&clean, harness, false), None, "{harness}: no change");
+        // Work no task covers would be refused by CI and pre-receive when it
+        // lands on the protected branch: the stop says so now, with the fix.
         clean.write("notes.txt", "scratch\n");
-        assert_eq!(
-            stop(&clean, harness, false),
-            None,
-            "{harness}: no task changed"
+        let answer = stop(&clean, harness, false).expect("a block");
+        let reason = answer["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("- [task_required] notes.txt:"),
+            "{harness}: {reason}"
+        );
+        assert!(
+            reason.contains("fix: make the change part of a task"),
+            "{reason}"
         );
     }
 }
@@ -466,10 +480,26 @@ fn claude_code_subagent_stop_recovers_the_description_from_the_transcripts() {
             .unwrap()
             .contains("[agent_hook_loop_guard_released]")
     );
-    // Unrecoverable: not silent, and pointed at the PostToolUse check.
+    // The dispatch cannot be recovered: the return's own handover.role
+    // still names its contract.
+    let missing = json!(dir.path().join("missing.jsonl").display().to_string());
     let mut lost = subagent_stop(dir.path(), BROKEN_PROBE);
-    lost["agent_transcript_path"] = json!(dir.path().join("missing.jsonl").display().to_string());
-    let note = subagent(&repo, "claude-code", &lost).unwrap();
+    lost["agent_transcript_path"] = missing.clone();
+    lost["agent_id"] = json!("another-agent");
+    let judged = subagent(&repo, "claude-code", &lost).expect("a block");
+    assert_eq!(judged["decision"], "block", "{judged}");
+    // A free-form return that names no role: quiet where no subagent
+    // contract is configured, a note for the user where one is.
+    let mut prose = subagent_stop(dir.path(), "All done.");
+    prose["agent_transcript_path"] = missing.clone();
+    assert_eq!(subagent(&repo, "claude-code", &prose), None);
+    let configured = TestRepo::new();
+    configured.write(
+        ".mastermind/hooks.yaml",
+        "agent_hooks:\n  subagent:\n    unknown: warn\n",
+    );
+    configured.commit_all("base");
+    let note = subagent(&configured, "claude-code", &prose).expect("a note");
     assert!(note.get("decision").is_none());
     assert!(
         note["systemMessage"]
@@ -528,11 +558,11 @@ fn codex_subagent_stop_routes_by_agent_type() {
         payload["agent_type"] = json!(builtin);
         assert_eq!(subagent(&repo, "codex", &payload), None, "{builtin}");
     }
-    // Codex documents the final message as null when not available.
+    // Codex documents the final message as null when not available:
+    // nothing to judge, quiet without configured subagent contracts.
     let mut none = with_return("codex/subagent-stop.json", "x");
     none["last_assistant_message"] = Value::Null;
-    let note = subagent(&repo, "codex", &none).expect("a note");
-    assert!(note.get("decision").is_none(), "{note}");
+    assert_eq!(subagent(&repo, "codex", &none), None);
     // Codex has no subagent PostToolUse: a Claude Code tool payload is refused.
     let refused = subagent(
         &repo,
@@ -576,7 +606,12 @@ fn install_merges_is_idempotent_and_uninstall_restores() {
         !installed.contains(common::BIN) && !ours.contains("/target/"),
         "no path of this machine in a committed file: {ours}"
     );
-    assert_eq!(doc["hooks"]["PreToolUse"][0]["matcher"], "Bash");
+    assert_eq!(
+        doc["hooks"]["PreToolUse"][0]["matcher"],
+        "Bash|Write|Edit|MultiEdit|NotebookEdit"
+    );
+    // Claude Code's own fail-closed switch on every entry of ours.
+    assert_eq!(stop[1]["hooks"][0]["onFailure"], "block");
     assert_eq!(stop[1]["hooks"][0]["timeout"], 60);
     assert_eq!(doc["hooks"]["PostToolUse"][0]["matcher"], "Agent|Task");
     assert!(
@@ -805,13 +840,15 @@ fn a_teammates_install_changes_nothing_and_a_missing_binary_blocks() {
         assert!(text(&out).contains("nothing to do"), "{}", text(&out));
         assert_eq!(read(&clone, settings), committed, "{harness}");
         assert_eq!(clone.git(&["status", "--porcelain"]), "");
-        // On a machine without the binary every hook blocks (exit 2, the
-        // status both harnesses treat as blocking) and says how to install.
+        // On a machine without the binary the stop blocks (exit 2, the
+        // status both harnesses treat as blocking) and a git write is
+        // refused, each saying how to install; anything else runs, so the
+        // teammate can install it.
         for (event, payload) in [
             ("Stop", stop_payload(harness, false)),
             (
                 "PreToolUse",
-                pre_tool_payload(harness, "git status").to_string(),
+                pre_tool_payload(harness, "git commit -m wip").to_string(),
             ),
         ] {
             let command = entry_command(&committed, event);
@@ -819,11 +856,20 @@ fn a_teammates_install_changes_nothing_and_a_missing_binary_blocks() {
             assert_eq!(status(&output), 2, "{harness} {event}: {}", text(&output));
             let stderr = String::from_utf8_lossy(&output.stderr);
             assert!(
-                stderr.contains("not installed") && stderr.contains("cargo install --locked"),
+                stderr.contains("mastermind-hooks is not on PATH")
+                    && stderr.contains("cargo install --locked"),
                 "{stderr}"
             );
             assert!(stderr.contains("MASTERMIND_HOOKS_BIN"), "{stderr}");
         }
+        let command = entry_command(&committed, "PreToolUse");
+        let output = run_entry(
+            &clone,
+            &command,
+            &pre_tool_payload(harness, "git status").to_string(),
+            &[],
+        );
+        assert_eq!(status(&output), 0, "{harness}: {}", text(&output));
         // The per-user override reaches the binary without PATH.
         let command = entry_command(&committed, "Stop");
         let output = run_entry(
@@ -980,7 +1026,8 @@ fn the_pre_tool_guard_denies_skipping_the_hooks_on_both_harnesses() {
 fn optional_payload_fields_and_every_agent_result_are_understood() {
     let repo = task_repo();
     // Claude Code's SubagentStop without last_assistant_message (optional
-    // in its schema): a note for the user, never a block or "unrecognised".
+    // in its schema): never a block or "unrecognised"; quiet without
+    // configured subagent contracts, a note for the user with them.
     let mut payload = fixture("claude-code/subagent-stop.json");
     payload
         .as_object_mut()
@@ -989,7 +1036,14 @@ fn optional_payload_fields_and_every_agent_result_are_understood() {
     payload["transcript_path"] = json!(format!("{DATA}/claude-code/session-transcript.jsonl"));
     payload["agent_transcript_path"] =
         json!(format!("{DATA}/claude-code/agent-transcript-probe.jsonl"));
-    let answer = subagent(&repo, "claude-code", &payload).expect("a note");
+    assert_eq!(subagent(&repo, "claude-code", &payload), None);
+    let configured = TestRepo::new();
+    configured.write(
+        ".mastermind/hooks.yaml",
+        "subagent_returns: ['returns/**']\n",
+    );
+    configured.commit_all("base");
+    let answer = subagent(&configured, "claude-code", &payload).expect("a note");
     assert!(answer.get("decision").is_none(), "{answer}");
     let note = answer["systemMessage"].as_str().unwrap();
     assert!(!note.contains("agent_hook_payload_unrecognised"), "{note}");
@@ -1057,13 +1111,19 @@ fn an_agent_that_commits_without_the_hooks_is_still_judged_when_it_stops() {
         assert_eq!(answer["decision"], "block", "{branch}");
         let reason = answer["reason"].as_str().unwrap();
         assert!(reason.contains("[unexpected_file]"), "{branch}: {reason}");
-        // Fixed and committed: the stop goes through silently.
-        repo.remove("src/extra.rs");
-        repo.git(&["checkout", "-q", "origin/main", "--", "."]);
-        repo.git(&["rm", "-q", "--cached", ".mastermind/hooks.yaml"]);
+        // Fixed (the stray commits folded back into the task's own commit,
+        // as CI will judge it): the stop goes through silently.
+        repo.git(&["reset", "-q", "--soft", "origin/main"]);
+        repo.git(&[
+            "rm",
+            "-q",
+            "--cached",
+            ".mastermind/hooks.yaml",
+            "src/extra.rs",
+        ]);
         repo.remove(".mastermind/hooks.yaml");
-        repo.write("src/a.rs", "fn a() { /* changed */ }\n");
-        repo.commit_all("fix");
+        repo.remove("src/extra.rs");
+        repo.commit_all("the task, whole");
         assert_eq!(stop(&repo, "claude-code", false), None, "{branch}");
     }
 }

@@ -8,11 +8,13 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod agent_gate;
 mod agent_hooks;
 mod ci_binary;
 mod hooks;
 mod managers;
 mod newcomer;
+mod one_run;
 mod planners;
 mod server_hooks;
 mod templates;

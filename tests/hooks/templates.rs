@@ -279,7 +279,8 @@ struct Stub {
 
 impl Stub {
     /// A fake `mastermind-hooks` that appends its argv (one argument a line,
-    /// then `--end--`) and its MASTERMIND_HOOKS_REQUIRE_TASK to a log, prints
+    /// then `--end--`) and its MASTERMIND_HOOKS_REQUIRE_TASK to a log, writes
+    /// `stub FORMAT` to the file of every `--output FORMAT=FILE`, prints
     /// STUB_OUTPUT and exits STUB_STATUS.
     fn new() -> Stub {
         let dir = tempfile::tempdir().unwrap();
@@ -288,7 +289,12 @@ impl Stub {
             &bin,
             "#!/bin/sh\n\
              log=\"$(dirname \"$0\")/argv.log\"\n\
-             for a in \"$@\"; do printf '%s\\n' \"$a\" >>\"$log\"; done\n\
+             prev=\n\
+             for a in \"$@\"; do\n\
+                 printf '%s\\n' \"$a\" >>\"$log\"\n\
+                 [ \"$prev\" != --output ] || printf 'stub %s\\n' \"${a%%=*}\" >\"${a#*=}\"\n\
+                 prev=$a\n\
+             done\n\
              printf 'require-task=%s\\n--end--\\n' \"${MASTERMIND_HOOKS_REQUIRE_TASK:-unset}\" >>\"$log\"\n\
              printf '%s\\n' \"${STUB_OUTPUT:-mastermind-hooks: passed: 0 tasks checked, 0 failed (0 errors, 0 warnings, 0 notes)}\"\n\
              exit \"${STUB_STATUS:-0}\"\n",
@@ -377,31 +383,21 @@ fn github_script_runs_check_ci_with_base_head_and_sarif() {
     let argvs: Vec<Vec<String>> = calls.iter().map(|(a, _)| a.clone()).collect();
     assert_eq!(
         argvs,
-        [
-            vec![
-                "check",
-                "--ci",
-                "--base",
-                "origin/main",
-                "--head",
-                "HEAD",
-                "--format",
-                "github",
-                "--max-annotations",
-                "10"
-            ],
-            vec![
-                "check",
-                "--ci",
-                "--base",
-                "origin/main",
-                "--head",
-                "HEAD",
-                "--format",
-                "sarif"
-            ],
-        ]
-        .map(|v| v.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        [vec![
+            "check".to_string(),
+            "--ci".into(),
+            "--base".into(),
+            "origin/main".into(),
+            "--head".into(),
+            "HEAD".into(),
+            "--format".into(),
+            "github".into(),
+            "--max-annotations".into(),
+            "10".into(),
+            "--output".into(),
+            format!("sarif={}", sarif.display()),
+        ],],
+        "one run renders the annotations, the job summary and the SARIF log"
     );
     assert!(calls.iter().all(|(_, require)| require == "true"));
     for argv in &argvs {
@@ -476,17 +472,24 @@ fn gitlab_script_leaves_the_base_to_check_ci_unless_overridden() {
     );
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let argvs: Vec<Vec<String>> = stub.calls().into_iter().map(|(a, _)| a).collect();
-    let expected: Vec<Vec<String>> = [
-        &[
-            "check", "--ci", "--base", "abc123", "--format", "human", "--color", "never",
-        ][..],
-        &["check", "--ci", "--base", "abc123", "--format", "gitlab"],
-        &["check", "--ci", "--base", "abc123", "--format", "junit"],
-    ]
+    let expected: Vec<Vec<String>> = [&[
+        "check",
+        "--ci",
+        "--base",
+        "abc123",
+        "--format",
+        "human",
+        "--color",
+        "never",
+        "--output",
+        "gitlab=gl-code-quality-report.json",
+        "--output",
+        "junit=mastermind-hooks-junit.xml",
+    ][..]]
     .iter()
     .map(|v| v.iter().map(|s| s.to_string()).collect())
     .collect();
-    assert_eq!(argvs, expected);
+    assert_eq!(argvs, expected, "one run writes the log and both reports");
     for argv in &argvs {
         assert_known_command(argv);
     }
@@ -1952,13 +1955,6 @@ fn rerun_is_passed_exactly_when_asked() {
                     "rerun.intoto.json",
                 ],
             ),
-            // Without rerun the re-run's settings say nothing.
-            (
-                "false",
-                "",
-                vec![("MASTERMIND_HOOKS_ATTESTATION", "rerun.intoto.json")],
-                vec![],
-            ),
         ] {
             let stub = Stub::new();
             let work = tempfile::tempdir().unwrap();
@@ -1984,11 +1980,13 @@ fn rerun_is_passed_exactly_when_asked() {
                 assert_known_command(&argv);
             }
         }
-        // A bad value is refused before anything runs.
-        for (name, value) in [
-            ("MASTERMIND_HOOKS_RERUN_JOBS", "0"),
-            ("MASTERMIND_HOOKS_RERUN_JOBS", "many"),
-            ("MASTERMIND_HOOKS_RERUN_IN", "elsewhere"),
+        // A bad value is refused before anything runs, and so is an
+        // attestation without the re-run it would describe.
+        for (rerun, name, value) in [
+            ("true", "MASTERMIND_HOOKS_RERUN_JOBS", "0"),
+            ("true", "MASTERMIND_HOOKS_RERUN_JOBS", "many"),
+            ("true", "MASTERMIND_HOOKS_RERUN_IN", "elsewhere"),
+            ("false", "MASTERMIND_HOOKS_ATTESTATION", "rerun.intoto.json"),
         ] {
             let stub = Stub::new();
             let work = tempfile::tempdir().unwrap();
@@ -1997,13 +1995,20 @@ fn rerun_is_passed_exactly_when_asked() {
                 work.path(),
                 &[
                     ("MASTERMIND_HOOKS_BIN", stub.bin().to_str().unwrap()),
-                    ("MASTERMIND_HOOKS_RERUN", "true"),
+                    ("MASTERMIND_HOOKS_RERUN", rerun),
                     (name, value),
                     ("NO_COLOR", "1"),
                 ],
             );
             assert_eq!(output.status.code(), Some(2), "{script} {name}={value}");
             assert!(stub.calls().is_empty(), "{script} {name}={value}");
+            if name == "MASTERMIND_HOOKS_ATTESTATION" {
+                let said = format!("{}{}", text(&output.stdout), text(&output.stderr));
+                assert!(
+                    said.to_ascii_lowercase().contains("rerun"),
+                    "the fix is named: {said}"
+                );
+            }
         }
     }
 }

@@ -123,6 +123,40 @@ fn extract(text: &str) -> Result<(&str, u32), Diagnostic> {
     Ok((yaml, line_at(text, absolute) - 1))
 }
 
+/// The item `pointer` names when it is one discrepancy that is not a
+/// mapping (`/discrepancies/0` holding a string, as auditors often write).
+fn misshapen_discrepancy<'v>(pointer: &str, value: &'v Value) -> Option<&'v Value> {
+    let index = pointer.strip_prefix("/discrepancies/")?;
+    if index.is_empty() || !index.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    value.pointer(pointer).filter(|item| !item.is_object())
+}
+
+/// What a discrepancy looks like, for a finding about one that is not a
+/// mapping.
+fn discrepancy_shape(pointer: &str, value: &Value) -> Option<String> {
+    misshapen_discrepancy(pointer, value)?;
+    Some(
+        "a discrepancy is a mapping with a `kind` (and optionally `file`, `symbol`, `spec_says`, `index_says`, `evidence`, `severity`), not a sentence"
+            .to_string(),
+    )
+}
+
+/// The discrepancy rewritten in its shape: the text the auditor wrote kept
+/// as its `evidence`.
+fn discrepancy_fix(pointer: &str, value: &Value) -> Option<String> {
+    let item = misshapen_discrepancy(pointer, value)?;
+    let evidence = match item {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    };
+    Some(format!(
+        "Write it as a mapping, for example `- kind: scope_creep` with `evidence: {}` on the next line, indented under it (kind names what drifted: scope_creep, missing_file, symbol_changed, ...); see `mastermind-hooks schema audit-tail-v1`.",
+        serde_json::to_string(&evidence).unwrap_or_default()
+    ))
+}
+
 /// Parse and validate an audit tail from raw bytes.
 pub fn parse(bytes: &[u8]) -> Result<AuditTail, Vec<Diagnostic>> {
     if bytes.len() > MAX_TAIL_BYTES {
@@ -164,16 +198,23 @@ pub fn parse(bytes: &[u8]) -> Result<AuditTail, Vec<Diagnostic>> {
             .iter()
             .map(|e| {
                 let focus = e.focus_pointer();
-                Diagnostic::new(
+                let d = Diagnostic::new(
                     Code::audit_tail_schema_violation,
                     format!(
-                        "{}: {}",
+                        "{}: {}{}",
                         if focus.is_empty() { "/" } else { &focus },
-                        e.message
+                        e.message,
+                        discrepancy_shape(&focus, &value)
+                            .map(|shape| format!("; {shape}"))
+                            .unwrap_or_default()
                     ),
                 )
                 .with_line(line_of(&focus))
-                .with_pointer(focus)
+                .with_pointer(focus.clone());
+                match discrepancy_fix(&focus, &value) {
+                    Some(fix) => d.with_hint(fix),
+                    None => d,
+                }
             })
             .collect());
     }
@@ -248,6 +289,38 @@ mod tests {
 
     fn code(text: &str) -> Code {
         parse(text.as_bytes()).unwrap_err()[0].code
+    }
+
+    #[test]
+    fn a_discrepancy_written_as_a_sentence_gets_its_shape() {
+        let tail = "<!-- mastermind:audit-begin -->\n```yaml\nspec: .mastermind/tasks/001-demo/spec.md\nverdict: drift\nscope_match: false\ndiscrepancies:\n  - \"src/x.rs changed outside the declared scope\"\n```\n<!-- mastermind:audit-end -->\n";
+        let errors = parse(tail.as_bytes()).unwrap_err();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        let d = &errors[0];
+        assert_eq!(d.code, Code::audit_tail_schema_violation);
+        assert_eq!(d.json_pointer.as_deref(), Some("/discrepancies/0"));
+        assert!(
+            d.message
+                .contains("a discrepancy is a mapping with a `kind`"),
+            "{}",
+            d.message
+        );
+        let hint = d.hint.as_deref().unwrap_or_default();
+        assert!(
+            hint.contains("`- kind: scope_creep`")
+                && hint.contains("`evidence: \"src/x.rs changed outside the declared scope\"`"),
+            "{hint}"
+        );
+        // Other findings keep the code's own help.
+        let other = tail.replace("verdict: drift", "verdict: 3");
+        let errors = parse(other.as_bytes()).unwrap_err();
+        assert!(
+            errors
+                .iter()
+                .filter(|d| d.json_pointer.as_deref() == Some("/verdict"))
+                .all(|d| d.hint.as_deref() == Some(Code::audit_tail_schema_violation.help())),
+            "{errors:?}"
+        );
     }
 
     #[test]

@@ -194,6 +194,33 @@ fn envelope_fields(f: &mut Finder<'_>, handover: &Map<String, Value>, base: &str
             );
         }
     }
+    // Seed 004 section 2.0's rule column; the reference schema does not
+    // enforce these two, so they are warnings.
+    if let Some(role) = handover.get("role").and_then(Value::as_str)
+        && !role.is_empty()
+        && !is_kebab_case(role)
+    {
+        f.push(
+            Code::subagent_return_role_not_kebab_case,
+            &format!("{base}/role"),
+            format!(
+                "handover.role `{role}` is not a kebab-case slug (lower-case letters and digits joined by single hyphens); write `{}`",
+                kebab_case(role)
+            ),
+        );
+    }
+    if let Some(next) = handover.get("next-action").and_then(Value::as_str) {
+        let lines = next.trim().lines().filter(|l| !l.trim().is_empty()).count();
+        if lines > 1 {
+            f.push(
+                Code::subagent_return_next_action_multiline,
+                &format!("{base}/next-action"),
+                format!(
+                    "handover.next-action spans {lines} lines; it is a one-line directive for the orchestrator"
+                ),
+            );
+        }
+    }
     match handover.get("cycle") {
         None => f.push(
             Code::subagent_return_cycle_invalid,
@@ -210,6 +237,39 @@ fn envelope_fields(f: &mut Finder<'_>, handover: &Map<String, Value>, base: &str
         ),
         Some(_) => {}
     }
+}
+
+/// `composer-j-login-flow`: lower-case ASCII letters and digits in words
+/// joined by single hyphens.
+fn is_kebab_case(text: &str) -> bool {
+    text.split('-').all(|word| {
+        !word.is_empty()
+            && word
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    })
+}
+
+/// `text` as a kebab-case slug: camelCase and every run of other
+/// characters split into lower-case words joined by hyphens.
+fn kebab_case(text: &str) -> String {
+    let mut out = String::new();
+    let mut previous_lower = false;
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            if c.is_ascii_uppercase() && previous_lower && !out.ends_with('-') {
+                out.push('-');
+            }
+            out.push(c.to_ascii_lowercase());
+            previous_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        } else {
+            if !out.is_empty() && !out.ends_with('-') {
+                out.push('-');
+            }
+            previous_lower = false;
+        }
+    }
+    out.trim_end_matches('-').to_string()
 }
 
 /// A cycle as a number: an integer, or a string of decimal digits.
@@ -333,5 +393,13 @@ fn reviewer(f: &mut Finder<'_>, document: &Map<String, Value>, status: Option<&s
             }
         }
         _ => {}
+    }
+}
+
+/// The rules' helpers, for the return tests beside this module.
+#[cfg(test)]
+pub(super) mod tests_support {
+    pub fn kebab(text: &str) -> bool {
+        super::is_kebab_case(text)
     }
 }

@@ -62,14 +62,18 @@ pub enum Signer {
 }
 
 /// Whether the gate is a control for a landing (CI and pre-receive run
-/// where the author cannot skip them) or advice (the local hooks). Where
+/// where the author cannot skip them; the agent's stop hook gives their
+/// verdict before the work leaves the machine) or advice (the local
+/// hooks). Where
 /// nothing is protected yet (a push into an empty repository: no target
 /// commit and no protected branch), there is no configuration that could
 /// allow anything, and the defaults are the local hooks' until the first
 /// commit lands.
 pub fn enforcing(landing: &Landing) -> bool {
-    matches!(landing.kind, ViewKind::Ci | ViewKind::Receive)
-        && (landing.target.commit.is_some() || landing.identity.protected.is_some())
+    matches!(
+        landing.kind,
+        ViewKind::Ci | ViewKind::Receive | ViewKind::Agent
+    ) && (landing.target.commit.is_some() || landing.identity.protected.is_some())
 }
 
 /// Everything one gate run knows about identity: the landing's facts and

@@ -50,12 +50,18 @@ pub enum ViewKind {
     Ci,
     Worktree,
     Receive,
+    /// The agent's stop hook: the working tree, judged as it would land on
+    /// the protected branch (untasked work gets CI's verdict).
+    Agent,
 }
 
 impl ViewKind {
     /// Modes that run on a developer's machine (local caches, `PATH`).
     pub fn is_local(self) -> bool {
-        matches!(self, ViewKind::Staged | ViewKind::Push | ViewKind::Worktree)
+        matches!(
+            self,
+            ViewKind::Staged | ViewKind::Push | ViewKind::Worktree | ViewKind::Agent
+        )
     }
 }
 

@@ -29,9 +29,9 @@ pub enum Mode {
         since: Option<String>,
     },
     /// The agent's stop hook: the working tree and every commit since the
-    /// merge base with the upstream or the default branch
-    /// ([`worktree::agent_landing`]).
-    AgentWork,
+    /// merge base with the default branch (as the remote reports it) or the
+    /// upstream, whichever is older ([`worktree::agent_landing`]).
+    AgentWork(worktree::AgentTarget),
     /// A bare repository's pre-receive hook.
     Receive,
 }
@@ -104,7 +104,7 @@ pub fn report(mode: &Mode) -> Report {
             &mut out,
         ),
         Mode::Worktree { since } => worktree::check(&repo, since.as_deref(), &mut out),
-        Mode::AgentWork => worktree::agent_landing(&repo).map(|landing| {
+        Mode::AgentWork(target) => worktree::agent_landing(&repo, target).map(|landing| {
             super::judge::judge(&repo, &landing, &mut out);
         }),
     };

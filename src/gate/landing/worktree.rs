@@ -19,7 +19,7 @@ pub fn landing(repo: &Repo, since: Option<&str>) -> Result<Landing, RepoError> {
         None => None,
     };
     let default = crate::repo::remote::local_default_branch(repo);
-    landing_on(repo, since, None, default)
+    landing_on(repo, since, None, default, ViewKind::Worktree)
 }
 
 /// The commit whose configuration judges an agent's work: the default
@@ -33,25 +33,76 @@ pub fn protected_commit(repo: &Repo) -> Result<Option<gix::ObjectId>, RepoError>
     }
 }
 
+/// What the stop hook learned about where the agent's work lands.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AgentTarget {
+    /// The default branch as the remote reports it (name and tip), when
+    /// the clone has the tip; `None`: the clone's own view of it.
+    pub remote_default: Option<(String, gix::ObjectId)>,
+}
+
 /// The agent's work as its stop hook judges it: every commit since the
-/// merge base of HEAD with its upstream (`@{upstream}`), else with the
-/// default branch, and the working tree, committed or not (an agent that
-/// commits with `--no-verify` is still judged), under the configuration of
-/// the default branch's tip where it is known ([`protected_commit`]), so a
-/// relaxed `hooks.yaml` the agent committed on its branch relaxes nothing.
-pub fn agent_landing(repo: &Repo) -> Result<Landing, RepoError> {
+/// merge base of HEAD with the default branch (as the remote reports it,
+/// else every default branch the clone knows) and with its upstream
+/// (`@{upstream}`), whichever is oldest, never a ref that points at HEAD
+/// itself (a pushed
+/// branch's upstream, a tracking ref moved onto HEAD), and the working tree,
+/// committed or not (an agent that commits with `--no-verify` is still
+/// judged), under the configuration of the default branch's tip where it is
+/// known ([`protected_commit`]), so a relaxed `hooks.yaml` the agent
+/// committed on its branch relaxes nothing. It is judged as it would land
+/// on the protected branch ([`ViewKind::Agent`]).
+pub fn agent_landing(repo: &Repo, target: &AgentTarget) -> Result<Landing, RepoError> {
     let head = repo.head_commit()?;
-    let known = crate::repo::remote::local_default_branch(repo);
+    let known = match &target.remote_default {
+        Some(reported) => Some(reported.clone()),
+        None => crate::repo::remote::local_default_branch(repo),
+    };
     let default = known.as_ref().map(|(_, tip)| *tip);
     let upstream = repo
         .resolve_commit("@{upstream}")
         .ok()
         .filter(|id| repo.has_commit(*id));
-    let since = match (head, upstream.or(default)) {
-        (Some(head), Some(other)) => repo.merge_base(head, other)?,
-        _ => None,
+    // What the work is judged since: the remote's word where it was had;
+    // else every default branch the clone knows (a remote's HEAD, main or
+    // master, the local main or master), so one moved ref hides nothing.
+    let mut others: Vec<gix::ObjectId> = Vec::new();
+    match &target.remote_default {
+        Some((_, tip)) => others.push(*tip),
+        None => {
+            others.extend(crate::repo::remote::local_default_tips(repo));
+            for branch in ["main", "master"] {
+                if let Ok(id) = repo.resolve_commit(&format!("refs/heads/{branch}")) {
+                    others.push(id);
+                }
+            }
+        }
+    }
+    others.extend(upstream);
+    let since = match head {
+        Some(head) => {
+            let mut bases = Vec::new();
+            for other in others {
+                if other != head
+                    && let Some(base) = repo.merge_base(head, other)?
+                {
+                    bases.push(base);
+                }
+            }
+            // The older of the merge bases: where they diverge, their own
+            // merge base (each is an ancestor of HEAD).
+            let mut oldest: Option<gix::ObjectId> = None;
+            for base in bases {
+                oldest = Some(match oldest {
+                    None => base,
+                    Some(seen) => repo.merge_base(seen, base)?.unwrap_or(seen),
+                });
+            }
+            oldest
+        }
+        None => None,
     };
-    landing_on(repo, since, default, known)
+    landing_on(repo, since, default, known, ViewKind::Agent)
 }
 
 /// The working tree on HEAD with the commits since `since` as steps,
@@ -63,6 +114,7 @@ fn landing_on(
     since: Option<gix::ObjectId>,
     target: Option<gix::ObjectId>,
     default_branch: Option<(String, gix::ObjectId)>,
+    kind: ViewKind,
 ) -> Result<Landing, RepoError> {
     let head = repo.head_commit()?;
     let base_commit = since.or(head);
@@ -94,7 +146,7 @@ fn landing_on(
         _ => Target::at(repo, base_commit, base_label.clone())?,
     };
     Ok(Landing {
-        kind: ViewKind::Worktree,
+        kind,
         target,
         base: base_commit,
         base_label,

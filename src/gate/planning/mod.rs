@@ -37,6 +37,7 @@ use super::Gate;
 use super::change::Step;
 use super::identity::rules::{allow_hint, decide};
 use super::identity::{Known, Signer};
+use super::landing::ViewKind;
 use super::untasked::subject;
 use crate::codes::Code;
 use crate::config::{Policy, UntaskedAction};
@@ -121,6 +122,15 @@ pub struct Verdict {
     pub enforcing: bool,
 }
 
+/// Whether planning is enforced in this landing: in CI and pre-receive,
+/// which name who plans. The local hooks and the agent's stop hook know no
+/// pusher or actor; there a refusal is a warning that says what CI and
+/// pre-receive decide (the agent cannot make its own plan a planner's, so
+/// its stop is never held on one).
+pub fn enforced_here(gate: &Gate<'_>, known: &Known<'_>) -> bool {
+    known.enforcing && matches!(gate.landing.kind, ViewKind::Ci | ViewKind::Receive)
+}
+
 impl Verdict {
     /// The policy over `steps` for `path` (the task's spec, the control
     /// file): the strictest step decides. `what` names the act in the
@@ -133,9 +143,10 @@ impl Verdict {
         what: &str,
     ) -> Verdict {
         let policy = &gate.config.planning;
+        let enforcing = enforced_here(gate, known);
         let mut worst: Option<(UntaskedAction, Option<usize>, &Step)> = None;
         for step in steps {
-            let (action, rule) = decide(policy, &subject(known, step), path, known.enforcing);
+            let (action, rule) = decide(policy, &subject(known, step), path, enforcing);
             if worst.is_none_or(|(a, _, _)| rank(action) > rank(a)) {
                 worst = Some((action, rule, step));
             }
@@ -147,7 +158,7 @@ impl Verdict {
                 step: String::new(),
                 by: String::new(),
                 allow: String::new(),
-                enforcing: known.enforcing,
+                enforcing,
             };
         };
         let why = match rule {
@@ -161,7 +172,7 @@ impl Verdict {
             step: step.label.clone(),
             by: who(known, step),
             allow: allow_hint("planning.rules", &subject(known, step), path, what),
-            enforcing: known.enforcing,
+            enforcing,
         }
     }
 

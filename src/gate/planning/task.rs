@@ -238,7 +238,7 @@ pub fn check(
         }
         // The local hooks know nobody the platform vouches for: a plan they
         // cannot fault is not worth a line at every commit.
-        let quiet = !known.enforcing;
+        let quiet = !super::enforced_here(gate, known);
         if gate.config.new_tasks == NewTasks::Anyone {
             if quiet {
                 return Ok((out, plan("new", None)));

@@ -117,7 +117,8 @@ fn outcomes_receipts_and_digests_make_the_findings() {
             |_| tree.map(passing_receipt),
             |version| (version == 2).then(|| landing.clone()),
             "the merge",
-            Some(Kind::Worktree),
+            Some(Kind::Workspace),
+            None,
         );
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].code, code, "{result:?} {tree:?}");
@@ -138,6 +139,60 @@ fn outcomes_receipts_and_digests_make_the_findings() {
             );
         }
     }
+}
+
+#[test]
+fn only_a_failure_in_the_same_kind_of_place_blames_the_receipt() {
+    let landing = "c".repeat(64);
+    let failed = RerunResult::Failed {
+        status: Status::Failed,
+        reason: None,
+    };
+    let found = |place, why| {
+        diagnostics(
+            &task(failed.clone(), Some(1)),
+            |_| Some(passing_receipt(&landing)),
+            |version| (version == 2).then(|| landing.clone()),
+            "the merge",
+            Some(place),
+            why,
+        )
+        .remove(0)
+    };
+    let workspace = found(Kind::Workspace, None);
+    assert_eq!(workspace.code, Code::rerun_contradicts_receipt);
+    assert!(
+        workspace.message.contains("in the job's workspace"),
+        "{}",
+        workspace.message
+    );
+    let worktree = found(
+        Kind::Worktree,
+        Some("the working tree is not clean (1 untracked: x)"),
+    );
+    assert_eq!(worktree.code, Code::rerun_failed);
+    for said in [
+        "in a git worktree of it prepared by `rerun.setup`",
+        "not the job's workspace: the working tree is not clean (1 untracked: x)",
+        "records a pass on exactly this tree",
+        "not taken as a false receipt",
+        "FAIL src/x.test.ts",
+    ] {
+        assert!(
+            worktree.message.contains(said),
+            "{said}: {}",
+            worktree.message
+        );
+    }
+    assert!(
+        worktree
+            .hint
+            .as_deref()
+            .unwrap_or_default()
+            .contains("rerun.setup"),
+        "{:?}",
+        worktree.hint
+    );
 }
 
 fn supervised(exit_code: Option<i32>) -> supervise::Supervised {

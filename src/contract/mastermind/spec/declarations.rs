@@ -33,6 +33,110 @@ pub fn is_canonical_cwd(cwd: &str) -> bool {
                 .all(|segment| !segment.is_empty() && segment != "." && segment != ".."))
 }
 
+/// The shell's list and pipeline operators. As an item of argv, where no
+/// shell runs, each is a mistake: the program gets it as an argument and
+/// the command after it never runs.
+pub const SHELL_OPERATORS: &[&str] = &["&&", "||", ";", "|"];
+
+/// `find`'s actions whose command ends at a `;` item of its own.
+const FIND_ACTIONS: &[&str] = &["-exec", "-execdir", "-ok", "-okdir"];
+
+/// The first bare shell operator of `argv`, with its index. A `;` that ends
+/// a `find ... -exec CMD ;` action is find's own argument, not an operator.
+pub fn shell_operator(argv: &[String]) -> Option<(usize, &'static str)> {
+    let mut in_find_action = false;
+    for (index, item) in argv.iter().enumerate() {
+        if FIND_ACTIONS.contains(&item.as_str()) {
+            in_find_action = true;
+            continue;
+        }
+        if in_find_action && (item == ";" || item == "+") {
+            in_find_action = false;
+            continue;
+        }
+        if let Some(operator) = SHELL_OPERATORS.iter().find(|op| **op == item) {
+            return Some((index, operator));
+        }
+    }
+    None
+}
+
+/// The shell command line `argv` was meant as: each command between the
+/// operators in its display form, joined by the operators
+/// (`npm run build && npm run lint`).
+pub fn shell_script(argv: &[String]) -> String {
+    let mut out = String::new();
+    let mut command: Vec<String> = Vec::new();
+    let flush = |out: &mut String, command: &mut Vec<String>| {
+        if !command.is_empty() {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(&display_command(command));
+            command.clear();
+        }
+    };
+    for item in argv {
+        if SHELL_OPERATORS.contains(&item.as_str()) {
+            flush(&mut out, &mut command);
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(item);
+        } else {
+            command.push(item.clone());
+        }
+    }
+    flush(&mut out, &mut command);
+    out
+}
+
+/// The declaration that runs `argv`'s commands as their shell line means:
+/// `sh -c '<script>'`, as argv and as its `cmd`.
+pub fn declared_shell(argv: &[String]) -> (Vec<String>, String) {
+    let shell = vec!["sh".to_string(), "-c".to_string(), shell_script(argv)];
+    let cmd = display_command(&shell);
+    (shell, cmd)
+}
+
+/// `[sh, -c, '<script>']`: the declared shell's argv as a YAML flow
+/// sequence, the script single-quoted (a `'` in it doubled).
+fn yaml_shell_argv(script: &str) -> String {
+    format!("[sh, -c, '{}']", script.replace('\'', "''"))
+}
+
+/// The finding for a bare shell operator in a declaration's argv, with the
+/// declared-shell fix; `None` when argv holds none.
+pub fn shell_operator_finding(run: &RunDeclaration) -> Option<Diagnostic> {
+    let (index, operator) = shell_operator(&run.argv)?;
+    let (shell, cmd) = declared_shell(&run.argv);
+    let script = shell.last().cloned().unwrap_or_default();
+    let after: Vec<String> = run.argv[index + 1..]
+        .iter()
+        .take_while(|item| !SHELL_OPERATORS.contains(&item.as_str()))
+        .cloned()
+        .collect();
+    let lost = if after.is_empty() {
+        String::new()
+    } else {
+        format!(", and `{}` never runs", display_command(&after))
+    };
+    Some(
+        Diagnostic::new(
+            Code::verification_argv_shell_operator,
+            format!(
+                "observed verification `{}` has the shell operator `{operator}` as argv[{index}], but argv runs without a shell: `{}` gets `{operator}` as an argument{lost}",
+                run.id, run.argv[0],
+            ),
+        )
+        .with_hint(format!(
+            "Declare the shell and give it the whole line: `argv: {}` with `cmd: {}` (then a failing command after `{operator}` fails the check). Or declare each command as a check of its own.",
+            yaml_shell_argv(&script),
+            cmd
+        )),
+    )
+}
+
 /// Every argv and timeout limit a declaration breaks: the JSON pointer
 /// below `/run` of what breaks it, and what is wrong, in declaration order.
 pub fn argv_problems(run: &RunDeclaration) -> Vec<(String, String)> {
@@ -193,6 +297,13 @@ pub fn validate(fm: &Frontmatter) -> Vec<Diagnostic> {
                 .with_pointer(at("/run/cwd")),
             );
         }
+        // A shell operator is the finding, not the display of the argv that
+        // holds it: its fix is a declared shell, never a quoted operator.
+        if let Some(finding) = shell_operator_finding(run) {
+            let index = shell_operator(&run.argv).map_or(0, |(index, _)| index);
+            out.push(finding.with_pointer(at(&format!("/run/argv/{index}"))));
+            continue;
+        }
         let expected = display_command(&run.argv);
         if cmd != expected {
             out.push(
@@ -225,6 +336,129 @@ mod tests {
         format!(
             "  - cmd: {cmd}\n    run:\n      id: {id}\n      argv: {argv}\n      cwd: {cwd}\n      timeout_secs: {timeout}\n"
         )
+    }
+
+    #[test]
+    fn a_bare_shell_operator_is_refused_with_the_declared_shell_fix() {
+        let spec = with_verify(&observed(
+            "npm run build '&&' npm run lint",
+            "build",
+            "[npm, run, build, '&&', npm, run, lint]",
+            ".",
+            "60",
+        ));
+        let found = crate::contract::mastermind::spec::check(spec.as_bytes()).1;
+        assert_eq!(
+            found.iter().map(|d| d.code).collect::<Vec<_>>(),
+            [Code::verification_argv_shell_operator],
+            "the operator is the one finding: {found:?}"
+        );
+        let d = &found[0];
+        assert_eq!(d.json_pointer.as_deref(), Some("/verify/0/run/argv/3"));
+        assert!(
+            d.message.contains("`npm run lint` never runs"),
+            "{}",
+            d.message
+        );
+        let hint = d.hint.as_deref().unwrap_or_default();
+        assert!(
+            hint.contains("`argv: [sh, -c, 'npm run build && npm run lint']`")
+                && hint.contains("`cmd: sh -c 'npm run build && npm run lint'`"),
+            "{hint}"
+        );
+        // No help suggests quoting an operator: the cmd an agent writes
+        // (unquoted) gets the same single finding, never the display rule's.
+        for cmd in [
+            "npm run build && npm run lint",
+            "'npm run build && npm run lint'",
+        ] {
+            let spec = with_verify(&observed(
+                &format!("\"{cmd}\""),
+                "build",
+                "[npm, run, build, '&&', npm, run, lint]",
+                ".",
+                "60",
+            ));
+            let found = crate::contract::mastermind::spec::check(spec.as_bytes()).1;
+            assert_eq!(
+                found.iter().map(|d| d.code).collect::<Vec<_>>(),
+                [Code::verification_argv_shell_operator],
+                "{cmd}"
+            );
+            for d in &found {
+                let said = format!("{} {}", d.message, d.hint.as_deref().unwrap_or_default());
+                assert!(!said.contains("'&&'"), "{said}");
+            }
+        }
+        for (argv, operator) in [
+            ("[make, a, '||', make, b]", "||"),
+            ("[make, a, ';', make, b]", ";"),
+            ("[grep, x, f, '|', wc, -l]", "|"),
+        ] {
+            let display =
+                super::display_command(&serde_saphyr::from_str::<Vec<String>>(argv).unwrap());
+            let spec = with_verify(&observed(
+                &format!("'{}'", display.replace('\'', "''")),
+                "t",
+                argv,
+                ".",
+                "1",
+            ));
+            let found = crate::contract::mastermind::spec::check(spec.as_bytes()).1;
+            assert_eq!(found.len(), 1, "{argv}: {found:?}");
+            assert_eq!(found[0].code, Code::verification_argv_shell_operator);
+            assert!(
+                found[0].message.contains(&format!("`{operator}`")),
+                "{argv}"
+            );
+        }
+    }
+
+    #[test]
+    fn operators_inside_an_item_or_ending_a_find_action_are_arguments() {
+        let argv = |items: &[&str]| items.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        for fine in [
+            argv(&["sh", "-c", "npm run build && npm run lint"]),
+            argv(&[
+                "find",
+                ".",
+                "-name",
+                "*.py",
+                "-exec",
+                "python3",
+                "-m",
+                "py_compile",
+                "{}",
+                ";",
+            ]),
+            argv(&["find", ".", "-execdir", "true", "{}", "+"]),
+            argv(&["echo", "a&&b", "x|y", "end;"]),
+        ] {
+            assert_eq!(super::shell_operator(&fine), None, "{fine:?}");
+        }
+        assert_eq!(
+            super::shell_operator(&argv(&["find", ".", "-exec", "true", "{}", ";", ";", "ls"])),
+            Some((6, ";"))
+        );
+        assert_eq!(
+            super::shell_script(&argv(&[
+                "npm",
+                "run",
+                "build",
+                "&&",
+                "echo",
+                "two words",
+                "|",
+                "wc"
+            ])),
+            "npm run build && echo 'two words' | wc"
+        );
+        let (shell, cmd) = super::declared_shell(&argv(&["make", "it's", ";", "make", "b"]));
+        assert_eq!(shell, argv(&["sh", "-c", r"make 'it'\''s' ; make b"]));
+        assert_eq!(
+            cmd,
+            crate::contract::mastermind::argv_display::display_command(&shell)
+        );
     }
 
     #[test]

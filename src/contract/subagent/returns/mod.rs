@@ -184,6 +184,40 @@ fn as_mapping(document: &Value) -> Result<&Map<String, Value>, Diagnostic> {
     }
 }
 
+/// A warning per plain YAML value that an unquoted ` #` cut short
+/// ([`yaml::values_cut_by_comment`]), with the quoted value as the fix.
+fn cut_by_comment(node: &yaml::YamlNode, bytes: &[u8]) -> Vec<Diagnostic> {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Vec::new();
+    };
+    yaml::values_cut_by_comment(node, text)
+        .into_iter()
+        .map(|cut| {
+            let key = cut
+                .pointer
+                .rsplit('/')
+                .next()
+                .unwrap_or_default()
+                .replace("~1", "/")
+                .replace("~0", "~");
+            let whole = format!("{} {}", cut.value, cut.comment);
+            Diagnostic::new(
+                Code::subagent_return_value_cut_by_comment,
+                format!(
+                    "`{key}` reads `{}`: YAML took the unquoted ` {}` after it for a comment, so the rest of the line is not part of the value",
+                    cut.value, cut.comment
+                ),
+            )
+            .with_pointer(cut.pointer.clone())
+            .with_line(Some(cut.line))
+            .with_hint(format!(
+                "If it belongs to the value, quote it: `{key}: {}` (or write the return as JSON); if it is a comment, put it on a line of its own.",
+                serde_json::to_string(&whole).unwrap_or_default()
+            ))
+        })
+        .collect()
+}
+
 /// Check one return routed to `expected` (`None`: by its `handover.role`).
 pub fn check_routed(
     bytes: &[u8],
@@ -193,6 +227,18 @@ pub fn check_routed(
         Ok(parsed) => parsed,
         Err(diagnostics) => return (None, diagnostics),
     };
+    let cut = cut_by_comment(&node, bytes);
+    let (checked, mut diagnostics) = check_parsed(&node, document, expected);
+    diagnostics.extend(cut);
+    (checked, diagnostics)
+}
+
+/// [`check_routed`] of a parsed return.
+fn check_parsed(
+    node: &yaml::YamlNode,
+    document: Value,
+    expected: Option<Route>,
+) -> (Option<SubagentReturn>, Vec<Diagnostic>) {
     let map = match as_mapping(&document) {
         Ok(map) => map,
         Err(d) => return (None, vec![d]),
@@ -262,14 +308,14 @@ pub fn check_routed(
                 .with_line(node.line_of_pointer("/handover/role")),
             ]
         }
-        Route::EnvelopeOnly => rules::envelope_sanity(&node, map),
+        Route::EnvelopeOnly => rules::envelope_sanity(node, map),
         Route::Schema(role) => {
             let expected_role = match expected {
                 Some(Route::Schema(r)) => Some(r),
                 _ => None,
             };
-            let mut diagnostics = schema_layer(role, &node, &document);
-            diagnostics.extend(rules::check(role, &node, map, expected_role));
+            let mut diagnostics = schema_layer(role, node, &document);
+            diagnostics.extend(rules::check(role, node, map, expected_role));
             diagnostics
         }
     };
@@ -284,6 +330,17 @@ fn check_envelope_alone(bytes: &[u8]) -> (Option<SubagentReturn>, Vec<Diagnostic
         Ok(parsed) => parsed,
         Err(diagnostics) => return (None, diagnostics),
     };
+    let cut = cut_by_comment(&node, bytes);
+    let (checked, mut diagnostics) = envelope_of(&node, document);
+    diagnostics.extend(cut);
+    (checked, diagnostics)
+}
+
+/// [`check_envelope_alone`] of a parsed return.
+fn envelope_of(
+    node: &yaml::YamlNode,
+    document: Value,
+) -> (Option<SubagentReturn>, Vec<Diagnostic>) {
     let map = match as_mapping(&document) {
         Ok(map) => map,
         Err(d) => return (None, vec![d]),
@@ -325,7 +382,7 @@ fn check_envelope_alone(bytes: &[u8]) -> (Option<SubagentReturn>, Vec<Diagnostic
                 .collect(),
         };
     if let Some(envelope) = envelope.as_object() {
-        diagnostics.extend(rules::envelope_alone(&node, envelope, base));
+        diagnostics.extend(rules::envelope_alone(node, envelope, base));
     }
     (
         Some(SubagentReturn {

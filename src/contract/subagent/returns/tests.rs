@@ -580,10 +580,14 @@ fn schema_layer_rules_per_role() {
         |d| d["changes"][0]["action"] = json!("patched"),
         schema,
     );
+    // The schema's role pattern, and the seed's kebab-case rule with the fix.
     case(
         Plumber,
         |d| d["handover"]["role"] = json!("plumber-Hooks"),
-        schema,
+        &[
+            Code::subagent_return_schema_violation,
+            Code::subagent_return_role_not_kebab_case,
+        ],
     );
     case(Plumber, |d| d["ledgerRow"] = json!({"deviation": "x"}), &[]);
     // The envelope itself (every role).
@@ -745,4 +749,92 @@ fn diagnostics_locate_the_value() {
     assert_eq!(d[0].code, Code::subagent_return_cycle_invalid);
     assert_eq!(d[0].line, Some(4));
     assert_eq!(d[0].json_pointer.as_deref(), Some("/handover/cycle"));
+}
+
+#[test]
+fn the_seeds_one_line_and_kebab_case_rules_warn() {
+    let mut document = valid(ReturnRole::Probe);
+    document["handover"]["role"] = json!("Probe_j_cart");
+    document["handover"]["next-action"] =
+        json!("advance to the next journey\nthen rerun the probe");
+    let (_, found) = check(render(&document).as_bytes(), Some("probe"));
+    let warned: Vec<(Code, Severity, Option<&str>)> = found
+        .iter()
+        .map(|d| (d.code, d.severity, d.json_pointer.as_deref()))
+        .collect();
+    use crate::codes::Severity;
+    assert_eq!(
+        warned,
+        [
+            (
+                Code::subagent_return_role_not_kebab_case,
+                Severity::Warning,
+                Some("/handover/role")
+            ),
+            (
+                Code::subagent_return_next_action_multiline,
+                Severity::Warning,
+                Some("/handover/next-action")
+            ),
+        ],
+        "{found:?}"
+    );
+    assert!(
+        found[0].message.contains("write `probe-j-cart`"),
+        "{}",
+        found[0].message
+    );
+    for role in [
+        "composer-j-login-flow",
+        "phase4-prioritise-author",
+        "reviewer-inloop",
+    ] {
+        assert!(super::super::rules::tests_support::kebab(role), "{role}");
+    }
+    for role in [
+        "ReviewerInloop",
+        "reviewer_inloop",
+        "probe--x",
+        "-probe",
+        "probe-",
+    ] {
+        assert!(!super::super::rules::tests_support::kebab(role), "{role}");
+    }
+}
+
+#[test]
+fn an_unquoted_hash_that_cuts_a_value_short_warns() {
+    let yaml = "handover:\n  role: probe-j-cart\n  cycle: 1\n  status: clean\n  next-action: fix issue #12 then rerun\njourney: j-cart\n";
+    let (checked, found) = check(yaml.as_bytes(), None);
+    assert_eq!(
+        checked.unwrap().document["handover"]["next-action"],
+        "fix issue",
+        "what YAML reads"
+    );
+    assert_eq!(found.len(), 1, "{found:?}");
+    let d = &found[0];
+    assert_eq!(d.code, Code::subagent_return_value_cut_by_comment);
+    assert_eq!(d.severity, crate::codes::Severity::Warning);
+    assert_eq!(d.json_pointer.as_deref(), Some("/handover/next-action"));
+    assert_eq!(d.line, Some(5));
+    assert!(
+        d.hint
+            .as_deref()
+            .unwrap_or_default()
+            .contains(r#"`next-action: "fix issue #12 then rerun"`"#),
+        "{:?}",
+        d.hint
+    );
+    // Quoted, or a comment set apart by two spaces: nothing to say.
+    for fine in [
+        yaml.replace("fix issue #12 then rerun", "\"fix issue #12 then rerun\""),
+        yaml.replace("fix issue #12 then rerun", "fix issue  # see #12"),
+    ] {
+        assert_eq!(codes_of(&fine, None), vec![], "{fine}");
+    }
+    // The envelope alone too.
+    assert_eq!(
+        codes_of(yaml, Some("handover")),
+        vec![Code::subagent_return_value_cut_by_comment]
+    );
 }
