@@ -7,8 +7,8 @@ set -euo pipefail
 runs=${1:-5}
 here=$(cd "$(dirname "$0")/.." && pwd)
 # Build first: the isolated HOME below would hide the toolchain.
-# The executable cargo reports (target/<host tuple>/release/ with the
-# repository's cargo configuration).
+# The executable cargo reports (target/release/ unless CARGO_TARGET_DIR
+# says otherwise).
 bin=$(cd "$here" && cargo build -q --release --message-format=json |
     python3 -c 'import json, sys
 for line in sys.stdin:

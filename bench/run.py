@@ -37,10 +37,9 @@ SIZES = {
     "limit": (10_000, 64 * 1024 * 1024),
     "large": (100_000, 640 * 1024 * 1024),
 }
-# Set by build(): the executable cargo reports it built, and the same
-# source built as a dynamic executable for heaptrack, which counts the heap
-# through LD_PRELOAD (a static binary ignores it: heaptrack then waits for
-# a report that never comes). Both use the same allocator, glibc's malloc.
+# Set by build(): the executable cargo reports it built, and the one
+# heaptrack runs (the same: a dynamically linked binary, whose heap heaptrack
+# counts through LD_PRELOAD).
 BIN = "mastermind-hooks"
 HEAP_BIN = None
 GIT_ENV = {
@@ -83,8 +82,19 @@ def build():
         HEAP_BIN = BIN
 
 
-def repo_for(size):
-    path = os.path.join(WORK, f"repo-{size}")
+# The repository formats `--formats` measures beside the default one (files
+# refs, SHA-1 ids): git's defaults while the generator runs, so each is the
+# same content in another format (issue 51).
+FORMATS = {
+    "reftable": {"GIT_DEFAULT_REF_FORMAT": "reftable"},
+    "sha256": {"GIT_DEFAULT_HASH": "sha256"},
+    "reftable+sha256": {"GIT_DEFAULT_REF_FORMAT": "reftable", "GIT_DEFAULT_HASH": "sha256"},
+}
+
+
+def repo_for(size, kind=None):
+    suffix = f"-{kind.replace('+', '-')}" if kind else ""
+    path = os.path.join(WORK, f"repo-{size}{suffix}")
     if not os.path.isdir(os.path.join(path, ".git")):
         # Built aside and moved into place only when complete: a generator
         # that failed halfway (its receipt step runs the binary) must not
@@ -92,9 +102,22 @@ def repo_for(size):
         files, total = SIZES[size]
         partial = path + ".partial"
         shutil.rmtree(partial, ignore_errors=True)
-        sh([sys.executable, os.path.join(HERE, "gen_repo.py"), partial, str(files), str(total), BIN])
+        sh([sys.executable, os.path.join(HERE, "gen_repo.py"), partial, str(files), str(total), BIN],
+           env=FORMATS.get(kind) if kind else None)
         os.rename(partial, path)
     return path
+
+
+def formats_rows(size, formats, runs):
+    """The budgets on the same content in other repository formats, each
+    beside git on that repository: (format, what git says it is, budget rows)."""
+    out = []
+    for kind in formats:
+        repo = repo_for(size, kind)
+        said = " ".join(sh(["git", "rev-parse", what], cwd=repo, capture=True).stdout.strip()
+                        for what in ["--show-ref-format", "--show-object-format"])
+        out.append((kind, said, budget_rows(repo, runs)))
+    return out
 
 
 def supports(*args):
@@ -526,9 +549,16 @@ def main():
                         help="hyperfine calls per comparison, the order reversed in every other one")
     parser.add_argument("--tasks", type=int, default=0)
     parser.add_argument("--folders", type=int, default=0)
+    parser.add_argument("--formats", default="reftable,sha256",
+                        help="other repository formats to measure the budgets in: "
+                             + ", ".join(FORMATS) + " (empty: none)")
     parser.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"))
     args = parser.parse_args()
     ROUNDS = max(1, args.rounds)
+    formats = [f for f in args.formats.split(",") if f]
+    for kind in formats:
+        if kind not in FORMATS:
+            sys.exit(f"bench: unknown format {kind}; known: {', '.join(FORMATS)}")
     for tool in ["hyperfine", "git", "openssl"]:
         if not has(tool):
             sys.exit(f"bench: {tool} is missing (Debian: apt install {tool})")
@@ -594,6 +624,23 @@ def main():
             budget = "< 64 MiB on the limit repo" if name.startswith("check") else ""
             lines.append(f"| {name} | {mib(rss)} | {mib(heap)} | {budget} |")
         lines.append("")
+        if formats:
+            # The same budgets in the other formats: each ratio against git
+            # on that repository, beside the default format's from above.
+            default = {name: (ours, floor) for name, ours, _, floor, _ in budgets}
+            lines += [f"#### {size}: the same content in other repository formats", "",
+                      "| budget | format (git says) | ours | floor median | ratio | files/sha1 ratio | limit | verdict |",
+                      "|---|---|---|---|---|---|---|---|"]
+            for kind, said, kind_budgets in formats_rows(size, formats, args.runs):
+                for name, ours, _, floor, limit in kind_budgets:
+                    verdict = "n/a"
+                    if ours is not None and floor:
+                        verdict = "met" if ours / floor <= limit else f"missed by {ours / floor / limit - 1:.0%}"
+                    base = default.get(name, (None, None))
+                    lines.append(f"| {name} | {kind} ({said}) | {fmt(ours)} "
+                                 f"| {fmt(floor)} | {ratio(ours, floor)} | {ratio(*base)} "
+                                 f"| <= {limit}x | {verdict} |")
+            lines.append("")
     if args.tasks:
         ours, floor, heap, rss = tasks_row(args.tasks, args.runs)
         lines += [f"### {args.tasks} tasks, distinct baselines, 20,000 files", "",

@@ -11,6 +11,14 @@ use crate::install::flow::StatusFormat;
 use clap::builder::PossibleValue;
 use clap::{Parser, Subcommand, ValueEnum};
 
+// `check`'s options that belong to one mode conflict with the other modes.
+// (`requires` alone does not refuse them: clap waives a requirement on a
+// member of the mode group once another member is given, so `check
+// --worktree --base X` would parse, and the option be ignored.)
+const NOT_CI: [&str; 4] = ["staged", "push", "worktree", "receive"];
+const NOT_WORKTREE: [&str; 4] = ["staged", "push", "ci", "receive"];
+const NOT_PUSH: [&str; 4] = ["staged", "ci", "worktree", "receive"];
+
 /// A fast, fail-closed git gate for coding-agent work.
 #[derive(Debug, Parser)]
 #[command(name = "mastermind-hooks", version, about, long_about = None)]
@@ -79,45 +87,45 @@ pub enum Command {
         #[arg(long)]
         receive: bool,
         /// --ci: the branch the change merges into.
-        #[arg(long, value_name = "REV", requires = "ci")]
+        #[arg(long, value_name = "REV", requires = "ci", conflicts_with_all = NOT_CI)]
         base: Option<String>,
         /// --ci: the change's commit (default HEAD).
-        #[arg(long, value_name = "REV", requires = "ci")]
+        #[arg(long, value_name = "REV", requires = "ci", conflicts_with_all = NOT_CI)]
         head: Option<String>,
         /// --ci: also re-execute every observed check of every task the gate
         /// judged, on the tree that lands, where the project runs: the CI
         /// workspace when it is a clean checkout of exactly that tree (after
         /// the job installed the dependencies), else a git worktree of it
         /// prepared by `rerun.setup`; fails unless each passes there.
-        #[arg(long, conflicts_with_all = ["staged", "push", "worktree"])]
+        #[arg(long, requires = "ci", conflicts_with_all = NOT_CI)]
         rerun: bool,
         /// --rerun: the time all re-runs together may take (each check also
         /// keeps its declared timeout).
-        #[arg(long, value_name = "SECONDS", requires = "rerun", value_parser = clap::value_parser!(u64).range(1..))]
+        #[arg(long, value_name = "SECONDS", requires = "rerun", conflicts_with_all = NOT_CI, value_parser = clap::value_parser!(u64).range(1..))]
         rerun_timeout: Option<u64>,
         /// --rerun: how many checks may run at once (checks of different
         /// tasks; default: the available parallelism).
-        #[arg(long, value_name = "N", requires = "rerun", value_parser = clap::value_parser!(u64).range(1..=256))]
+        #[arg(long, value_name = "N", requires = "rerun", conflicts_with_all = NOT_CI, value_parser = clap::value_parser!(u64).range(1..=256))]
         rerun_jobs: Option<u64>,
         /// --rerun: where the checks run: auto (the workspace when it holds
         /// exactly the landing, else a worktree), workspace (only there), or
         /// worktree (always a fresh worktree prepared by `rerun.setup`).
-        #[arg(long, value_enum, value_name = "WHERE", requires = "rerun", default_value_t = RerunIn::Auto)]
+        #[arg(long, value_enum, value_name = "WHERE", requires = "rerun", conflicts_with_all = NOT_CI, default_value_t = RerunIn::Auto)]
         rerun_in: RerunIn,
         /// --rerun: write an in-toto Statement (v1) of the re-run to FILE: the
         /// head commit and the landing tree as subjects, every re-run check
         /// and the verdict in the predicate.
-        #[arg(long, value_name = "FILE", requires = "rerun")]
+        #[arg(long, value_name = "FILE", requires = "rerun", conflicts_with_all = NOT_CI)]
         attestation: Option<std::path::PathBuf>,
         /// --worktree: compare with this commit instead of HEAD.
-        #[arg(long, value_name = "REV", requires = "worktree")]
+        #[arg(long, value_name = "REV", requires = "worktree", conflicts_with_all = NOT_WORKTREE)]
         since: Option<String>,
         #[command(flatten)]
         output: OutputArgs,
         /// --push: the remote's name and URL, as git passes them to the hook.
-        #[arg(value_name = "REMOTE", requires = "push")]
+        #[arg(value_name = "REMOTE", requires = "push", conflicts_with_all = NOT_PUSH)]
         remote: Option<String>,
-        #[arg(value_name = "URL", requires = "push")]
+        #[arg(value_name = "URL", requires = "push", conflicts_with_all = NOT_PUSH)]
         url: Option<String>,
     },
     /// Observed verification checks.

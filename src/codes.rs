@@ -486,11 +486,11 @@ codes! {
         "The working tree could not be read.",
         "Run in a non-bare repository with readable files.";
     git_version_unsupported: Error, CannotCheck,
-        "The installed git is too old for what the gate asks of it (merges need `git merge-tree --write-tree`, git 2.38 or newer).",
-        "Install git 2.38 or newer and run again.";
+        "The installed git is too old for what the gate asks of it (merges need `git merge-tree --write-tree`, git 2.38 or newer; a reftable repository's references need git 2.45 or newer).",
+        "Install git 2.38 or newer (2.45 or newer for reftable repositories) and run again.";
     git_object_format_unsupported: Error, CannotCheck,
-        "The repository uses an object format (hash) this build cannot read.",
-        "SHA-256 repositories are not supported yet: keep the gate on SHA-1 repositories (or judge a SHA-1 mirror of this one).";
+        "The repository uses an object format (hash) this build cannot read: it reads SHA-1 and SHA-256.",
+        "Keep the repository in SHA-1 or SHA-256 (`git init --object-format=sha256`), or use a build of mastermind-hooks that reads its format.";
     git_partial_clone: Error, CannotCheck,
         "The clone is partial (`--filter`) and lacks objects the gate reads: every file of what lands, and the trees of the commits it compares.",
         "Fetch the objects with `git fetch --refetch --no-filter origin`, or clone without `--filter` (actions/checkout: leave `filter` unset).";
@@ -553,8 +553,8 @@ codes! {
         "A Mastermind v1 receipt binds the live working tree and cannot be checked in a tree view.",
         "Run the check with `mastermind-hooks verification run` to write a tree receipt, or set receipts.accept_unverifiable_v1.";
     receipt_snapshot_changed: Error, Violation,
-        "The receipt's snapshot differs from the content of this view: files changed after the check ran.",
-        "Re-run the check on the content you are committing, pushing or merging.";
+        "What lands differs from the content the receipt's check ran on, on a path of its task's territory (the declared files and the paths the task changed) that is not the protected branch's own content, or the receipt does not record such a path (a receipt of schema version 1 records no paths and must describe the commit that carries it).",
+        "Re-run the check on the content you are committing, pushing or merging and commit its receipt, or let CI re-run it on what lands (`mastermind-hooks check --ci --rerun`).";
     receipt_spec_changed: Error, Violation,
         "The task's spec changed after the check ran.",
         "Re-run the check against the current spec.";
@@ -927,6 +927,9 @@ codes! {
     verification_submodule_unusable: Error, CannotCheck,
         "A submodule checkout is at another commit than the tree records, or has modified or untracked files, so a check would run on content its receipt cannot name.",
         "Run `git submodule update` (or commit the submodule's new commit) and clean the submodule, then run again.";
+    verification_territory_too_large: Error, CannotCheck,
+        "The record of what the check runs on over its task's territory (every declared file and every path the task changed) would make the receipt larger than receipts may be (128 KiB), so the check was not run and no receipt was touched.",
+        "Split the task so that each declares and changes fewer files (about a thousand paths fit), or leave generated files out of the working tree (.gitignore), then run again.";
     verification_isolation_failed: Error, CannotCheck,
         "The isolated checkout could not be written (an unsafe path in the tree, a temporary directory inside the repository, or a disk error).",
         "Fix the condition in the message (for example point TMPDIR outside the repository), then run again.";

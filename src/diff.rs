@@ -1,168 +1,91 @@
-//! The two small diffs messages show: a unified diff of two sorted path
-//! sets (declared scope against changed paths), and a character diff of a
-//! short text against what it should be (`[-removed-]{+added+}`). Written
-//! here because both inputs are small and simple: a general diff library
-//! cost more to build than everything it did for the gate.
+//! The two diffs messages show, both rendered by the `similar` crate: a
+//! unified diff of two sorted path sets (declared scope against changed
+//! paths), and a character diff of a short text against what it should be
+//! (`[-removed-]{+added+}`).
 
+use similar::{ChangeTag, TextDiff};
 use std::collections::BTreeSet;
-use std::fmt::Write;
 
 /// A unified diff (`--- left`, `+++ right`, one hunk with every line as
-/// context) of two sorted sets of lines; empty when they are equal. Lines
-/// of `old` only are `-`, lines of `new` only are `+`, and within a run of
-/// changes between two common lines the removals come first.
+/// context) of two sorted sets of lines; empty when they are equal.
 pub fn sorted_sets(old: &BTreeSet<&str>, new: &BTreeSet<&str>, left: &str, right: &str) -> String {
     if old == new {
         return String::new();
     }
-    let mut body = String::new();
-    let (mut removed, mut added): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
-    let flush = |body: &mut String, removed: &mut Vec<&str>, added: &mut Vec<&str>| {
-        for line in removed.drain(..) {
-            let _ = writeln!(body, "-{line}");
-        }
-        for line in added.drain(..) {
-            let _ = writeln!(body, "+{line}");
-        }
-    };
-    let (mut a, mut b) = (old.iter().peekable(), new.iter().peekable());
-    loop {
-        match (a.peek(), b.peek()) {
-            (Some(x), Some(y)) if x == y => {
-                flush(&mut body, &mut removed, &mut added);
-                let _ = writeln!(body, " {x}");
-                a.next();
-                b.next();
-            }
-            (Some(x), Some(y)) if x < y => {
-                removed.push(x);
-                a.next();
-            }
-            (Some(_), Some(y)) => {
-                added.push(y);
-                b.next();
-            }
-            (Some(x), None) => {
-                removed.push(x);
-                a.next();
-            }
-            (None, Some(y)) => {
-                added.push(y);
-                b.next();
-            }
-            (None, None) => break,
-        }
-    }
-    flush(&mut body, &mut removed, &mut added);
-    format!(
-        "--- {left}\n+++ {right}\n@@ -{} +{} @@\n{body}",
-        range(old.len()),
-        range(new.len())
-    )
+    let lines = |set: &BTreeSet<&str>| -> String { set.iter().map(|p| format!("{p}\n")).collect() };
+    let (old, new) = (lines(old), lines(new));
+    TextDiff::from_lines(&old, &new)
+        .unified_diff()
+        // Every line as context: one hunk, the whole of both sets.
+        .context_radius(usize::MAX / 4)
+        .header(left, right)
+        .to_string()
 }
 
-/// A hunk range over a whole file of `len` lines, as unified diffs write it:
-/// `1` for one line, `1,N` for more, `0,0` for none.
-fn range(len: usize) -> String {
-    match len {
-        0 => "0,0".to_string(),
-        1 => "1".to_string(),
-        n => format!("1,{n}"),
-    }
-}
-
-/// Above this many cells the character diff gives up on finding the
-/// smallest change and shows the differing middle whole.
+/// Above this many cells (characters of one side times the other's) the
+/// character diff does not search for the smallest change and shows the
+/// differing middle whole: a message never costs quadratic time on a
+/// hostile line.
 const MAX_CELLS: usize = 1 << 22;
 
 /// `actual` as it must change to become `expected`, character by character:
-/// kept text as it is, `[-removed-]` and `{+added+}`. A smallest change
-/// (a longest common subsequence), matching characters as early as possible.
+/// kept text as it is, `[-removed-]` and `{+added+}` (similar's Myers diff
+/// of the characters).
 pub fn inline(actual: &str, expected: &str) -> String {
-    let a: Vec<char> = actual.chars().collect();
-    let b: Vec<char> = expected.chars().collect();
-    // What both share at the ends needs no table.
-    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let suffix = a[prefix..]
-        .iter()
-        .rev()
-        .zip(b[prefix..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
-    let (mid_a, mid_b) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
+    let (a, b) = (actual.chars().count(), expected.chars().count());
     let mut out = String::new();
-    out.extend(&a[..prefix]);
-    let mut ops = Vec::with_capacity(mid_a.len() + mid_b.len());
-    if (mid_a.len() + 1).saturating_mul(mid_b.len() + 1) > MAX_CELLS {
-        ops.extend(mid_a.iter().map(|c| (Op::Remove, *c)));
-        ops.extend(mid_b.iter().map(|c| (Op::Add, *c)));
-    } else {
-        lcs_ops(mid_a, mid_b, &mut ops);
-    }
-    let mut open: Option<Op> = None;
-    for (op, c) in ops {
-        if open != Some(op) {
-            close(&mut out, open);
-            match op {
-                Op::Remove => out.push_str("[-"),
-                Op::Add => out.push_str("{+"),
-                Op::Keep => {}
-            }
-            open = Some(op);
+    if (a + 1).saturating_mul(b + 1) > MAX_CELLS {
+        // What both share at the ends, kept; the middle replaced whole.
+        let prefix: usize = actual
+            .chars()
+            .zip(expected.chars())
+            .take_while(|(x, y)| x == y)
+            .map(|(x, _)| x.len_utf8())
+            .sum();
+        let (rest_a, rest_b) = (&actual[prefix..], &expected[prefix..]);
+        let suffix: usize = rest_a
+            .chars()
+            .rev()
+            .zip(rest_b.chars().rev())
+            .take_while(|(x, y)| x == y)
+            .map(|(x, _)| x.len_utf8())
+            .sum();
+        let (mid_a, mid_b) = (
+            &rest_a[..rest_a.len() - suffix],
+            &rest_b[..rest_b.len() - suffix],
+        );
+        out.push_str(&actual[..prefix]);
+        if !mid_a.is_empty() {
+            out.push_str(&format!("[-{mid_a}-]"));
         }
-        out.push(c);
+        if !mid_b.is_empty() {
+            out.push_str(&format!("{{+{mid_b}+}}"));
+        }
+        out.push_str(&rest_a[rest_a.len() - suffix..]);
+        return out;
+    }
+    let diff = TextDiff::from_chars(actual, expected);
+    let mut open: Option<ChangeTag> = None;
+    let close = |out: &mut String, tag: Option<ChangeTag>| match tag {
+        Some(ChangeTag::Delete) => out.push_str("-]"),
+        Some(ChangeTag::Insert) => out.push_str("+}"),
+        _ => {}
+    };
+    for change in diff.iter_all_changes() {
+        let tag = change.tag();
+        if open != Some(tag) {
+            close(&mut out, open);
+            match tag {
+                ChangeTag::Delete => out.push_str("[-"),
+                ChangeTag::Insert => out.push_str("{+"),
+                ChangeTag::Equal => {}
+            }
+            open = Some(tag);
+        }
+        out.push_str(change.value());
     }
     close(&mut out, open);
-    out.extend(&a[a.len() - suffix..]);
     out
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Op {
-    Keep,
-    Remove,
-    Add,
-}
-
-fn close(out: &mut String, open: Option<Op>) {
-    match open {
-        Some(Op::Remove) => out.push_str("-]"),
-        Some(Op::Add) => out.push_str("+}"),
-        _ => {}
-    }
-}
-
-/// The edit of `a` into `b` along a longest common subsequence: a table of
-/// the LCS of every pair of suffixes, walked from the start, keeping a
-/// character as soon as both sides have it and removing before adding.
-fn lcs_ops(a: &[char], b: &[char], ops: &mut Vec<(Op, char)>) {
-    let width = b.len() + 1;
-    let mut table = vec![0u32; (a.len() + 1) * width];
-    for i in (0..a.len()).rev() {
-        for j in (0..b.len()).rev() {
-            table[i * width + j] = if a[i] == b[j] {
-                table[(i + 1) * width + j + 1] + 1
-            } else {
-                table[(i + 1) * width + j].max(table[i * width + j + 1])
-            };
-        }
-    }
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() || j < b.len() {
-        if i < a.len() && j < b.len() && a[i] == b[j] {
-            ops.push((Op::Keep, a[i]));
-            i += 1;
-            j += 1;
-        } else if j == b.len()
-            || (i < a.len() && table[(i + 1) * width + j] >= table[i * width + j + 1])
-        {
-            ops.push((Op::Remove, a[i]));
-            i += 1;
-        } else {
-            ops.push((Op::Add, b[j]));
-            j += 1;
-        }
-    }
 }
 
 #[cfg(test)]
@@ -196,7 +119,7 @@ mod tests {
     }
 
     #[test]
-    fn a_character_diff_keeps_the_earliest_match() {
+    fn a_character_diff_marks_removals_and_additions() {
         assert_eq!(
             inline(
                 "python -m pytest  tests/test_lib.py",
@@ -220,5 +143,76 @@ mod tests {
         let b = "y".repeat(3000);
         let diff = inline(&a, &b);
         assert!(diff.starts_with("[-aaa") && diff.ends_with("yyy+}"));
+    }
+
+    /// The text before (`-` and context) and after (`+` and context) a
+    /// unified diff's one hunk.
+    fn sides(diff: &str) -> (Vec<&str>, Vec<&str>) {
+        let body = diff.lines().skip(3);
+        let old = body
+            .clone()
+            .filter_map(|l| l.strip_prefix(' ').or_else(|| l.strip_prefix('-')))
+            .collect();
+        let new = body
+            .filter_map(|l| l.strip_prefix(' ').or_else(|| l.strip_prefix('+')))
+            .collect();
+        (old, new)
+    }
+
+    /// One side of a character diff: `keep` the marked parts of one kind,
+    /// drop those of the other.
+    fn side(diff: &str, keep: (&str, &str), drop: (&str, &str)) -> String {
+        let mut out = String::new();
+        let mut rest = diff;
+        loop {
+            let next_keep = rest.find(keep.0);
+            let next_drop = rest.find(drop.0);
+            match (next_keep, next_drop) {
+                (Some(k), d) if d.is_none_or(|d| k < d) => {
+                    out.push_str(&rest[..k]);
+                    let inner = &rest[k + keep.0.len()..];
+                    let end = inner.find(keep.1).expect("closed");
+                    out.push_str(&inner[..end]);
+                    rest = &inner[end + keep.1.len()..];
+                }
+                (_, Some(d)) => {
+                    out.push_str(&rest[..d]);
+                    let inner = &rest[d + drop.0.len()..];
+                    let end = inner.find(drop.1).expect("closed");
+                    rest = &inner[end + drop.1.len()..];
+                }
+                _ => {
+                    out.push_str(rest);
+                    return out;
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_path_set_diff_holds_both_sets(
+            old in proptest::collection::btree_set("[a-d]{1,3}", 0..12),
+            new in proptest::collection::btree_set("[a-d]{1,3}", 0..12),
+        ) {
+            let old: BTreeSet<&str> = old.iter().map(String::as_str).collect();
+            let new: BTreeSet<&str> = new.iter().map(String::as_str).collect();
+            let diff = sorted_sets(&old, &new, "x", "y");
+            if old == new {
+                proptest::prop_assert_eq!(diff, "");
+            } else {
+                proptest::prop_assert!(diff.starts_with("--- x\n+++ y\n@@ -"), "{}", diff);
+                let (a, b) = sides(&diff);
+                proptest::prop_assert_eq!(a, old.into_iter().collect::<Vec<_>>());
+                proptest::prop_assert_eq!(b, new.into_iter().collect::<Vec<_>>());
+            }
+        }
+
+        #[test]
+        fn a_character_diff_holds_both_texts(a in "[ab é]{0,24}", b in "[ab é]{0,24}") {
+            let diff = inline(&a, &b);
+            proptest::prop_assert_eq!(side(&diff, ("[-", "-]"), ("{+", "+}")), a);
+            proptest::prop_assert_eq!(side(&diff, ("{+", "+}"), ("[-", "-]")), b);
+        }
     }
 }

@@ -60,7 +60,10 @@ use crate::config::{CONFIG_PATH, Config, MAX_CONFIG_BYTES};
 use crate::contract::mastermind::argv_display::{RunDeclaration, declaration_sha256};
 use crate::contract::mastermind::receipt::{Executable, PROVENANCE, Status, StreamDigest};
 use crate::contract::mastermind::spec::{self, MAX_SPEC_BYTES};
-use crate::contract::mastermind::tree_receipt::{SpecBinding, TreeReceipt};
+use crate::contract::mastermind::territory::{Leaf, Territory};
+use crate::contract::mastermind::tree_receipt::{
+    MAX_TREE_RECEIPT_BYTES, SpecBinding, TREE_RECEIPT_SCHEMA_VERSION, TreeReceipt,
+};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::digest::TREE_DIGEST_VERSION;
 use crate::digest::TreeDigester;
@@ -72,12 +75,20 @@ pub use error::RunError;
 use records::{Aside, Records};
 use sha2::{Digest, Sha256};
 use snapshot::{Changes, Snapshot};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The reason recorded when inputs changed during the run.
 pub const INPUTS_CHANGED: &str = "verification_inputs_changed_or_unavailable";
+
+/// Room a receipt keeps for its `reason` when the territory record's size
+/// is judged (the reasons the runner writes are shorter).
+const RECEIPT_REASON_ROOM: usize = 1024;
+/// Room a receipt keeps below the limit for fields whose width varies
+/// (durations, byte counts, paths of the executable).
+const RECEIPT_MARGIN: usize = 4096;
 
 /// Which declared checks to run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -98,14 +109,25 @@ pub enum Source {
     Isolated { rev: Option<String> },
 }
 
+/// The content paths a task changed when `view` (the content a check runs
+/// on) lands on HEAD, as the gate attributes them: the paths of the task's
+/// commits, of the commits that belong to it, and every content path where
+/// `view` differs from HEAD. Given the repository, the configuration whose
+/// agent-file globs say what is bookkeeping, the view and the task's
+/// directory. The runner lives below the gate, so the caller supplies it.
+pub type ChangedPaths<'a> =
+    &'a dyn Fn(&Repo, &Config, &View, &str) -> Result<BTreeSet<String>, Diagnostic>;
+
 /// What to run and how.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Request<'a> {
     pub spec: &'a Path,
     pub select: Select,
     pub source: Source,
     /// Stream the check's output to stderr while it runs.
     pub stream: bool,
+    /// The task's changed paths, for the receipt's territory record.
+    pub changed_paths: ChangedPaths<'a>,
 }
 
 /// A finished run: the receipt written, where, and what to tell the user.
@@ -310,6 +332,9 @@ fn executable_record(resolved: &executable::Resolved) -> Executable {
 }
 
 /// Where the checks of one invocation run, and what they are compared with.
+// One value per invocation, never in a collection: the isolated variant's
+// size (object ids as wide as SHA-256's) costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 enum Place {
     Worktree {
         /// The snapshot the next check starts from, when known.
@@ -317,6 +342,8 @@ enum Place {
     },
     Isolated {
         place: place::Place,
+        /// The view written there.
+        view: Box<View>,
         /// The tree digest of the view written there.
         digest: String,
         /// Where this run's attempts are kept until one passes.
@@ -352,6 +379,9 @@ struct Context<'a> {
     executables: FileMemo<'a>,
     interrupt: &'a AtomicBool,
     stream: bool,
+    /// The paths of the task's territory, recorded with what each check
+    /// runs on, each with whether the task had changed it.
+    territory: Vec<(String, bool)>,
 }
 
 fn spec_sha256(bytes: &[u8]) -> String {
@@ -521,12 +551,20 @@ pub fn run(
             let aside = Aside::open(repo.git_dir(), &task_rel)?;
             Place::Isolated {
                 place,
+                view: Box::new(view),
                 digest,
                 aside,
             }
         }
     };
     let records = Records::open(&task, &task_rel, &again)?;
+    let declared: BTreeSet<String> = {
+        let (parsed, _) = spec::check(&spec_bytes);
+        spec::declared_paths::admit(&parsed)
+            .targets
+            .into_keys()
+            .collect()
+    };
     let mut context = Context {
         repo: &repo,
         task,
@@ -539,7 +577,18 @@ pub fn run(
         executables: FileMemo::new(&repo, true),
         interrupt,
         stream: request.stream,
+        territory: Vec::new(),
     };
+    // What each receipt records: the task's territory as the gate will
+    // judge it, read from the content the first check runs on, before any
+    // receipt is touched (a record that cannot fit refuses the run).
+    context.territory = context.territory_paths(
+        request.changed_paths,
+        &config,
+        &declared,
+        &task_rel,
+        &selected,
+    )?;
     let mut finished = Vec::new();
     for (command, run) in selected {
         if interrupt.load(Ordering::SeqCst) {
@@ -578,7 +627,7 @@ impl Context<'_> {
         run: &RunDeclaration,
     ) -> Result<TreeReceipt, Diagnostic> {
         Ok(TreeReceipt {
-            schema_version: 1,
+            schema_version: TREE_RECEIPT_SCHEMA_VERSION,
             run_id: random_run_id()?,
             check_id: run.id.clone(),
             attempt: self.records.previous_attempt(&run.id).saturating_add(1),
@@ -593,8 +642,10 @@ impl Context<'_> {
             declaration: run.clone(),
             executable: None,
             tree_digest_version: TREE_DIGEST_VERSION,
+            object_format: crate::repo::object_format_field(self.repo),
             tree_before: None,
             tree_after: None,
+            territory: None,
             started_at: now_secs(),
             duration_ms: 0,
             exit_code: None,
@@ -605,6 +656,128 @@ impl Context<'_> {
             platform: std::env::consts::OS.to_string(),
             provenance: PROVENANCE.to_string(),
         })
+    }
+
+    /// The view the next check runs on (the working tree is read once and
+    /// kept for the check that follows).
+    fn current_view(&mut self) -> Result<&View, RunError> {
+        if matches!(self.place, Place::Worktree { last: None }) {
+            self.before()?;
+        }
+        match &self.place {
+            Place::Isolated { view, .. } => Ok(view),
+            Place::Worktree { last } => last.as_deref().map(Snapshot::view).ok_or_else(|| {
+                RunError::SnapshotUnavailable(crate::repo::RepoError::new(
+                    Code::internal_error,
+                    "the working tree's snapshot was not kept",
+                ))
+            }),
+        }
+    }
+
+    /// The territory's paths: the spec's declared files and the task's
+    /// changed paths (`changed_paths`) as the view the first check runs on
+    /// has them, bookkeeping left out (no digest covers it). Refused when
+    /// their record would not fit in a receipt.
+    fn territory_paths(
+        &mut self,
+        changed_paths: ChangedPaths<'_>,
+        config: &Config,
+        declared: &BTreeSet<String>,
+        task_rel: &str,
+        selected: &[(String, RunDeclaration)],
+    ) -> Result<Vec<(String, bool)>, Diagnostic> {
+        let repo = self.repo;
+        let view = self.current_view().map_err(|e| {
+            refuse(
+                Code::verification_io_failed,
+                format!("cannot read the content the check would run on: {e}"),
+            )
+        })?;
+        let changed = changed_paths(repo, config, view, task_rel)?;
+        let globs = config.agent_files();
+        let covered = |p: &&String| !crate::bookkeeping::outside_digest(p, &globs);
+        let mut paths: Vec<(String, bool)> = changed
+            .iter()
+            .filter(covered)
+            .map(|p| (p.clone(), true))
+            .collect();
+        paths.extend(
+            declared
+                .iter()
+                .filter(covered)
+                .filter(|p| !changed.contains(*p))
+                .map(|p| (p.clone(), false)),
+        );
+        // The largest receipt these paths can make: every path present,
+        // every optional field filled.
+        let widest = Territory::record(
+            &"0".repeat(32),
+            paths.iter().map(|(p, changed)| {
+                (
+                    p.as_str(),
+                    Leaf::Present {
+                        mode: "100644".into(),
+                        sha256: "0".repeat(64),
+                    },
+                    *changed,
+                )
+            }),
+        );
+        for (command, run) in selected {
+            let mut receipt = self.new_receipt(command.clone(), run)?;
+            receipt.territory = Some(widest.clone());
+            receipt.tree_before = Some("0".repeat(64));
+            receipt.tree_after = receipt.tree_before.clone();
+            receipt.reason = Some("r".repeat(RECEIPT_REASON_ROOM));
+            let size = serde_json::to_vec_pretty(&receipt).map_or(usize::MAX, |b| b.len());
+            let room = MAX_TREE_RECEIPT_BYTES - RECEIPT_MARGIN;
+            if size > room {
+                return Err(refuse(
+                    Code::verification_territory_too_large,
+                    format!(
+                        "verification_territory_too_large: the receipt of check `{}` would record {} paths of the task's territory in about {size} bytes, more than the {room} a receipt may use (receipts are at most {MAX_TREE_RECEIPT_BYTES} bytes); nothing was run and no receipt was touched",
+                        shown(&run.id),
+                        paths.len()
+                    ),
+                )
+                .with_path(self.records.receipt_path(&run.id))
+                .with_hint(
+                    "Split the task so that each declares and changes fewer files, or keep generated files out of the working tree (.gitignore); then run again.",
+                ));
+            }
+        }
+        Ok(paths)
+    }
+
+    /// What the check about to run runs on over the task's territory.
+    fn territory_record(&mut self, run_id: &str) -> Result<Territory, RunError> {
+        let paths = std::mem::take(&mut self.territory);
+        let result = self.leaves(&paths, run_id);
+        self.territory = paths;
+        result
+    }
+
+    fn leaves(&mut self, paths: &[(String, bool)], run_id: &str) -> Result<Territory, RunError> {
+        let view = self.current_view()?.clone();
+        let names: Vec<&str> = paths.iter().map(|(p, _)| p.as_str()).collect();
+        let leaves = self
+            .digester
+            .leaves(crate::repo::snapshot::Snapshot::View(&view), &names)
+            .map_err(RunError::SnapshotUnavailable)?;
+        Ok(Territory::record(
+            run_id,
+            paths.iter().zip(leaves).map(|((path, changed), leaf)| {
+                let leaf = match leaf {
+                    Some((mode, sha)) => Leaf::Present {
+                        mode: mode.octal().to_string(),
+                        sha256: hex::encode(sha),
+                    },
+                    None => Leaf::Absent,
+                };
+                (path.as_str(), leaf, *changed)
+            }),
+        ))
     }
 
     /// The digest a check starts from.
@@ -785,6 +958,18 @@ impl Context<'_> {
             }
         };
         receipt.tree_before = Some(before.clone());
+        match self.territory_record(&receipt.run_id) {
+            Ok(record) => receipt.territory = Some(record),
+            Err(reason) => {
+                return finish(
+                    self,
+                    receipt,
+                    Status::IoFailed,
+                    Some(reason.to_string()),
+                    notes,
+                );
+            }
+        }
         self.write_pending(&receipt)?;
         if self.interrupt.load(Ordering::SeqCst) {
             return finish(

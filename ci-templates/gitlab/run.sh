@@ -294,7 +294,11 @@ resolve_bin() {
         cached=$cache_root/$rev/bin/mastermind-hooks
         cached_build "$cached" && return
         workdir
-        git init -q "$work/src" &&
+        # The source's object format is the pinned id's: a SHA-256 project
+        # cannot be fetched into a SHA-1 repository.
+        format=sha1
+        [ "${#rev}" = 64 ] && format=sha256
+        git init -q --object-format="$format" "$work/src" &&
             git -C "$work/src" fetch -q --depth 1 "$MASTERMIND_HOOKS_SOURCE_URL" "$rev" 2>/dev/null ||
             git -C "$work/src" fetch -q "$MASTERMIND_HOOKS_SOURCE_URL" '+refs/heads/*:refs/remotes/source/*' '+refs/tags/*:refs/tags/*' ||
             fail "cannot fetch $MASTERMIND_HOOKS_SOURCE_URL"

@@ -32,7 +32,7 @@ fn resolve(rev: &str) -> Result<(String, Option<String>), Diagnostic> {
             let tree = repo.commit_tree(commit).ok().map(|t| t.to_string());
             Ok((commit.to_string(), tree))
         }
-        Err(_) if rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit()) => {
+        Err(_) if matches!(rev.len(), 40 | 64) && rev.bytes().all(|b| b.is_ascii_hexdigit()) => {
             Ok((rev.to_ascii_lowercase(), None))
         }
         Err(e) => Err(Diagnostic::new(

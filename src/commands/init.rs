@@ -46,6 +46,17 @@ pub fn run(given: &[String]) -> ExitStatus {
             return ExitStatus::CannotCheck;
         }
     };
+    // The gate must read this repository (its object format, its
+    // references): a team learns here that it cannot, not at its first
+    // commit.
+    if let Err(e) = crate::repo::Repo::discover(&top).and_then(|repo| repo.head_commit()) {
+        eprintln!(
+            "error[{}]: {}; nothing was written or installed",
+            e.code.as_str(),
+            e.message
+        );
+        return ExitStatus::CannotCheck;
+    }
     let config = top.join(CONFIG_PATH);
     let wrote = match std::fs::symlink_metadata(&config) {
         Ok(_) if planners.is_empty() => format!("{CONFIG_PATH}: already there, left as it is\n"),

@@ -95,6 +95,10 @@ pub fn run(args: &Args) -> ExitStatus {
             Source::Worktree
         },
         stream: !args.quiet,
+        changed_paths: &|repo, config, view, dir| {
+            crate::gate::territory::changed_at_run(repo, config, view, dir)
+                .map_err(|e| e.to_diagnostic())
+        },
     };
     let mut write_failed = false;
     let outcome = runner::run(&request, &interrupt, |finished| {

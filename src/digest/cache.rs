@@ -93,7 +93,8 @@ impl Format {
     pub fn of(kind: gix::hash::Kind) -> Format {
         match kind {
             gix::hash::Kind::Sha1 => Format::Sha1,
-            #[allow(unreachable_patterns)]
+            // SHA-256, the one other format gix knows (its `Kind` is
+            // non-exhaustive).
             _ => Format::Sha256,
         }
     }

@@ -39,6 +39,7 @@ use super::{TreeV1, submodule_sha256};
 use crate::bookkeeping::{MASTERMIND_DIR, TASKS_DIR, outside_digest};
 use crate::codes::Code;
 use crate::config::{Config, Globs};
+use crate::repo::snapshot::Snapshot;
 use crate::repo::tree::{EntryMode, View};
 use crate::repo::{Repo, RepoError, Result};
 use gix::ObjectId;
@@ -48,6 +49,9 @@ use std::collections::HashMap;
 
 /// The domain tag every tree-v2 directory digest starts with.
 pub const TREE_V2_DOMAIN: &[u8] = b"mastermind-hooks-tree-v2\0";
+/// A file's mode and the SHA-256 the tree digest gives it.
+pub type FileLeaf = (EntryMode, [u8; 32]);
+
 /// The mode a directory entry is written with (git's, without a leading 0).
 pub const DIRECTORY_MODE: &str = "40000";
 
@@ -707,6 +711,65 @@ impl<'r> TreeDigester<'r> {
             }
         }
         Ok(hex::encode(root))
+    }
+
+    /// The value the tree digest gives each of `paths` in `at`, with the
+    /// file's mode (`None`: no file there), in the order of `paths`: the
+    /// SHA-256 of a file's content, of a symlink's target text, of a
+    /// submodule's commit id in hex. What a receipt records of its task's
+    /// territory, and what the gate compares it with; a path is looked up,
+    /// never the whole snapshot hashed (a working-tree view hashes only the
+    /// files named, reusing what it read).
+    pub fn leaves(&mut self, at: Snapshot<'_>, paths: &[&str]) -> Result<Vec<Option<FileLeaf>>> {
+        let repo = self.repo;
+        let mut stats = self.stats;
+        let mut out: Vec<Option<FileLeaf>> = vec![None; paths.len()];
+        match at {
+            Snapshot::View(view) if view.is_worktree() => {
+                let wanted: HashMap<&[u8], usize> = paths
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| (p.as_bytes(), i))
+                    .collect();
+                let rows = file_shas(
+                    repo,
+                    view,
+                    &[],
+                    |path| wanted.contains_key(path),
+                    &mut self.cache,
+                    &mut stats,
+                )?;
+                for (path, mode, sha) in rows {
+                    if let Some(i) = wanted.get(path.as_bytes()) {
+                        out[*i] = Some((mode, sha));
+                    }
+                }
+            }
+            _ => {
+                let mut ids: Vec<ObjectId> = Vec::new();
+                let mut slots: Vec<(usize, EntryMode)> = Vec::new();
+                for (i, path) in paths.iter().enumerate() {
+                    let Some(entry) = at.get(repo, path)? else {
+                        continue;
+                    };
+                    if entry.mode == EntryMode::Submodule {
+                        out[i] = Some((
+                            entry.mode,
+                            submodule_sha256(&entry.oid.to_hex().to_string()),
+                        ));
+                    } else {
+                        ids.push(entry.oid);
+                        slots.push((i, entry.mode));
+                    }
+                }
+                let shas = blob_shas(repo, &ids, &mut self.cache, &mut stats)?;
+                for ((i, mode), sha) in slots.into_iter().zip(shas) {
+                    out[i] = Some((mode, sha));
+                }
+            }
+        }
+        self.stats = stats;
+        Ok(out)
     }
 
     /// Version 1, for receipts that recorded it.

@@ -33,6 +33,7 @@ pub mod spec_memo;
 pub mod spec_policy;
 pub mod task;
 pub mod task_history;
+pub mod territory;
 pub mod untasked;
 pub mod verifications;
 pub mod work_in_progress;
@@ -341,6 +342,8 @@ impl Owners<'_> {
 struct Prepared<'a> {
     context: TaskContext<'a>,
     baseline_problem: Option<Diagnostic>,
+    /// Every content path the task's steps changed, changed back or not.
+    owned: BTreeSet<String>,
 }
 
 /// True when a step removed the task's whole folder (it archives the task
@@ -358,6 +361,26 @@ struct Run<'a> {
     in_change: HashSet<ObjectId>,
     owners: Owners<'a>,
     earlier: task_history::Earlier,
+}
+
+impl<'a> Run<'a> {
+    fn new(gate: &'a Gate<'a>) -> Run<'a> {
+        Run {
+            gate,
+            steps: gate.landing.steps.iter().cloned().map(Rc::new).collect(),
+            in_change: gate
+                .landing
+                .steps
+                .iter()
+                .filter_map(Step::commit_id)
+                .collect(),
+            owners: Owners {
+                gate,
+                by_step: HashMap::new(),
+            },
+            earlier: task_history::Earlier::default(),
+        }
+    }
 }
 
 /// Where a task started, from the first parents of its steps that did not
@@ -457,6 +480,7 @@ fn prepare<'a>(
         && writes_spec
         && ((lands_a_change && unstarted(gate, at, dir)?)
             || (gate.config.specs_on_base && gate.target().get(gate.repo, &spec_path)?.is_none()));
+    let owned: BTreeSet<String> = touched.keys().cloned().collect();
     let mut paths = BTreeMap::new();
     for (path, by) in touched {
         let before = baseline.get(gate.repo, &path)?;
@@ -487,6 +511,7 @@ fn prepare<'a>(
             planned,
         },
         baseline_problem,
+        owned,
     })
 }
 
@@ -510,22 +535,9 @@ fn unstarted(gate: &Gate<'_>, at: Snapshot<'_>, dir: &str) -> Result<bool> {
 /// Judge one change.
 pub fn run<'a>(gate: &'a Gate<'a>) -> Result<GateOutcome> {
     let mut outcome = GateOutcome::default();
-    let attribution = attribution::attribute(&gate.landing.steps);
-    let mut run = Run {
-        gate,
-        steps: gate.landing.steps.iter().cloned().map(Rc::new).collect(),
-        in_change: gate
-            .landing
-            .steps
-            .iter()
-            .filter_map(Step::commit_id)
-            .collect(),
-        owners: Owners {
-            gate,
-            by_step: HashMap::new(),
-        },
-        earlier: task_history::Earlier::default(),
-    };
+    let mut attribution = attribution::attribute(&gate.landing.steps);
+    let mut run = Run::new(gate);
+    territory::follow_ups(&mut run, &mut attribution)?;
     let known = identity::gather(gate)?;
     let mut memo = receipts::Memo::default();
     let mut planning_memo = planning::task::Memo::default();
@@ -622,6 +634,7 @@ pub fn run<'a>(gate: &'a Gate<'a>) -> Result<GateOutcome> {
     let untasked = untasked::check(
         gate,
         &known,
+        &attribution,
         &untasked_extra,
         judged > 0,
         &adoption,

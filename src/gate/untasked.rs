@@ -21,7 +21,7 @@
 
 use super::Gate;
 use super::adoption::Adoption;
-use super::attribution::untasked_changes;
+use super::attribution::Attribution;
 use super::change::Step;
 use super::identity::Known;
 use super::identity::rules::{Subject, allow_hint, decide};
@@ -219,6 +219,7 @@ fn judge_step(
 pub fn check(
     gate: &Gate<'_>,
     known: &Known<'_>,
+    attribution: &Attribution,
     extra: &[ArchiveLeftover],
     carries_task: bool,
     adoption: &Adoption,
@@ -226,7 +227,7 @@ pub fn check(
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for (index, step) in gate.landing.steps.iter().enumerate() {
-        let mut paths = untasked_changes(step, &gate.bookkeeping);
+        let mut paths = attribution.untasked_changes(index, step, &gate.bookkeeping);
         let archives = extra.iter().any(|e| e.step == index);
         for leftover in extra.iter().filter(|e| e.step == index) {
             paths.extend(leftover.paths.iter().cloned());

@@ -267,6 +267,31 @@ impl Repo {
             .map(|(_, oid)| oid))
     }
 
+    /// The directories directly inside the directory at `path` of a tree,
+    /// by name, with their tree ids (none when `path` is no directory).
+    pub fn subtrees(&self, tree: ObjectId, path: &str) -> Result<Vec<(String, ObjectId)>> {
+        let Some(dir) = self.subtree_id(tree, path)? else {
+            return Ok(Vec::new());
+        };
+        let data = self.loose_or(&dir, gix::object::Kind::Tree, || {
+            self.gix()
+                .find_tree(dir)
+                .map(|object| object.detach().data)
+                .map_err(|e| unavailable(format!("cannot read tree {dir}: {e}")))
+        })?;
+        let decoded = gix::objs::TreeRef::from_bytes(&data, dir.kind())
+            .map_err(|e| unavailable(format!("cannot list {path}: {e}")))?;
+        Ok(decoded
+            .entries
+            .iter()
+            .filter(|e| e.mode.is_tree())
+            .filter_map(|e| {
+                let name = e.filename.to_str().ok()?;
+                Some((name.to_string(), e.oid.to_owned()))
+            })
+            .collect())
+    }
+
     fn tree_entry_any(
         &self,
         tree: ObjectId,

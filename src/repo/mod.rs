@@ -9,6 +9,7 @@ mod loose;
 pub mod merge;
 pub mod merge_join;
 pub(crate) mod parallel;
+pub mod refs;
 pub mod remote;
 pub mod signatures;
 pub mod snapshot;
@@ -72,6 +73,14 @@ fn object_error(what: &str, error: impl std::fmt::Display) -> RepoError {
     RepoError::new(Code::git_object_unavailable, format!("{what}: {error}"))
 }
 
+/// What a receipt or statement records as the object format of `repo`:
+/// `None` for SHA-1 (the format every record without the field was made
+/// in), else its name (`sha256`).
+pub fn object_format_field(repo: &Repo) -> Option<String> {
+    let format = repo.gix().object_hash();
+    (format != gix::hash::Kind::Sha1).then(|| format.to_string())
+}
+
 /// An opened repository.
 pub struct Repo {
     inner: gix::Repository,
@@ -101,6 +110,10 @@ pub struct Repo {
     /// caller joins them itself ([`Repo::defer_index_checksums`]); `None`:
     /// every index read waits for its own.
     pub(crate) index_checksums: RefCell<Option<tree::PendingChecksums>>,
+    /// Where its references are kept, and so who reads them ([`refs`]).
+    ref_store: refs::RefStore,
+    /// What was read through git of them ([`refs`]).
+    refs_memo: refs::Memo,
 }
 
 impl Repo {
@@ -121,10 +134,10 @@ impl Repo {
             trust,
         )
         .map_err(|e| match object_format(dir).as_deref() {
-            Some(format) if format != "sha1" => RepoError::new(
+            Some(format) if format != "sha1" && format != "sha256" => RepoError::new(
                 Code::git_object_format_unsupported,
                 format!(
-                    "the repository at {} uses {} object ids (`extensions.objectFormat = {format}`), which this build of mastermind-hooks cannot read: it reads SHA-1 repositories only, so nothing was checked",
+                    "the repository at {} uses {} object ids (`extensions.objectFormat = {format}`), which this build of mastermind-hooks cannot read: it reads SHA-1 and SHA-256 repositories, so nothing was checked",
                     dir.display(),
                     format.to_ascii_uppercase().replace("SHA", "SHA-")
                 ),
@@ -144,7 +157,10 @@ impl Repo {
 
     fn wrap(inner: gix::Repository) -> Repo {
         let own = inner.common_dir().join("objects");
+        let ref_store = refs::RefStore::of(&inner);
         Repo {
+            ref_store,
+            refs_memo: refs::Memo::default(),
             inner,
             object_dirs: vec![own],
             merges: RefCell::new(HashMap::new()),
@@ -176,6 +192,8 @@ impl Repo {
     pub fn with_object_store(mut self, objects: gix::OdbHandle, dirs: Vec<PathBuf>) -> Repo {
         self.inner.objects = objects;
         Repo {
+            ref_store: self.ref_store,
+            refs_memo: refs::Memo::default(),
             inner: self.inner.with_object_memory(),
             object_dirs: dirs,
             merges: RefCell::new(HashMap::new()),
@@ -293,14 +311,10 @@ impl Repo {
 
     /// Resolve a revision to a commit id.
     pub fn resolve_commit(&self, rev: &str) -> Result<ObjectId> {
-        let id = self.inner.rev_parse_single(rev).map_err(|e| {
-            RepoError::new(
-                Code::git_revision_unknown,
-                format!("cannot resolve revision `{rev}`: {e}"),
-            )
-        })?;
-        let object = id
-            .object()
+        let id = self.revision_id(rev)?;
+        let object = self
+            .inner
+            .find_object(id)
             .map_err(|e| object_error(&format!("revision `{rev}`"), e))?;
         let commit = object.peel_to_commit().map_err(|e| {
             RepoError::new(
@@ -314,14 +328,10 @@ impl Repo {
     /// The commit a revision names after peeling tags, `None` when it names
     /// a tree or a blob (a tag of one carries no commit).
     pub fn commit_of(&self, rev: &str) -> Result<Option<ObjectId>> {
-        let id = self.inner.rev_parse_single(rev).map_err(|e| {
-            RepoError::new(
-                Code::git_revision_unknown,
-                format!("cannot resolve revision `{rev}`: {e}"),
-            )
-        })?;
-        let object = id
-            .object()
+        let id = self.revision_id(rev)?;
+        let object = self
+            .inner
+            .find_object(id)
             .map_err(|e| object_error(&format!("revision `{rev}`"), e))?;
         let peeled = object
             .peel_tags_to_end()
@@ -331,20 +341,13 @@ impl Repo {
 
     /// The commit HEAD points to, or `None` before the first commit.
     pub fn head_commit(&self) -> Result<Option<ObjectId>> {
-        let head = self.inner.head().map_err(|e| {
-            RepoError::new(Code::git_revision_unknown, format!("cannot read HEAD: {e}"))
-        })?;
-        Ok(head.id().map(|id| id.detach()))
+        self.head_state().map(|(id, _)| id)
     }
 
     /// The full name of the branch HEAD points at (`refs/heads/main`), if
     /// HEAD is a symbolic ref.
     pub fn head_ref_name(&self) -> Option<String> {
-        self.inner
-            .head_name()
-            .ok()
-            .flatten()
-            .map(|name| name.as_bstr().to_string())
+        self.head_state().ok().and_then(|(_, name)| name)
     }
 
     /// True when the object exists and is a commit.

@@ -124,16 +124,14 @@ pub fn fetch_branch(repo: &Repo, remote: &str, branch: &str) -> Result<()> {
 /// remote-tracking refs are anyone's to move, so only the local hooks use
 /// them, and only to judge less, never to decide a verdict that counts.
 pub fn local_default_tips(repo: &Repo) -> Vec<ObjectId> {
-    let gix = repo.gix();
     let mut tips = Vec::new();
-    for name in gix.remote_names() {
+    for name in repo.gix().remote_names() {
         for branch in ["HEAD", "main", "master"] {
             let reference = format!("refs/remotes/{name}/{branch}");
-            let Ok(Some(mut found)) = gix.try_find_reference(reference.as_str()) else {
+            let Ok(Some(found)) = repo.reference(&reference) else {
                 continue;
             };
-            if let Ok(id) = found.peel_to_id() {
-                let id = id.detach();
+            if let Some(id) = found.id {
                 if repo.has_commit(id) && !tips.contains(&id) {
                     tips.push(id);
                 }
@@ -152,20 +150,22 @@ pub fn local_default_tips(repo: &Repo) -> Vec<ObjectId> {
 /// knowledge anyone can move: the local hooks use it only to judge less
 /// (whether a commit lands on the default branch; whether a spec landed).
 pub fn local_default_branch(repo: &Repo) -> Option<(String, ObjectId)> {
-    let gix = repo.gix();
     let tip = |reference: &str| -> Option<ObjectId> {
-        let mut found = gix.try_find_reference(reference).ok().flatten()?;
-        let id = found.peel_to_id().ok()?.detach();
+        let id = repo.reference(reference).ok().flatten()?.id?;
         repo.has_commit(id).then_some(id)
     };
-    let names: Vec<String> = gix.remote_names().iter().map(|n| n.to_string()).collect();
+    let names: Vec<String> = repo
+        .gix()
+        .remote_names()
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
     for name in &names {
         let head = format!("refs/remotes/{name}/HEAD");
-        let Ok(Some(found)) = gix.try_find_reference(head.as_str()) else {
+        let Ok(Some(found)) = repo.reference(&head) else {
             continue;
         };
-        if let gix::refs::TargetRef::Symbolic(target) = found.target() {
-            let target = target.as_bstr().to_string();
+        if let Some(target) = found.symbolic {
             let prefix = format!("refs/remotes/{name}/");
             if let Some(branch) = target.strip_prefix(&prefix)
                 && let Some(id) = tip(&target)

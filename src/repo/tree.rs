@@ -14,6 +14,7 @@ use std::sync::Arc;
 mod derived_base;
 mod file_list;
 mod index_list;
+mod sparse;
 pub mod stat_reuse;
 pub mod untracked;
 pub mod worktree;
@@ -890,12 +891,18 @@ fn decode_index(repo: &Repo) -> Result<gix::index::File> {
         let options = gix::index::decode::Options::default();
         let (state, _) = gix::index::State::from_bytes(data, timestamp, kind, options)
             .map_err(|e| unreadable(&e))?;
-        if state.link().is_some() {
+        let mut file = if state.link().is_some() {
             // A split index: gix reads the shared index it names and merges
             // the two, which only its own opening does.
-            return gix::index::File::at(&path, kind, true, options).map_err(|e| unreadable(&e));
+            gix::index::File::at(&path, kind, true, options).map_err(|e| unreadable(&e))?
+        } else {
+            gix::index::File::from_state(state, path.clone())
+        };
+        // A sparse index: its directories written out as their files.
+        if sparse::is_sparse(&file) {
+            sparse::expand(repo, &mut file)?;
         }
-        Ok(gix::index::File::from_state(state, path.clone()))
+        Ok(file)
     };
     if let Some(handle) = spawn_shared_checksum(repo, &data, kind) {
         let decoded = decode(&data)?;
@@ -1032,9 +1039,7 @@ fn checksum_holds(data: &[u8], kind: gix::hash::Kind) -> bool {
     }
     match kind {
         gix::hash::Kind::Sha1 => sha1::Sha1::digest(body).as_slice() == trailer,
-        // Other formats (SHA-256 repositories are refused before this) keep
-        // gix's hasher.
-        #[allow(unreachable_patterns)]
+        // A SHA-256 repository's index ends in a SHA-256 hash: gix's hasher.
         _ => {
             let mut hasher = gix::hash::hasher(kind);
             hasher.update(body);

@@ -78,6 +78,20 @@ pub struct LandingRecord {
     pub tree: String,
     /// `the merge of <head> into <base>`.
     pub label: String,
+    /// The repository's object format when it is not SHA-1 (`sha256`), as
+    /// in a tree receipt: absent means SHA-1, so statements about SHA-1
+    /// repositories keep the shape earlier releases write and verify.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object_format: Option<String>,
+}
+
+/// The object format whose ids are `hex_len` hex digits long.
+fn format_of_width(hex_len: usize) -> Option<&'static str> {
+    match hex_len {
+        40 => Some("sha1"),
+        64 => Some("sha256"),
+        _ => None,
+    }
 }
 
 /// A setup command the re-run ran.
@@ -205,6 +219,8 @@ pub fn statement(record: &Record, verdict: ExitStatus) -> Statement {
             head: head.clone(),
             tree: tree.clone(),
             label: record.landing.label.clone(),
+            object_format: (record.landing.head.kind() != gix::hash::Kind::Sha1)
+                .then(|| record.landing.head.kind().to_string()),
         },
         place: record.place.map(|k| k.as_str().to_string()),
         setup: record
@@ -401,6 +417,25 @@ pub fn verify(bytes: &[u8], commit: &str, commit_tree: Option<&str>) -> Verified
                 .to_string(),
         );
     }
+    // The ids are of the format the statement names, and so is the commit
+    // asked about: a statement about a SHA-256 repository says nothing
+    // about a SHA-1 one, even were an id to match.
+    let format = predicate.landing.object_format.as_deref().unwrap_or("sha1");
+    if [&predicate.landing.head, &predicate.landing.tree]
+        .iter()
+        .any(|id| format_of_width(id.len()) != Some(format))
+    {
+        return mismatch(format!(
+            "the predicate's head {} and landing tree {} are not {format} object ids, as its object format says",
+            super::echo::escape(predicate.landing.head.as_bytes()),
+            super::echo::escape(predicate.landing.tree.as_bytes())
+        ));
+    }
+    if format_of_width(commit.len()) != Some(format) {
+        return mismatch(format!(
+            "the statement is about a repository of {format} object ids, and commit {commit} is not one"
+        ));
+    }
     let commit = commit.to_ascii_lowercase();
     let by = if commits[0] == commit {
         format!("its head commit {commit}")
@@ -569,6 +604,45 @@ mod tests {
         assert!(matches!(
             verify(&serde_json::to_vec(&bundle).unwrap(), &head, None),
             Verified::Pass(_)
+        ));
+    }
+
+    #[test]
+    fn a_statement_names_its_object_format_and_verifies_only_in_it() {
+        let sha1 = bytes(&record(RerunResult::Passed), ExitStatus::Pass);
+        let value: serde_json::Value = serde_json::from_slice(&sha1).unwrap();
+        assert!(
+            value["predicate"]["landing"].get("object_format").is_none(),
+            "a SHA-1 statement keeps its earlier shape"
+        );
+        let mut sha256 = record(RerunResult::Passed);
+        sha256.landing.head = gix::ObjectId::from_hex(&[b'a'; 64]).unwrap();
+        sha256.landing.tree = gix::ObjectId::from_hex(&[b'b'; 64]).unwrap();
+        let sha256 = bytes(&sha256, ExitStatus::Pass);
+        let value: serde_json::Value = serde_json::from_slice(&sha256).unwrap();
+        assert_eq!(value["predicate"]["landing"]["object_format"], "sha256");
+        assert!(matches!(
+            verify(&sha256, &"a".repeat(64), None),
+            Verified::Pass(_)
+        ));
+        assert!(matches!(
+            verify(&sha256, &"d".repeat(64), Some(&"b".repeat(64))),
+            Verified::Pass(_)
+        ));
+        let Verified::Mismatch(other) = verify(&sha256, &"a".repeat(40), None) else {
+            panic!("a SHA-1 commit is not what a SHA-256 statement is about");
+        };
+        assert!(other.message.contains("sha256 object ids"), "{other:?}");
+        assert!(matches!(
+            verify(&sha1, &"a".repeat(64), None),
+            Verified::Mismatch(_)
+        ));
+        // A statement whose ids are not of the format it names.
+        let mut lying = value.clone();
+        lying["predicate"]["landing"]["object_format"] = serde_json::json!("sha1");
+        assert!(matches!(
+            verify(&serde_json::to_vec(&lying).unwrap(), &"a".repeat(64), None),
+            Verified::Mismatch(_)
         ));
     }
 

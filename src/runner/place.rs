@@ -336,9 +336,15 @@ fn make_repository(
     expected: Option<ObjectId>,
     parent: Option<ObjectId>,
 ) -> Result<(ObjectId, ObjectId), PlaceError> {
+    // The project's object format and reference store: the landing's ids
+    // are its ids, and a check sees the kind of repository it would there.
     let mut init = git(root);
-    init.args(["init", "-q", "--template=", "--object-format=sha1"])
-        .arg(root);
+    init.args(["init", "-q", "--template="])
+        .arg(format!("--object-format={}", repo.gix().object_hash()));
+    if let crate::repo::refs::RefStore::Git(store) = repo.ref_store() {
+        init.arg(format!("--ref-format={store}"));
+    }
+    init.arg(root);
     output(init, None, "git init")?;
     let git_dir = root.join(".git");
     let objects = objects_dir(repo);

@@ -176,6 +176,19 @@ pub struct Record {
     pub finished_at: String,
 }
 
+impl Record {
+    /// The ids of the checks of task `dir` whose re-run passed.
+    pub fn passed(&self, dir: &str) -> std::collections::BTreeSet<String> {
+        self.tasks
+            .iter()
+            .filter(|t| t.dir == dir)
+            .flat_map(|t| &t.checks)
+            .filter(|c| c.result == RerunResult::Passed)
+            .map(|c| c.id.clone())
+            .collect()
+    }
+}
+
 /// The re-run's findings: per task, and about the run itself.
 #[derive(Debug)]
 pub struct Done {

@@ -76,6 +76,13 @@ pub struct Snapshot {
     reads: Reads,
 }
 
+impl Snapshot {
+    /// The working tree's files as this snapshot read them.
+    pub fn view(&self) -> &View {
+        &self.view
+    }
+}
+
 /// Read the working tree (tracked files as on disk plus untracked files
 /// that are not ignored) and take its tree-v2 digest. With `earlier` (the
 /// snapshot before the check), files it read that are unchanged since, by

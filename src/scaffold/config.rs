@@ -54,9 +54,11 @@ severity: {}
 #  missing_expected_file: error
 
 receipts:
-  # What a receipt must match: scope (the commit that added it, and what lands
-  # on every path its task declares or changed, except the target's own newer
-  # content), merge (the whole of what lands: the merge in CI) or head (the tip).
+  # What a receipt must match: scope (what lands equals what its check ran on
+  # on every path its task declares or changed, except the protected branch's
+  # own newer content on a path the task did not change; whichever way the
+  # work lands: merge, squash, rebase), merge (the whole of what lands: the
+  # merge in CI) or head (the tip).
   freshness: scope
   # Accept Mastermind v1 receipts, which only `check --worktree` can verify, as
   # a warning instead of an error in the hooks and CI.

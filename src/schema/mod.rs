@@ -1,12 +1,10 @@
 //! The project's own JSON Schemas, embedded at build time and compiled once
-//! per process (by the in-house validator in [`validator`]).
+//! per process by the `jsonschema` crate (Draft 2020-12); what a violation
+//! becomes for the callers ([`SchemaError`]: pointer, message, keyword).
 
-mod pattern;
-pub mod validator;
-
+use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
 use std::sync::OnceLock;
-use validator::{Document, ErrorKind, Validator};
 
 /// One embedded schema.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -17,6 +15,7 @@ pub enum SchemaId {
     ReceiptV1,
     HooksConfigV1,
     TreeReceiptV1,
+    TreeReceiptV2,
     // Subagent returns (contract B): the envelope and one schema per role.
     SubagentHandover,
     SubagentComposer,
@@ -39,6 +38,7 @@ impl SchemaId {
         SchemaId::ReceiptV1,
         SchemaId::HooksConfigV1,
         SchemaId::TreeReceiptV1,
+        SchemaId::TreeReceiptV2,
         SchemaId::SubagentHandover,
         SchemaId::SubagentComposer,
         SchemaId::SubagentReviewerInloop,
@@ -61,6 +61,7 @@ impl SchemaId {
             SchemaId::ReceiptV1 => "receipt-v1",
             SchemaId::HooksConfigV1 => "hooks-config-v1",
             SchemaId::TreeReceiptV1 => "tree-receipt-v1",
+            SchemaId::TreeReceiptV2 => "tree-receipt-v2",
             SchemaId::SubagentHandover => "subagent-handover",
             SchemaId::SubagentComposer => "subagent-composer",
             SchemaId::SubagentReviewerInloop => "subagent-reviewer-inloop",
@@ -93,6 +94,7 @@ impl SchemaId {
             SchemaId::ReceiptV1 => include_str!("../../schemas/receipt-v1.schema.json"),
             SchemaId::HooksConfigV1 => include_str!("../../schemas/hooks-config-v1.schema.json"),
             SchemaId::TreeReceiptV1 => include_str!("../../schemas/tree-receipt-v1.schema.json"),
+            SchemaId::TreeReceiptV2 => include_str!("../../schemas/tree-receipt-v2.schema.json"),
             SchemaId::SubagentHandover => {
                 include_str!("../../schemas/subagent-returns/handover.schema.json")
             }
@@ -147,9 +149,9 @@ impl SchemaId {
         }
     }
 
-    fn slot(self) -> &'static OnceLock<Result<Validator, SchemaUnavailable>> {
-        static SLOTS: [OnceLock<Result<Validator, SchemaUnavailable>>; SchemaId::ALL.len()] =
-            [const { OnceLock::new() }; SchemaId::ALL.len()];
+    fn slot(self) -> &'static OnceLock<Result<jsonschema::Validator, SchemaUnavailable>> {
+        static SLOTS: [OnceLock<Result<jsonschema::Validator, SchemaUnavailable>>;
+            SchemaId::ALL.len()] = [const { OnceLock::new() }; SchemaId::ALL.len()];
         &SLOTS[self as usize]
     }
 
@@ -167,51 +169,39 @@ impl SchemaId {
             });
     }
 
-    fn validator(self) -> Result<&'static Validator, SchemaUnavailable> {
-        let failed = |message: String| SchemaUnavailable {
+    fn validator(self) -> Result<&'static jsonschema::Validator, SchemaUnavailable> {
+        let unusable = |message: String| SchemaUnavailable {
             schema: self.name(),
             message,
         };
+        let failed = |e: &dyn std::fmt::Display| unusable(e.to_string());
         self.slot()
             .get_or_init(|| {
-                let schema: Value =
-                    serde_json::from_str(self.source()).map_err(|e| failed(e.to_string()))?;
-                let id = |schema: &Value| {
-                    schema
-                        .get("$id")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_string()
-                };
-                let root_id = id(&schema);
+                let schema: Value = serde_json::from_str(self.source()).map_err(|e| failed(&e))?;
                 match self.sibling() {
-                    None => Validator::compile(&[Document {
-                        id: &root_id,
-                        contents: &schema,
-                    }]),
+                    None => jsonschema::draft202012::new(&schema).map_err(|e| failed(&e)),
                     Some(sibling) => {
                         // A subagent role schema `$ref`s its envelope by a
                         // relative URI; resolve it from the embedded copy,
-                        // never from the network.
-                        let contents: Value = serde_json::from_str(sibling.source())
-                            .map_err(|e| failed(e.to_string()))?;
-                        let sibling_id = id(&contents);
-                        if sibling_id.is_empty() {
-                            return Err(failed(format!("{} has no $id", sibling.name())));
-                        }
-                        Validator::compile(&[
-                            Document {
-                                id: &root_id,
-                                contents: &schema,
-                            },
-                            Document {
-                                id: &sibling_id,
-                                contents: &contents,
-                            },
-                        ])
+                        // never from the network (the crate is built
+                        // without its HTTP and file retrievers).
+                        let contents: Value =
+                            serde_json::from_str(sibling.source()).map_err(|e| failed(&e))?;
+                        let uri = contents
+                            .get("$id")
+                            .and_then(Value::as_str)
+                            .ok_or_else(|| unusable(format!("{} has no $id", sibling.name())))?
+                            .to_string();
+                        let registry = jsonschema::Registry::new()
+                            .add(uri, contents)
+                            .and_then(|builder| builder.prepare())
+                            .map_err(|e| failed(&e))?;
+                        jsonschema::draft202012::options()
+                            .with_registry(&registry)
+                            .build(&schema)
+                            .map_err(|e| failed(&e))
                     }
                 }
-                .map_err(failed)
             })
             .as_ref()
             .map_err(Clone::clone)
@@ -301,28 +291,22 @@ impl SchemaError {
     }
 }
 
-/// The validator's own errors for `instance` (with the schema keyword path
-/// and the keyword's message as the validator words it), in the order
-/// [`validate`] reports them; what the differential test compares with the
-/// `jsonschema` crate.
-pub fn validation_errors(
-    id: SchemaId,
-    instance: &Value,
-) -> Result<Vec<validator::ValidationError>, SchemaUnavailable> {
-    Ok(id.validator()?.errors(instance))
-}
-
-/// Validate `instance` against one embedded schema. Errors come back in the
-/// validator's order, which follows the schema's keyword order.
+/// Validate `instance` against one embedded schema. Errors come back in
+/// jsonschema's order, which follows the schema's keyword order; messages
+/// are jsonschema's, except for unknown keys, which name the keys and
+/// suggest the nearest known one.
 pub fn validate(id: SchemaId, instance: &Value) -> Result<Vec<SchemaError>, SchemaUnavailable> {
-    Ok(validation_errors(id, instance)?
-        .into_iter()
+    Ok(id
+        .validator()?
+        .iter_errors(instance)
         .map(|error| {
-            let keyword = match error.kind {
-                ErrorKind::AdditionalProperties { unexpected } => Keyword::Unexpected(unexpected),
-                ErrorKind::MinLength => Keyword::MinLength,
-                ErrorKind::Const => Keyword::Const,
-                ErrorKind::Other => Keyword::Other,
+            let keyword = match error.kind() {
+                ValidationErrorKind::AdditionalProperties { unexpected } => {
+                    Keyword::Unexpected(unexpected.clone())
+                }
+                ValidationErrorKind::MinLength { .. } => Keyword::MinLength,
+                ValidationErrorKind::Constant { .. } => Keyword::Const,
+                _ => Keyword::Other,
             };
             let message = match &keyword {
                 Keyword::Unexpected(keys) => format!(
@@ -334,15 +318,15 @@ pub fn validate(id: SchemaId, instance: &Value) -> Result<Vec<SchemaError>, Sche
                         .join(", "),
                     keys.first()
                         .map(|key| {
-                            let allowed = id.allowed_keys(&error.schema_path);
+                            let allowed = id.allowed_keys(error.schema_path().as_str());
                             crate::suggest::did_you_mean(key, allowed.iter().map(String::as_str))
                         })
                         .unwrap_or_default()
                 ),
-                _ => error.message,
+                _ => error.to_string(),
             };
             SchemaError {
-                pointer: error.instance_path,
+                pointer: error.instance_path().as_str().to_string(),
                 message,
                 keyword,
             }

@@ -9,6 +9,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod colour;
 mod fingerprints;
 mod formats;
 

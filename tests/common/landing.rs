@@ -109,7 +109,7 @@ impl Forge {
             .split_whitespace()
             .next()
             .map(str::to_string)
-            .unwrap_or_else(|| "0".repeat(40))
+            .unwrap_or_else(|| self.work.zero_id())
     }
 
     /// pre-push for pushing `rev` to `refs/<remote_ref>` (`heads/main`,

@@ -162,6 +162,39 @@ impl TestRepo {
         self.git(&["rev-parse", "HEAD"]).trim().to_string()
     }
 
+    /// The repository's object format as git names it (`sha1`, `sha256`):
+    /// the one `GIT_DEFAULT_HASH` chose when the test made it.
+    pub fn object_format(&self) -> String {
+        self.git(&["rev-parse", "--show-object-format"])
+            .trim()
+            .to_string()
+    }
+
+    /// The all-zero object id git's hooks name a missing side with, in
+    /// this repository's format.
+    pub fn zero_id(&self) -> String {
+        "0".repeat(self.id_len())
+    }
+
+    /// The digest cache's format for this repository's object ids.
+    pub fn cache_format(&self) -> mastermind_hooks::digest::cache::Format {
+        use mastermind_hooks::digest::cache::Format;
+        if self.object_format() == "sha256" {
+            Format::Sha256
+        } else {
+            Format::Sha1
+        }
+    }
+
+    /// The length of this repository's object ids in hex.
+    pub fn id_len(&self) -> usize {
+        if self.object_format() == "sha256" {
+            64
+        } else {
+            40
+        }
+    }
+
     /// Run the built binary in this repository.
     pub fn run(&self, args: &[&str], stdin: Option<&str>) -> Output {
         let mut cmd = self.command(BIN);

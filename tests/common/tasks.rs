@@ -97,3 +97,29 @@ pub fn write_task_with_checks(
         ),
     );
 }
+
+/// Rewrite the territory record of a receipt (a JSON value, schema version
+/// 2) to claim the files as they are in the working tree now: what a forger
+/// who can write the tree can do, since the record's hash is public.
+pub fn forge_territory(repo: &TestRepo, receipt: &mut serde_json::Value) {
+    use mastermind_hooks::contract::mastermind::territory::{Leaf, Territory};
+    use sha2::{Digest, Sha256};
+    let record: Territory =
+        serde_json::from_value(receipt["territory"].clone()).expect("a territory record");
+    let run_id = receipt["run_id"].as_str().expect("run_id").to_string();
+    let leaves = record.leaves(&run_id).expect("the record reads back");
+    let forged = Territory::record(
+        &run_id,
+        leaves.iter().map(|r| {
+            let leaf = match std::fs::read(repo.path().join(r.path)) {
+                Ok(bytes) => Leaf::Present {
+                    mode: "100644".into(),
+                    sha256: hex::encode(Sha256::digest(&bytes)),
+                },
+                Err(_) => Leaf::Absent,
+            };
+            (r.path, leaf, r.changed)
+        }),
+    );
+    receipt["territory"] = serde_json::to_value(forged).unwrap();
+}

@@ -189,7 +189,11 @@ impl Sandbox {
     }
 
     fn cache(&self) -> Sha256Cache {
-        Sha256Cache::at(self.home.path().join("cache"), [7; 32], Format::Sha1)
+        let sha256 = self
+            .git(&["rev-parse", "--show-object-format"])
+            .is_ok_and(|format| format.trim() == "sha256");
+        let format = if sha256 { Format::Sha256 } else { Format::Sha1 };
+        Sha256Cache::at(self.home.path().join("cache"), [7; 32], format)
     }
 
     /// Commit every file, then make the index look written later than

@@ -142,6 +142,55 @@ fn every_known_violation_is_still_an_import() {
     }
 }
 
+/// gix's methods that read references, which it can do in the files store
+/// only: anywhere but `src/repo/refs.rs` they would misread a reftable
+/// repository (`Repo::head_commit` and the like are the project's own, and
+/// choose gix or git per repository).
+const GIX_REF_READS: &[&str] = &[
+    "head",
+    "head_id",
+    "head_name",
+    "head_ref",
+    "head_tree",
+    "head_tree_id",
+    "rev_parse",
+    "rev_parse_single",
+    "find_reference",
+    "try_find_reference",
+    "references",
+];
+
+/// The file that owns reading references (issue 51).
+const REFS_MODULE: &str = "src/repo/refs.rs";
+
+#[test]
+fn references_are_read_only_where_every_ref_store_is_handled() {
+    let graph = Graph::of_tree(Path::new("src"));
+    assert!(
+        graph.files.contains_key(REFS_MODULE),
+        "{REFS_MODULE} is gone"
+    );
+    let found: Vec<String> = graph
+        .calls
+        .iter()
+        .filter(|(path, _, name)| path != REFS_MODULE && GIX_REF_READS.contains(&name.as_str()))
+        .map(|(path, line, name)| format!("{path}:{line}: `.{name}(`"))
+        .collect();
+    assert!(
+        found.is_empty(),
+        "references read outside {REFS_MODULE} (rule: gix reads the files ref store only, so every \
+         reference goes through crate::repo::refs, which asks git for the other stores; use \
+         Repo::resolve_commit, Repo::head_commit, Repo::head_ref_name or Repo::reference):\n{}",
+        found.join("\n")
+    );
+    let reader = Graph::of_sources(&[(
+        "src/a.rs",
+        "fn f(r: &gix::Repository) { r.head_name(); }\n#[cfg(test)]\nmod tests { fn g(r: &gix::Repository) { r.head(); } }\n",
+    )]);
+    let names: Vec<&str> = reader.calls.iter().map(|(_, _, n)| n.as_str()).collect();
+    assert_eq!(names, ["head_name"], "calls in unit tests are left out");
+}
+
 /// The reader on its own, on a made-up tree: brace groups, `self`,
 /// `super`, imported modules used by name, and what it must not read.
 #[test]
@@ -282,6 +331,8 @@ struct Graph {
     /// By file path (`src/gate/scope.rs`).
     files: BTreeMap<String, File>,
     edges: Vec<Edge>,
+    /// Every method call outside unit tests (`.name(`): file, line, name.
+    calls: Vec<(String, usize, String)>,
 }
 
 impl Graph {
@@ -335,9 +386,18 @@ impl Graph {
         files.retain(|_, f| !is_test(&f.module));
         by_module.retain(|m, _| !is_test(m));
         let mut edges = Vec::new();
+        let mut calls = Vec::new();
         for (path, module, tokens) in read {
             if is_test(&module) {
                 continue;
+            }
+            for at in 0..tokens.len() {
+                if is_punct(&tokens, at, '.')
+                    && is_punct(&tokens, at + 2, '(')
+                    && let Some(name) = ident_at(&tokens, at + 1)
+                {
+                    calls.push((path.clone(), tokens[at + 1].line, name.to_string()));
+                }
             }
             for (line, written, target) in imports(&module, &tokens, &by_module) {
                 let Some((found, _)) = longest_module(&target, &by_module) else {
@@ -355,7 +415,11 @@ impl Graph {
                 });
             }
         }
-        Graph { files, edges }
+        Graph {
+            files,
+            edges,
+            calls,
+        }
     }
 
     fn top_of(&self, path: &str) -> Option<&str> {

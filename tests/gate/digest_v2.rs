@@ -271,8 +271,9 @@ fn a_same_size_edit_with_its_mtime_restored_is_seen() {
 /// changed; the digest equals a cold one.
 #[test]
 fn the_local_tree_memo_spares_unchanged_directories() {
-    use mastermind_hooks::digest::cache::{Format, Sha256Cache};
+    use mastermind_hooks::digest::cache::Sha256Cache;
     let repo = TestRepo::new();
+    let format = repo.cache_format();
     for d in 0..5 {
         for f in 0..4 {
             repo.write(&format!("src/d{d}/f{f}.txt"), &format!("{d} {f}\n"));
@@ -281,7 +282,7 @@ fn the_local_tree_memo_spares_unchanged_directories() {
     repo.write(".mastermind/tasks/001-a/spec.md", "spec\n");
     repo.commit_all("base");
     let home = tempfile::tempdir().unwrap();
-    let cache = || Sha256Cache::at(home.path().join("cache"), [5; 32], Format::Sha1);
+    let cache = || Sha256Cache::at(home.path().join("cache"), [5; 32], format);
     let config = Config::strict_defaults();
     let digest = |use_memo: bool| {
         let opened = Repo::discover(repo.path()).unwrap();

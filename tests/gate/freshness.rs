@@ -153,3 +153,64 @@ fn freshness_task_is_read_as_scope_and_flagged() {
     assert!(verdict.has("receipt_snapshot_changed"), "{verdict:?}");
     assert!(verdict.has("config_deprecated"), "{verdict:?}");
 }
+
+#[test]
+fn a_squash_after_main_moved_a_declared_file_the_task_did_not_change_stays_current() {
+    let forge = forge();
+    let repo = &forge.work;
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    write_spec(
+        repo,
+        "001-a",
+        &["src/a.py", "src/b.py"],
+        "src/a.py",
+        "alpha",
+    );
+    repo.write("src/a.py", "alpha\n");
+    verify(repo, "001-a");
+    write_report(repo, "001-a", &["src/a.py"], "src/a.py", "alpha");
+    commit_as(repo, "task a", AGENT, "2024-01-01T10:00:00");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("src/b.py", "b = 1\n");
+    commit_as(repo, "main moves b", HUMAN, "2024-01-01T11:00:00");
+    forge.receive(&["main"]).expect(0, "main moves");
+    let old = repo.head();
+    repo.git(&["merge", "--squash", "-q", "feature"]);
+    commit_as(repo, "task a (squashed)", HUMAN, "2024-01-01T12:00:00");
+    let squashed = repo.head();
+    forge.ci(&old, &squashed).expect(0, "CI of main's push");
+    forge.pre_push("main", "heads/main").expect(0, "pre-push");
+    forge.receive(&["main"]).expect(0, "pre-receive");
+}
+
+#[test]
+fn a_file_the_task_changed_must_land_as_its_check_saw_it() {
+    let forge = forge();
+    let repo = &forge.work;
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    // The check ran with a new declared file that is then left out of the
+    // commit: what lands is the protected branch's content there (nothing),
+    // but the task had changed it.
+    write_spec(
+        repo,
+        "001-a",
+        &["src/a.py", "src/helper.py"],
+        "src/a.py",
+        "alpha",
+    );
+    repo.write("src/a.py", "alpha\n");
+    repo.write("src/helper.py", "help = 1\n");
+    verify(repo, "001-a");
+    write_report(repo, "001-a", &["src/a.py"], "src/a.py", "alpha");
+    repo.git(&["add", "src/a.py", ".mastermind"]);
+    let out = repo
+        .command("git")
+        .args(["commit", "-q", "--no-verify", "-m", "task a"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let verdict = forge.ci("main", "feature");
+    verdict.expect(1, "check --ci");
+    assert!(verdict.has("receipt_snapshot_changed"), "{verdict:?}");
+    assert!(verdict.text.contains("src/helper.py"), "{}", verdict.text);
+}

@@ -450,7 +450,7 @@ fn a_push_of_two_refs_fails_when_only_the_second_is_bad() {
     assert!(codes(&report).contains(&"unexpected_file".to_string()));
 
     // Only the good ref: passes. A deletion line is skipped.
-    let zero = "0".repeat(40);
+    let zero = repo.zero_id();
     let input = format!(
         "{}(delete) {zero} refs/heads/gone {base}\n",
         push_line(&repo, "good", &base)

@@ -37,6 +37,7 @@ mod require_on_base;
 mod rerun;
 mod rerun_projects;
 mod runner;
+mod shapes;
 mod signers;
 mod snapshot_v1;
 mod trust;

@@ -1,12 +1,22 @@
-//! One verdict everywhere: the same landing gets the same verdict in
-//! pre-merge-commit, pre-push, pre-receive and CI. Over random histories
-//! (tasks across several commits, one task's steps on two branches, human
-//! follow-ups that edit what a check covers, merges of main, branches
-//! joined by merges, criss-cross merges, rebases, amends), a feature branch
-//! lands on main four ways: CI judges the merge of the branch into main, a
-//! maintainer's `git merge --no-ff` goes through the pre-merge-commit hook,
-//! and the merge commit is pushed through pre-push and pre-receive. Each
-//! task gets the same verdict from all four, and so does the landing.
+//! One verdict everywhere: the same landing gets the same verdict in every
+//! mode, whichever way it lands. Over random histories (tasks across
+//! several commits, one task's steps on two branches, human follow-ups
+//! that edit what a check covers, merges of main and their resolutions of
+//! a conflict in a declared file, branches joined by merges, criss-cross
+//! merges, rebased branches, amends), a feature branch lands on main one of
+//! four ways, each made by git's own commands: a merge commit
+//! (`git merge --no-ff`, through the pre-merge-commit hook), a squash
+//! (`git merge --squash` and a commit, through the pre-commit hook), a
+//! rebase-merge (the branch rebased onto main and main fast-forwarded, as a
+//! platform's "Rebase and merge" does) and a cherry-pick of its commits.
+//! What lands on main is then pushed through pre-push and pre-receive and
+//! judged by CI of main's push. Each task gets the same verdict from all of
+//! them, and so does the landing; CI of the pull request agrees with them
+//! too, except that a squash folds untasked content into the tasks it
+//! lands with (a squash that carries an undeclared file is refused), so
+//! for a squash whose branch carries untasked content it is not compared,
+//! and a squash of several tasks gives a path none of them declares to
+//! each of them, so there only the landing's verdict is compared.
 
 use crate::common::landing::*;
 use crate::common::tasks::*;
@@ -39,6 +49,10 @@ enum Action {
     MainMoves { file: Option<usize> },
     /// A branch merges main.
     MergeMain { branch: usize },
+    /// A branch merges main and resolves a conflict (a human line both
+    /// sides changed) by hand; with `rerun`, the branch's tasks then run
+    /// their checks again and commit the receipts.
+    ResolveMain { branch: usize, rerun: bool },
     /// One branch merges the other.
     Join { into: usize },
     /// A branch is rebased onto main.
@@ -55,9 +69,33 @@ fn action() -> impl Strategy<Value = Action> {
         2 => (0usize..2, 0usize..3).prop_map(|(branch, file)| Action::Human { branch, file }),
         2 => proptest::option::of(0usize..3).prop_map(|file| Action::MainMoves { file }),
         2 => (0usize..2).prop_map(|branch| Action::MergeMain { branch }),
+        2 => (0usize..2, proptest::bool::ANY)
+            .prop_map(|(branch, rerun)| Action::ResolveMain { branch, rerun }),
         2 => (0usize..2).prop_map(|into| Action::Join { into }),
         1 => (0usize..2).prop_map(|branch| Action::Rebase { branch }),
         1 => (0usize..2).prop_map(|branch| Action::Amend { branch }),
+    ]
+}
+
+/// How a branch lands on main.
+#[derive(Clone, Copy, Debug)]
+enum Way {
+    /// `git merge --no-ff`, through the pre-merge-commit hook.
+    Merge,
+    /// `git merge --squash` and `git commit`, through the pre-commit hook.
+    Squash,
+    /// The branch rebased onto main, main fast-forwarded to it.
+    RebaseMerge,
+    /// The branch's commits (merges left out) cherry-picked onto main.
+    CherryPick,
+}
+
+fn way() -> impl Strategy<Value = Way> {
+    prop_oneof![
+        Just(Way::Merge),
+        Just(Way::Squash),
+        Just(Way::RebaseMerge),
+        Just(Way::CherryPick),
     ]
 }
 
@@ -240,6 +278,50 @@ impl World {
                     &["merge", "--abort"],
                 );
             }
+            Action::ResolveMain { branch, rerun } => {
+                let branch = BRANCHES[*branch];
+                self.on(branch);
+                let merged =
+                    self.repo()
+                        .git_output(&["merge", "-q", "--no-edit", "--no-verify", "main"]);
+                if !merged.status.success() {
+                    let conflicted = self.repo().git(&["diff", "--name-only", "--diff-filter=U"]);
+                    let conflicted: Vec<String> = conflicted.lines().map(str::to_string).collect();
+                    if conflicted.is_empty()
+                        || !conflicted.iter().all(|f| FILES.contains(&f.as_str()))
+                    {
+                        let _ = self.repo().git_output(&["merge", "--abort"]);
+                        let _ = self.repo().git_output(&["reset", "-q", "--hard"]);
+                        return;
+                    }
+                    // The resolution: the branch's side with a new last line.
+                    for file in &conflicted {
+                        let _ = self.repo().git_output(&["checkout", "--ours", "--", file]);
+                        set_line(self.repo(), file, false, &format!("resolved {n}"));
+                    }
+                    self.repo().git(&["add", "-A"]);
+                    let date = format!("2024-01-01T{:02}:{:02}:00", n / 60, n % 60);
+                    let out = self
+                        .repo()
+                        .command("git")
+                        .args(["commit", "-q", "--no-verify", "--no-edit"])
+                        .env("GIT_AUTHOR_NAME", "Maintainer")
+                        .env("GIT_AUTHOR_EMAIL", "maintainer@example.invalid")
+                        .env("GIT_AUTHOR_DATE", &date)
+                        .env("GIT_COMMITTER_DATE", &date)
+                        .output()
+                        .unwrap();
+                    assert!(out.status.success(), "{}", text(&out));
+                }
+                if *rerun {
+                    for task in 0..3 {
+                        if self.started[task] && home(task) == branch {
+                            verify(self.repo(), &name(task));
+                        }
+                    }
+                    self.commit(&format!("re-run after merging main {n}"));
+                }
+            }
             Action::Join { into } => {
                 let into = BRANCHES[*into];
                 self.on(into);
@@ -278,9 +360,27 @@ impl World {
         }
     }
 
-    /// Land `branch` on main four ways and return each mode's verdicts and
-    /// whether the landing passed; `None` when git cannot merge it.
-    fn land(&self, branch: &str) -> Option<Vec<(&'static str, bool, Verdicts)>> {
+    /// A hook that records `check --staged` as JSON in `file` (its exit is
+    /// the gate's), installed as `name` for the next git command.
+    fn hook(&self, name: &str, file: &std::path::Path) -> std::path::PathBuf {
+        let hook = self.repo().path().join(".git/hooks").join(name);
+        std::fs::write(
+            &hook,
+            format!(
+                "#!/bin/sh\n\"{BIN}\" check --staged --format json > \"{}\"\n",
+                file.display()
+            ),
+        )
+        .unwrap();
+        make_executable(&hook);
+        let _ = std::fs::remove_file(file);
+        hook
+    }
+
+    /// Land `branch` on main `way` and return each mode's verdicts and
+    /// whether the landing passed, with CI of the pull request first;
+    /// `None` when git cannot land it that way (a conflict).
+    fn land(&self, branch: &str, way: Way) -> Option<Vec<(&'static str, bool, Verdicts)>> {
         let repo = self.repo();
         self.on("main");
         let main = repo.head();
@@ -296,87 +396,181 @@ impl World {
             return None;
         }
         assert!(ci.code < 2, "CI could not check: {}", ci.text);
-        let ci_verdicts = from_json(ci.report.as_ref().unwrap());
-        // The maintainer's merge through the pre-merge-commit hook.
-        let verdict_file = repo.path().join(".git/pre-merge-commit.json");
-        let hook = repo.path().join(".git/hooks/pre-merge-commit");
-        std::fs::write(
-            &hook,
-            format!(
-                "#!/bin/sh\n\"{BIN}\" check --staged --format json > \"{}\"\n",
-                verdict_file.display()
-            ),
-        )
-        .unwrap();
-        make_executable(&hook);
-        let _ = std::fs::remove_file(&verdict_file);
-        let merged = repo.git_output(&["merge", "-q", "--no-ff", "--no-edit", branch]);
-        let hook_ran = verdict_file.exists();
-        std::fs::remove_file(&hook).unwrap();
-        if !hook_ran {
-            // git could not merge (a conflict CI's merge-tree also sees).
+        let mut verdicts = vec![(
+            "CI of the pull request",
+            ci.code == 0,
+            from_json(ci.report.as_ref().unwrap()),
+        )];
+        let verdict_file = repo.path().join(".git/hook-verdict.json");
+        let give_up = |repo: &TestRepo| {
             let _ = repo.git_output(&["merge", "--abort"]);
-            panic!(
-                "git merge did not run the hook, yet CI merged: {}",
-                text(&merged)
-            );
+            let _ = repo.git_output(&["cherry-pick", "--abort"]);
+            let _ = repo.git_output(&["rebase", "--abort"]);
+            repo.git(&["checkout", "-q", "-f", "main"]);
+            repo.git(&["reset", "-q", "--hard", &main]);
+            let _ = repo.git_output(&["branch", "-q", "-D", "landing"]);
+        };
+        match way {
+            Way::Merge => {
+                // The maintainer's merge through the pre-merge-commit hook.
+                let hook = self.hook("pre-merge-commit", &verdict_file);
+                let merged = repo.git_output(&["merge", "-q", "--no-ff", "--no-edit", branch]);
+                let hook_ran = verdict_file.exists();
+                std::fs::remove_file(&hook).unwrap();
+                if !hook_ran {
+                    // git could not merge (a conflict CI's merge-tree also sees).
+                    give_up(repo);
+                    panic!(
+                        "git merge did not run the hook, yet CI merged: {}",
+                        text(&merged)
+                    );
+                }
+                let report: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(&verdict_file).unwrap()).unwrap();
+                let hook_ok = merged.status.success();
+                if !hook_ok {
+                    let _ = repo.git_output(&["merge", "--abort"]);
+                    repo.git(&["merge", "-q", "--no-ff", "--no-edit", "--no-verify", branch]);
+                }
+                verdicts.push(("pre-merge-commit", hook_ok, from_json(&report)));
+            }
+            Way::Squash => {
+                let squashed = repo.git_output(&["merge", "--squash", "-q", branch]);
+                let nothing = repo
+                    .git_output(&["diff", "--cached", "--quiet"])
+                    .status
+                    .success();
+                if !squashed.status.success() || nothing {
+                    give_up(repo);
+                    return None;
+                }
+                let hook = self.hook("pre-commit", &verdict_file);
+                let committed = repo.git_output(&["commit", "-q", "-m", "squashed"]);
+                std::fs::remove_file(&hook).unwrap();
+                let report: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(&verdict_file).unwrap()).unwrap();
+                let hook_ok = committed.status.success();
+                if !hook_ok {
+                    repo.git(&["commit", "-q", "--no-verify", "-m", "squashed"]);
+                }
+                verdicts.push(("pre-commit of the squash", hook_ok, from_json(&report)));
+            }
+            Way::RebaseMerge => {
+                repo.git(&["checkout", "-q", "-b", "landing", branch]);
+                if !repo.git_output(&["rebase", "-q", "main"]).status.success() {
+                    give_up(repo);
+                    return None;
+                }
+                repo.git(&["checkout", "-q", "main"]);
+                repo.git(&["merge", "-q", "--ff-only", "landing"]);
+                repo.git(&["branch", "-q", "-D", "landing"]);
+            }
+            Way::CherryPick => {
+                let picks = repo.git(&[
+                    "rev-list",
+                    "--reverse",
+                    "--no-merges",
+                    &format!("main..{branch}"),
+                ]);
+                for pick in picks.split_whitespace() {
+                    let picked = repo.git_output(&[
+                        "cherry-pick",
+                        "--allow-empty",
+                        "--keep-redundant-commits",
+                        pick,
+                    ]);
+                    if !picked.status.success() {
+                        give_up(repo);
+                        return None;
+                    }
+                }
+            }
         }
-        let hook_report: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&verdict_file).unwrap()).unwrap();
-        let hook_ok = merged.status.success();
-        if !hook_ok {
-            let _ = repo.git_output(&["merge", "--abort"]);
-            repo.git(&["merge", "-q", "--no-ff", "--no-edit", "--no-verify", branch]);
-        }
+        let landed_at = repo.head();
         let push = self.forge.pre_push("main", "heads/main");
         assert!(push.code < 2, "pre-push could not check: {}", push.text);
         let receive = self.forge.receive(&["main"]);
+        let pushed_ci = self.forge.ci(&main, &landed_at);
+        assert!(
+            pushed_ci.code < 2,
+            "CI of the push could not check: {}",
+            pushed_ci.text
+        );
         // Leave main where it was for the next landing.
         repo.git(&["reset", "-q", "--hard", &main]);
         if receive.code == 0 {
             self.forge
                 .push_unjudged(&[&format!("{main}:refs/heads/main")]);
         }
-        Some(vec![
-            ("check --ci", ci.code == 0, ci_verdicts),
-            ("pre-merge-commit", hook_ok, from_json(&hook_report)),
+        verdicts.extend([
             (
                 "pre-push",
                 push.code == 0,
                 from_json(push.report.as_ref().unwrap()),
             ),
             ("pre-receive", receive.code == 0, from_human(&receive.text)),
-        ])
+            (
+                "CI of main's push",
+                pushed_ci.code == 0,
+                from_json(pushed_ci.report.as_ref().unwrap()),
+            ),
+        ]);
+        if matches!(way, Way::Squash) {
+            // A squash folds the branch's untasked content into its tasks:
+            // CI of the pull request judged another landing then. And one
+            // squash commit of several tasks gives a path none of them
+            // declares to each of them: the landing's verdict is the same,
+            // the other tasks' need not be.
+            let (_, pr_ok, _) = verdicts.remove(0);
+            if !ci.has("untasked_change") && ci.has("unexpected_file") {
+                let landed_ok = verdicts[0].1;
+                assert_eq!(
+                    pr_ok, landed_ok,
+                    "CI of the pull request and the squash disagree on the landing"
+                );
+            } else if !ci.has("untasked_change") {
+                verdicts.insert(
+                    0,
+                    (
+                        "CI of the pull request",
+                        pr_ok,
+                        from_json(ci.report.as_ref().unwrap()),
+                    ),
+                );
+            }
+        }
+        Some(verdicts)
     }
 }
 
-fn agree(verdicts: &[(&str, bool, Verdicts)], actions: &[Action]) {
+fn agree(verdicts: &[(&str, bool, Verdicts)], way: Way, actions: &[Action]) {
     let (first, first_ok, first_tasks) = &verdicts[0];
     for (mode, ok, tasks) in &verdicts[1..] {
         assert_eq!(
             (ok, tasks),
             (first_ok, first_tasks),
-            "{mode} and {first} disagree on the same landing after {actions:?}"
+            "{mode} and {first} disagree on the same landing ({way:?}) after {actions:?}"
         );
     }
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 10, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 16, .. ProptestConfig::default() })]
 
     #[test]
-    fn every_mode_gives_the_same_landing_the_same_verdict(
+    fn every_mode_gives_the_same_landing_the_same_verdict_whichever_way_it_lands(
         actions in proptest::collection::vec(action(), 3..10),
         land_first in proptest::bool::ANY,
+        ways in (way(), way()),
     ) {
         let mut world = World::new();
         for action in &actions {
             world.apply(action);
         }
         let first = if land_first { "f1" } else { "f2" };
-        for branch in [first, other(first)] {
-            if let Some(verdicts) = world.land(branch) {
-                agree(&verdicts, &actions);
+        for (branch, way) in [(first, ways.0), (other(first), ways.1)] {
+            if let Some(verdicts) = world.land(branch, way) {
+                agree(&verdicts, way, &actions);
             }
         }
     }

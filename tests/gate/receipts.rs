@@ -308,11 +308,16 @@ fn a_large_executable_is_remembered_and_its_change_still_seen() {
     assert_eq!(verify(&repo).0, 0);
     repo.git(&["add", "-A"]);
     assert_eq!(check(&repo, &["--staged"], None).0, 0);
-    let table = repo.path().join(".git/mastermind-hooks/executables-sha1");
+    let format = repo.object_format();
+    let table = repo
+        .path()
+        .join(format!(".git/mastermind-hooks/executables-{format}"));
     let len = std::fs::metadata(&table).map(|m| m.len()).unwrap_or(0);
-    // The 32-byte header, then rows of a 20-byte id, a sha256 and a tag.
+    // The 32-byte header, then rows of an id as wide as the repository's
+    // object ids, a sha256 and a tag.
+    let row = repo.cache_format().id_len() as u64 + 32 + 16;
     assert!(
-        len >= 32 + 68 && (len - 32).is_multiple_of(68),
+        len >= 32 + row && (len - 32).is_multiple_of(row),
         "table of {len} bytes"
     );
     assert_eq!(check(&repo, &["--staged"], None).0, 0);
@@ -646,19 +651,23 @@ fn v1_receipts_are_unverifiable_in_tree_views() {
 
 #[test]
 fn a_tampered_cache_cannot_make_a_stale_receipt_current() {
-    use mastermind_hooks::digest::cache::{Format, SHA256_STEM, decode, encode};
+    use mastermind_hooks::digest::cache::{SHA256_STEM, decode, encode};
     let repo = task_repo(PASSING);
+    let format = repo.cache_format();
     let base = repo.head();
     assert_eq!(verify(&repo).0, 0);
     repo.git(&["add", "-A"]);
     assert_eq!(check(&repo, &["--staged"], None).0, 0);
-    let cache_path = repo.path().join(".git/mastermind-hooks/sha256-cache-sha1");
+    let cache_path = repo.path().join(format!(
+        ".git/mastermind-hooks/sha256-cache-{}",
+        repo.object_format()
+    ));
     let key_path = repo.home().join(".local/state/mastermind-hooks/cache-key");
     let key: [u8; 32] = std::fs::read(&key_path).unwrap().try_into().unwrap();
     assert!(
         decode(
             std::fs::read(&cache_path).unwrap(),
-            Format::Sha1,
+            format,
             SHA256_STEM,
             &key
         )
@@ -673,11 +682,7 @@ fn a_tampered_cache_cannot_make_a_stale_receipt_current() {
     // Forge: the new blob's id mapped to the old content's sha256.
     let mut forged = std::collections::BTreeMap::new();
     forged.insert(new_id, old_sha);
-    std::fs::write(
-        &cache_path,
-        encode(Format::Sha1, SHA256_STEM, &[1; 32], &forged),
-    )
-    .unwrap();
+    std::fs::write(&cache_path, encode(format, SHA256_STEM, &[1; 32], &forged)).unwrap();
     let (_, codes, _) = check(&repo, &["--staged"], None);
     assert!(
         has(&codes, "receipt_snapshot_changed"),
@@ -686,11 +691,7 @@ fn a_tampered_cache_cannot_make_a_stale_receipt_current() {
 
     // Even with the user's key (a same-user process can forge the receipt
     // itself), CI never reads the cache.
-    std::fs::write(
-        &cache_path,
-        encode(Format::Sha1, SHA256_STEM, &key, &forged),
-    )
-    .unwrap();
+    std::fs::write(&cache_path, encode(format, SHA256_STEM, &key, &forged)).unwrap();
     repo.git(&["commit", "-q", "--no-verify", "-m", "untested"]);
     let head = repo.head();
     let (_, codes, _) = check(&repo, &["--ci", "--base", &base, "--head", &head], None);
@@ -814,4 +815,109 @@ fn the_worktree_view_digest_is_the_digest_of_every_file_read() {
     assert_eq!(from_view.files, alone.files);
     // Covered: a.txt, link, tool.sh, untracked.txt, vendor/sub.
     assert_eq!(from_view.files, 5);
+}
+
+#[test]
+fn a_receipt_records_what_its_check_ran_on_over_the_tasks_territory() {
+    let repo = task_repo(PASSING);
+    // An untracked scratch file the task did not declare, and a declared
+    // file that does not exist yet.
+    write_task(&repo, PASSING, 60, &["docs/new.md"]);
+    repo.write("notes.txt", "scratch\n");
+    let (code, written) = verify(&repo);
+    assert_eq!(code, 0, "{written}");
+    assert_eq!(written["schema_version"], 2);
+    let sha = |text: &str| hex::encode(Sha256::digest(text.as_bytes()));
+    let changed: Vec<&str> = written["territory"]["changed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    let lib = format!("100644 {} src/lib.py", sha("def value():\n    return 2\n"));
+    let notes = format!("100644 {} notes.txt", sha("scratch\n"));
+    // What differs from HEAD is recorded as the task's change (a superset of
+    // what it will commit); the receipt itself and the task's other
+    // artifacts are bookkeeping, never recorded.
+    assert_eq!(changed, [notes.as_str(), lib.as_str()], "{written}");
+    assert_eq!(
+        written["territory"]["unchanged"],
+        json!(["absent docs/new.md"]),
+        "a declared file the task has not written is recorded as absent"
+    );
+    // The record is bound to the run: the gate refuses it edited.
+    repo.git(&["add", "-A"]);
+    let mut edited = receipt(&repo);
+    edited["territory"]["changed"][1] = json!(format!("100644 {} src/lib.py", "0".repeat(64)));
+    std::fs::write(
+        repo.path().join(RECEIPT),
+        serde_json::to_vec_pretty(&edited).unwrap(),
+    )
+    .unwrap();
+    repo.git(&["add", "-A"]);
+    let (code, codes, out) = check(&repo, &["--staged"], None);
+    assert_eq!(code, 1, "{out}");
+    assert!(has(&codes, "receipt_binding_mismatch"), "{codes:?}");
+    assert!(out.contains("territory.sha256 does not bind"), "{out}");
+}
+
+#[test]
+fn a_territory_too_large_for_a_receipt_is_refused_before_anything_runs() {
+    let repo = task_repo(PASSING);
+    // 900 declared files with long names: their record would not fit in
+    // 128 KiB.
+    let long: Vec<String> = (0..900)
+        .map(|i| format!("src/{}/file-{i:04}.py", "deep".repeat(30)))
+        .collect();
+    let extra: Vec<&str> = long.iter().map(String::as_str).collect();
+    write_task(&repo, PASSING, 60, &extra);
+    let before = std::fs::read(repo.path().join(RECEIPT)).ok();
+    let out = repo.run(&["verification", "run", SPEC, "--id", "unit"], None);
+    assert_eq!(status(&out), 2, "{}", text(&out));
+    assert!(
+        text(&out).contains("error[verification_territory_too_large]")
+            && text(&out).contains("901 paths"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(
+        std::fs::read(repo.path().join(RECEIPT)).ok(),
+        before,
+        "no receipt was written or touched"
+    );
+}
+
+#[test]
+fn a_schema_1_receipt_is_still_judged_by_the_commit_that_carries_it() {
+    let repo = task_repo(PASSING);
+    let base = repo.head();
+    let (code, _) = verify(&repo);
+    assert_eq!(code, 0);
+    // What an older runner wrote: no territory record.
+    let mut old = receipt(&repo);
+    old["schema_version"] = json!(1);
+    old.as_object_mut().unwrap().remove("territory");
+    std::fs::write(
+        repo.path().join(RECEIPT),
+        serde_json::to_vec_pretty(&old).unwrap(),
+    )
+    .unwrap();
+    repo.commit_all("task with an old receipt");
+    let head = repo.head();
+    let (code, codes, out) = check(&repo, &["--ci", "--base", &base, "--head", &head], None);
+    assert_eq!(code, 0, "{codes:?} {out}");
+    // Main moves by an unrelated file and the task's commit is replayed on
+    // it: the commit carrying the receipt no longer has the tree its check
+    // ran on.
+    repo.git(&["checkout", "-q", "-b", "replayed", &base]);
+    repo.write("docs/news.md", "news\n");
+    repo.commit_all("main moves");
+    let moved = repo.head();
+    repo.git(&["cherry-pick", &head]);
+    let picked = repo.head();
+    let (code, codes, out) = check(&repo, &["--ci", "--base", &moved, "--head", &picked], None);
+    assert_eq!(code, 1, "{out}");
+    assert!(has(&codes, "receipt_snapshot_changed"), "{codes:?}");
+    assert!(out.contains("(schema version 1) records no paths"), "{out}");
+    assert!(!out.contains("look for edits"), "{out}");
 }

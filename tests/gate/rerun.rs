@@ -11,7 +11,7 @@
 //! gate's own `/proc/<pid>/environ`; an executable in an ignored directory
 //! is bound by what the runner saw and resolved again after setup.
 
-use crate::common::tasks::write_task_with_checks;
+use crate::common::tasks::{forge_territory, write_task_with_checks};
 use crate::common::*;
 use mastermind_hooks::contract::mastermind::argv_display::display_command;
 use serde_json::Value;
@@ -88,6 +88,7 @@ fn forge_receipt_for_head(repo: &TestRepo) {
     let mut receipt: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     receipt["tree_before"] = Value::String(digest.clone());
     receipt["tree_after"] = Value::String(digest);
+    forge_territory(repo, &mut receipt);
     std::fs::write(&path, serde_json::to_vec_pretty(&receipt).unwrap()).unwrap();
     repo.commit_all("forged receipt");
 }

@@ -8,7 +8,7 @@
 //! that `attestation verify` accepts for the commit, and for the merge
 //! commit whose tree is the landing.
 
-use crate::common::tasks::write_task_with_checks;
+use crate::common::tasks::{forge_territory, write_task_with_checks};
 use crate::common::*;
 use serde_json::Value;
 use std::process::Output;
@@ -65,6 +65,7 @@ fn forge_receipts(repo: &TestRepo, task: &str, ids: &[&str]) {
         let mut receipt: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
         receipt["tree_before"] = Value::String(digest.clone());
         receipt["tree_after"] = Value::String(digest.clone());
+        forge_territory(repo, &mut receipt);
         std::fs::write(&path, serde_json::to_vec_pretty(&receipt).unwrap()).unwrap();
     }
     repo.commit_all("forged receipts");

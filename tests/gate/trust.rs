@@ -360,7 +360,7 @@ fn a_new_branch_base_comes_from_the_remote_not_from_tracking_refs() {
     let evil = repo.commit_all("evil");
     // A forged remote-tracking ref claims the remote already has it.
     repo.git(&["update-ref", "refs/remotes/origin/feature", &evil]);
-    let zero = "0".repeat(40);
+    let zero = repo.zero_id();
     let (code, codes) = push_lines(&repo, "feature", "refs/heads/feature", &zero);
     assert_eq!(code, 1, "{codes:?}");
     assert!(has(&codes, "task_required"), "{codes:?}");
@@ -423,10 +423,13 @@ fn crafted_index_is_refused(target: &str) {
         .windows(needle.len())
         .position(|w| w == needle)
         .expect("entry");
+    // The entry's object id sits before its flags (2 bytes) and name, as
+    // wide as the repository's ids; the index ends in a hash as wide.
     let oid = gix::ObjectId::from_hex(harmless.as_bytes()).unwrap();
-    index[at - 22..at - 2].copy_from_slice(oid.as_bytes());
-    let body = index.len() - 20;
-    let mut hasher = gix::hash::hasher(gix::hash::Kind::Sha1);
+    let width = oid.as_bytes().len();
+    index[at - 2 - width..at - 2].copy_from_slice(oid.as_bytes());
+    let body = index.len() - width;
+    let mut hasher = gix::hash::hasher(oid.kind());
     hasher.update(&index[..body]);
     let checksum = hasher.try_finalize().unwrap();
     index[body..].copy_from_slice(checksum.as_bytes());
@@ -498,7 +501,7 @@ fn a_new_branch_from_a_stale_clone_asks_for_a_fetch() {
     repo.write("src/a.py", "a = 1\n");
     repo.commit_all("work");
     let tip = repo.head();
-    let zero = "0".repeat(40);
+    let zero = repo.zero_id();
     let (code, codes) = push_lines(&repo, &tip, "refs/heads/feature", &zero);
     assert_eq!(code, 2, "{codes:?}");
     assert!(has(&codes, "push_base_unknown"), "{codes:?}");
@@ -569,7 +572,7 @@ fn a_spec_tightened_on_the_base_binds_a_branch_started_before() {
     // After merging main in, pushing the branch gives the same verdict.
     repo.git(&["merge", "-q", "--no-edit", "main"]);
     let tip = repo.head();
-    let zero = "0".repeat(40);
+    let zero = repo.zero_id();
     let (code, codes) = push_lines(&repo, &tip, "refs/heads/feature", &zero);
     assert_eq!(code, 1, "{codes:?}");
     assert!(has(&codes, "unexpected_file"), "{codes:?}");

@@ -341,7 +341,7 @@ fn case_folding_and_conflicts_fall_back_to_gix() {
     let blob = blob.trim();
     let info = format!(
         "0 {}\ta\n100644 {blob} 1\ta\n100644 {blob} 3\ta\n",
-        "0".repeat(40)
+        repo.zero_id()
     );
     let out = repo
         .command("git")

@@ -89,7 +89,7 @@ fn an_unfinished_task_is_committed_and_pushed_on_a_branch_and_refused_where_it_l
     // A CI push pipeline of the branch is work in progress too; the pull
     // request's pipeline is not.
     let sha = repo.head();
-    let zero = "0".repeat(40);
+    let zero = repo.zero_id();
     let gitlab = |extra: &[(&'static str, &str)]| {
         let mut env: Vec<(&str, &str)> = vec![("GITLAB_CI", "true"), ("CI_DEFAULT_BRANCH", "main")];
         env.extend_from_slice(extra);

@@ -723,7 +723,7 @@ fn a_push_of_two_refs_through_the_installed_hook_is_refused_when_the_second_is_b
     assert_eq!(refs.trim(), "refs/heads/main");
 
     // The user's hook saw git's exact arguments and ref lines.
-    let zero = "0".repeat(40);
+    let zero = repo.zero_id();
     let lines: String = ["a-good", "b-bad"]
         .iter()
         .map(|b| {

@@ -15,7 +15,7 @@
 
 use super::templates::{Runner, gate, github_event, refs, run_gitlab_job, text};
 use crate::common::platforms::{assert_valid_code_quality, assert_valid_junit, assert_valid_sarif};
-use crate::common::tasks::write_task_with_checks;
+use crate::common::tasks::{forge_territory, write_task_with_checks};
 use crate::common::{BIN, TestRepo, make_executable};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -93,8 +93,9 @@ fn project(honest: bool) -> (TestRepo, String, String) {
     repo.commit_all("the task, done and checked");
     if !honest {
         // The value broken after the checks ran, the receipts rewritten to
-        // claim the new tree (the digest leaves the receipts out): the
-        // forgery a re-run exists to catch.
+        // claim the new tree (the digest leaves the receipts out) and the
+        // new content of their territory (the record's hash is public):
+        // the forgery a re-run exists to catch.
         repo.write("src/value.txt", "broken\n");
         repo.commit_all("an untested change");
         let digest = repo.run(&["digest", "--rev", "HEAD"], None);
@@ -111,6 +112,7 @@ fn project(honest: bool) -> (TestRepo, String, String) {
                 serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
             receipt["tree_before"] = Value::String(digest.clone());
             receipt["tree_after"] = Value::String(digest.clone());
+            forge_territory(&repo, &mut receipt);
             std::fs::write(&path, serde_json::to_vec_pretty(&receipt).unwrap()).unwrap();
         }
         // One commit with the task's folder, so it is the task's own.

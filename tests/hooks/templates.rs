@@ -1513,7 +1513,7 @@ pub(super) fn github_events(
 ) -> Vec<(String, Vec<(&'static str, String)>)> {
     let base = repo.git(&["rev-parse", "main"]).trim().to_string();
     let head = repo.head();
-    let zero = "0".repeat(40);
+    let zero = repo.zero_id();
     let repository = serde_json::json!({"default_branch": "main", "full_name": "acme/app"});
     vec![
         (
@@ -1575,7 +1575,7 @@ pub(super) fn github_events(
             github_event(
                 dir,
                 "push",
-                serde_json::json!({"ref": "refs/heads/feature", "before": "1".repeat(40), "after": head,
+                serde_json::json!({"ref": "refs/heads/feature", "before": "1".repeat(repo.id_len()), "after": head,
                     "created": false, "forced": true, "repository": repository}),
                 &head,
             ),
@@ -1751,7 +1751,7 @@ fn gitlab_pipelines(repo: &common::TestRepo) -> Vec<Pipeline> {
     let base = repo.git(&["rev-parse", "main"]).trim().to_string();
     let head = repo.head();
     let merge = merge_commit(repo);
-    let zero = "0".repeat(40);
+    let zero = repo.zero_id();
     let common = |extra: Vec<(&'static str, String)>| {
         let mut all: Vec<(&'static str, String)> = vec![
             ("CI", "true".into()),

@@ -46,7 +46,7 @@ pub fn shell_blocks(doc: &str, name: &str) -> String {
 
 /// Run `script` with `sh -eu` in `dir`, the binary first on PATH, and git
 /// isolated from this machine's configuration.
-fn run_script(script: &str, dir: &Path, home: &Path) -> Output {
+pub fn run_script(script: &str, dir: &Path, home: &Path) -> Output {
     let bin_dir = Path::new(BIN).parent().expect("the binary's directory");
     let path = std::env::join_paths(std::iter::once(bin_dir.to_path_buf()).chain(
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
@@ -79,7 +79,7 @@ fn run_script(script: &str, dir: &Path, home: &Path) -> Output {
     cmd.output().expect("run sh")
 }
 
-fn transcript(output: &Output) -> String {
+pub fn transcript(output: &Output) -> String {
     format!(
         "exit {:?}\n--- stdout\n{}\n--- stderr\n{}",
         output.status.code(),

@@ -270,6 +270,17 @@ pub(crate) fn decode_json<T: serde::de::DeserializeOwned>(
     schema_id: SchemaId,
     noun: &str,
 ) -> Result<T, (Code, Vec<Diagnostic>)> {
+    decode_json_by(bytes, limit, |_| schema_id, noun)
+}
+
+/// [`decode_json`] with the schema chosen from the document itself (a
+/// versioned format whose `schema_version` names its schema).
+pub(crate) fn decode_json_by<T: serde::de::DeserializeOwned>(
+    bytes: &[u8],
+    limit: usize,
+    schema_of: impl Fn(&serde_json::Value) -> SchemaId,
+    noun: &str,
+) -> Result<T, (Code, Vec<Diagnostic>)> {
     let state = CheckState::Unavailable;
     if bytes.len() > limit {
         let code = Code::receipt_too_large;
@@ -282,7 +293,7 @@ pub(crate) fn decode_json<T: serde::de::DeserializeOwned>(
     };
     let value: serde_json::Value =
         serde_json::from_slice(bytes).map_err(|e| invalid(format!("not JSON: {e}")))?;
-    let errors = schema::validate(schema_id, &value).map_err(|e| invalid(e.to_string()))?;
+    let errors = schema::validate(schema_of(&value), &value).map_err(|e| invalid(e.to_string()))?;
     if !errors.is_empty() {
         let diagnostics = errors
             .iter()

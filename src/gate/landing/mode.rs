@@ -81,6 +81,7 @@ pub fn report(mode: &Mode) -> Report {
             SchemaId::SpecFrontmatterV1,
             SchemaId::ExecutorReportV1,
             SchemaId::TreeReceiptV1,
+            SchemaId::TreeReceiptV2,
         ]);
     }
     // The index's checksum is verified beside the judging and waited for

@@ -65,11 +65,9 @@ pub fn commits(
 
 /// The short name of the branch HEAD is on, if any.
 pub fn current_branch(repo: &Repo) -> Option<String> {
-    repo.gix()
-        .head_name()
-        .ok()
-        .flatten()
-        .map(|name| name.shorten().to_str_lossy().into_owned())
+    let name = repo.head_ref_name()?;
+    let name = gix::refs::FullName::try_from(name).ok()?;
+    Some(name.shorten().to_str_lossy().into_owned())
 }
 
 /// For the local modes: where the commit being made on `branch` lands

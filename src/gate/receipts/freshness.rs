@@ -1,31 +1,41 @@
 //! Freshness of a tree receipt: the content its check ran on, and what
 //! makes it stale.
 //!
-//! With `freshness: scope` (the default) a receipt must describe the step
-//! that committed it (the step whose own change put the receipt there as
-//! it lands, or the index in pre-commit), and what lands must equal that
-//! step's content on every path of the task's *territory* (its declared
-//! scope and the paths it changed), except where what lands is the
-//! protected target's own content. Any later edit there (by the task,
-//! another task, an untasked commit, a merge resolution, a parallel branch)
-//! makes it stale, and the finding names the path, the step that put what
-//! lands there and its author. Edits elsewhere belong to their own tasks
-//! or the untasked policy. `freshness: merge` compares the whole of what
-//! lands (CI's merge tree), `head` the tip. Tree digests are taken once
-//! per gate run ([`super::Memo`]); the territory is compared with point
-//! lookups, never a listing.
+//! With `freshness: scope` (the default), what lands must equal what the
+//! check ran on on every path of the task's *territory* (its declared
+//! scope and the paths it changed, as judged on the landing), except where
+//! what lands is the protected branch's own content on a path the task had
+//! not changed when the check ran (main moved a declared file meanwhile).
+//! A receipt of schema version 2 records what its check ran on there
+//! ([`against_record`]), so it is judged the same whichever commit carries
+//! it: a merge commit, a squash, a rebase-merge, a cherry-pick, a rebased
+//! branch. A path of the territory the record lacks is stale. A receipt of
+//! schema version 1 records no paths: it must describe the step that
+//! committed it (the step whose own change put the receipt there as it
+//! lands, or the index in pre-commit), and what lands must equal that
+//! step's content on the territory except where what lands is the
+//! protected target's own content ([`ran_on`], [`changed_since`]). Any
+//! later edit there (by the task, another task, an untasked commit, a
+//! merge resolution, a parallel branch) makes a receipt stale, and the
+//! finding names the path, the step that put what lands there and its
+//! author. Edits elsewhere belong to their own tasks or the untasked
+//! policy. `freshness: merge` compares the whole of what lands (CI's merge
+//! tree), `head` the tip. Tree digests are taken once per gate run
+//! ([`super::Memo`]); the territory is compared with point lookups, never
+//! a listing.
 
 use super::Memo;
 use crate::bookkeeping::PathClass;
 use crate::config::Freshness;
-use crate::digest::TreeDigester;
+use crate::contract::mastermind::territory::{Leaf, Recorded};
+use crate::digest::merkle::FileLeaf;
 use crate::gate::TaskContext;
 use crate::gate::change::Step;
 use crate::repo::snapshot::Snapshot;
 use crate::repo::tree::{Content, Entry, View};
 use crate::repo::{RepoError, Result};
 use gix::ObjectId;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// Which content a digest was taken of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -52,10 +62,7 @@ pub(super) fn digest_of<'r>(
     if let Some(done) = memo.digests.get(&(key, version)) {
         return done.clone();
     }
-    // The local caches never decide a CI or pre-receive verdict.
-    let digester = memo.digester.get_or_insert_with(|| {
-        TreeDigester::new(gate.repo, gate.config, gate.landing.kind.is_local())
-    });
+    let digester = memo.digester(ctx);
     let digest = match (snapshot, version) {
         (Snapshot::Tree(tree), 1) => {
             View::from_tree(gate.repo, tree, "a tree").and_then(|v| digester.of_view_v1(&v))
@@ -152,6 +159,94 @@ pub(super) struct Changed {
     pub path: String,
     /// The step that put what lands there (`label, author`), when one did.
     pub by: Option<(String, Option<String>)>,
+    /// The receipt's record does not name the path (the task had not
+    /// changed it, and the spec did not declare it, when the check ran).
+    pub unrecorded: bool,
+}
+
+/// The content freshness by scope trusts without a check having run on it:
+/// the protected branch's tip as the mode knows it, else the target.
+fn trusted(ctx: &TaskContext<'_>) -> Result<Snapshot<'static>> {
+    let gate = ctx.gate;
+    Ok(match gate.landing.protected() {
+        Some(commit) => Snapshot::Tree(gate.repo.commit_tree(commit)?),
+        None => gate.target(),
+    })
+}
+
+/// The paths of the task's territory as the landing has it: the declared
+/// scope and the task's changed paths, content only.
+fn territory<'c>(ctx: &'c TaskContext<'_>, declared: &'c BTreeSet<String>) -> BTreeSet<&'c str> {
+    let gate = ctx.gate;
+    declared
+        .iter()
+        .map(String::as_str)
+        .chain(ctx.paths.keys().map(String::as_str))
+        .filter(|p| gate.bookkeeping.class_of_path(p) == PathClass::Ordinary)
+        .collect()
+}
+
+/// The paths of the task's territory where what lands differs from what
+/// the receipt's `record` says its check ran on, or which the record does
+/// not name, except where what lands is the protected branch's own content
+/// on a path the task had not changed when the check ran.
+pub(super) fn against_record<'r>(
+    ctx: &TaskContext<'r>,
+    memo: &mut Memo<'r>,
+    record: &[Recorded<'_>],
+    declared: &BTreeSet<String>,
+) -> Result<Vec<Changed>> {
+    let gate = ctx.gate;
+    let repo = gate.repo;
+    let trusted = trusted(ctx)?;
+    let find = |path: &str| {
+        record
+            .binary_search_by(|r| r.path.as_bytes().cmp(path.as_bytes()))
+            .ok()
+            .map(|i| &record[i])
+    };
+    // The paths to compare, with what lands there and what was recorded.
+    let mut open: Vec<(&str, Option<Entry>, Option<&Recorded<'_>>)> = Vec::new();
+    for path in territory(ctx, declared) {
+        let landed = ctx.at.get(repo, path)?;
+        let recorded = find(path);
+        let changed_by_task = recorded.is_some_and(|r| r.changed);
+        if !changed_by_task && trusted.get(repo, path)? == landed {
+            continue;
+        }
+        open.push((path, landed, recorded));
+    }
+    let present: Vec<&str> = open
+        .iter()
+        .filter(|(_, landed, recorded)| landed.is_some() && recorded.is_some())
+        .map(|(path, _, _)| *path)
+        .collect();
+    let leaves = memo.digester(ctx).leaves(ctx.at, &present)?;
+    let landed_leaf: HashMap<&str, Option<FileLeaf>> =
+        present.iter().copied().zip(leaves).collect();
+    let mut out = Vec::new();
+    for (path, landed, recorded) in open {
+        let same = match (recorded.map(|r| &r.leaf), landed) {
+            (None, _) => false,
+            (Some(Leaf::Absent), None) => true,
+            (Some(Leaf::Absent), Some(_)) | (Some(Leaf::Present { .. }), None) => false,
+            (Some(Leaf::Present { mode, sha256 }), Some(_)) => landed_leaf
+                .get(path)
+                .copied()
+                .flatten()
+                .is_some_and(|(m, sha)| {
+                    m.octal() == mode && hex::encode(sha).eq_ignore_ascii_case(sha256)
+                }),
+        };
+        if !same {
+            out.push(Changed {
+                path: path.to_string(),
+                by: writer(ctx, path, landed),
+                unrecorded: recorded.is_none(),
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// The paths of the task's territory (`declared` scope and its changed
@@ -164,15 +259,9 @@ pub(super) fn changed_since(
 ) -> Result<Vec<Changed>> {
     let gate = ctx.gate;
     let repo = gate.repo;
-    let territory: BTreeSet<&str> = declared
-        .iter()
-        .map(String::as_str)
-        .chain(ctx.paths.keys().map(String::as_str))
-        .filter(|p| gate.bookkeeping.class_of_path(p) == PathClass::Ordinary)
-        .collect();
     let target = gate.target();
     let mut out = Vec::new();
-    for path in territory {
+    for path in territory(ctx, declared) {
         let landed = ctx.at.get(repo, path)?;
         if ran_on.snapshot.get(repo, path)? == landed || target.get(repo, path)? == landed {
             continue;
@@ -180,6 +269,7 @@ pub(super) fn changed_since(
         out.push(Changed {
             path: path.to_string(),
             by: writer(ctx, path, landed),
+            unrecorded: false,
         });
     }
     Ok(out)
@@ -220,8 +310,47 @@ pub(super) fn list_paths(paths: &[String], limit: usize) -> String {
 /// No step of the task's history committed the receipt as it lands.
 pub(super) fn origin_unknown(id: &str, baseline_label: &str) -> String {
     format!(
-        "check `{id}`: no commit of the task's history since its baseline ({baseline_label}) committed this receipt as it lands, so where it ran is unknown"
+        "check `{id}`: no commit of the task's history since its baseline ({baseline_label}) committed this receipt as it lands, and a receipt of schema version 1 records no paths, so where it ran is unknown (a re-run writes a receipt judged by content)"
     )
+}
+
+/// What lands differs from what a receipt's record says its check ran on.
+pub(super) fn record_differs(id: &str, changed: &[Changed]) -> String {
+    format!(
+        "what lands differs from the content check `{id}` ran on, on what its task covers: {}",
+        paths_by(changed)
+    )
+}
+
+/// Each path with the step that put what lands there and its author (at
+/// most eight, then a count).
+fn paths_by(changed: &[Changed]) -> String {
+    const SHOWN: usize = 8;
+    let mut parts: Vec<String> = changed
+        .iter()
+        .take(SHOWN)
+        .map(|c| {
+            let unrecorded = if c.unrecorded {
+                "not recorded by the receipt: its task had not changed it when the check ran; "
+            } else {
+                ""
+            };
+            match &c.by {
+                Some((label, Some(author))) => {
+                    format!("{} ({unrecorded}by {label}, author {author})", c.path)
+                }
+                Some((label, None)) => format!("{} ({unrecorded}by {label})", c.path),
+                None if c.unrecorded => {
+                    format!("{} ({})", c.path, unrecorded.trim_end_matches("; "))
+                }
+                None => format!("{} (by the merge of what lands)", c.path),
+            }
+        })
+        .collect();
+    if changed.len() > SHOWN {
+        parts.push(format!("and {} more", changed.len() - SHOWN));
+    }
+    parts.join(", ")
 }
 
 /// The content where the receipt was committed digests otherwise than the
@@ -233,11 +362,16 @@ pub(super) fn digest_differs(
     digest: &str,
     version: u32,
 ) -> String {
-    let detail = if ran_on.own_paths.is_empty() {
+    // Only receipts of schema version 1 are judged by the step that
+    // committed them: they record no paths, so the content they ran on is
+    // known only as a whole tree.
+    let detail = if !ran_on.scoped {
         String::new()
+    } else if ran_on.own_paths.is_empty() {
+        "; this receipt (schema version 1) records no paths, so it must describe the whole tree of the commit that carries it: a squash, a rebase or a cherry-pick puts it in a commit the check never ran on, as does an edit made after the check ran. A re-run writes a receipt that records what its check ran on and is judged by content".to_string()
     } else {
         format!(
-            "; it changed {} there, so look for edits made after the check ran",
+            "; this receipt (schema version 1) records no paths, so it must describe the whole tree of the commit that carries it (which changed {}): a squash, a rebase or a cherry-pick puts it in a commit the check never ran on, as does an edit made after the check ran. A re-run writes a receipt that records what its check ran on and is judged by content",
             list_paths(&ran_on.own_paths, 8)
         )
     };
@@ -254,23 +388,10 @@ pub(super) fn digest_differs(
 
 /// What lands changed on the task's territory after the check ran.
 pub(super) fn changed_after(id: &str, ran_on: &RanOn<'_>, changed: &[Changed]) -> String {
-    const SHOWN: usize = 8;
-    let mut parts: Vec<String> = changed
-        .iter()
-        .take(SHOWN)
-        .map(|c| match &c.by {
-            Some((label, Some(author))) => format!("{} (by {label}, author {author})", c.path),
-            Some((label, None)) => format!("{} (by {label})", c.path),
-            None => format!("{} (by the merge of what lands)", c.path),
-        })
-        .collect();
-    if changed.len() > SHOWN {
-        parts.push(format!("and {} more", changed.len() - SHOWN));
-    }
     format!(
-        "check `{id}` ran on {}, but what lands differs there on what the task covers: {}",
+        "check `{id}` ran on {} (a receipt of schema version 1 is judged by the commit that committed it), but what lands differs there on what the task covers: {}",
         ran_on.label,
-        parts.join(", ")
+        paths_by(changed)
     )
 }
 
@@ -341,10 +462,12 @@ mod tests {
 
     #[test]
     fn a_differing_digest_names_both_digests_and_what_the_step_changed() {
-        let quiet = digest_differs("unit", None, &ran_on("the index", &[]), "d2", 2);
+        let mut whole = ran_on("what lands", &[]);
+        whole.scoped = false;
+        let quiet = digest_differs("unit", None, &whole, "d2", 2);
         assert_eq!(
             quiet,
-            "check `unit` ran on content with tree digest (none), but the index (where the receipt was committed) digests to d2 (tree-v2): the receipt does not describe that content"
+            "check `unit` ran on content with tree digest (none), but what lands digests to d2 (tree-v2): the receipt does not describe that content"
         );
         let named = digest_differs(
             "unit",
@@ -356,11 +479,10 @@ mod tests {
         assert!(named.contains("tree digest d1, but commit abc"), "{named}");
         assert!(named.contains("(tree-v1)"), "{named}");
         assert!(
-            named.ends_with(
-                "; it changed src/a.rs there, so look for edits made after the check ran"
-            ),
+            named.contains("(which changed src/a.rs): a squash, a rebase or a cherry-pick"),
             "{named}"
         );
+        assert!(!named.contains("look for edits"), "{named}");
     }
 
     #[test]
@@ -369,16 +491,39 @@ mod tests {
             Changed {
                 path: "src/a.rs".into(),
                 by: Some(("commit b (\"tidy\")".into(), Some("H <h@x>".into()))),
+                unrecorded: false,
             },
             Changed {
                 path: "src/b.rs".into(),
                 by: None,
+                unrecorded: false,
             },
         ];
         let text = changed_after("unit", &ran_on("commit a", &[]), &changed);
         assert_eq!(
             text,
-            "check `unit` ran on commit a, but what lands differs there on what the task covers: src/a.rs (by commit b (\"tidy\"), author H <h@x>), src/b.rs (by the merge of what lands)"
+            "check `unit` ran on commit a (a receipt of schema version 1 is judged by the commit that committed it), but what lands differs there on what the task covers: src/a.rs (by commit b (\"tidy\"), author H <h@x>), src/b.rs (by the merge of what lands)"
+        );
+        let recorded = [
+            Changed {
+                path: "src/a.rs".into(),
+                by: Some(("commit b (\"tidy\")".into(), Some("H <h@x>".into()))),
+                unrecorded: false,
+            },
+            Changed {
+                path: "src/new.rs".into(),
+                by: Some(("commit c (\"more\")".into(), None)),
+                unrecorded: true,
+            },
+            Changed {
+                path: "src/c.rs".into(),
+                by: None,
+                unrecorded: true,
+            },
+        ];
+        assert_eq!(
+            record_differs("unit", &recorded),
+            "what lands differs from the content check `unit` ran on, on what its task covers: src/a.rs (by commit b (\"tidy\"), author H <h@x>), src/new.rs (not recorded by the receipt: its task had not changed it when the check ran; by commit c (\"more\")), src/c.rs (not recorded by the receipt: its task had not changed it when the check ran)"
         );
     }
 

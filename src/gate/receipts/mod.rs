@@ -6,10 +6,12 @@
 //! Per check, `<id>.tree.json` is judged when present ([`tree`], with
 //! [`freshness`] deciding which content it must describe), else `<id>.json`
 //! ([`v1`], the reference's receipt); [`acceptance`] maps the results onto
-//! the spec's criteria. This module reads the receipts of one task and
+//! the spec's criteria; [`cleared`] turns what a passing CI re-run answers
+//! into notes. This module reads the receipts of one task and
 //! gathers the gate's "receipts" and "acceptance" checks.
 
 pub mod acceptance;
+pub mod cleared;
 pub mod freshness;
 pub mod tree;
 pub mod v1;
@@ -46,6 +48,15 @@ pub struct Memo<'r> {
 }
 
 impl<'r> Memo<'r> {
+    /// The run's tree digester. The local caches never decide a CI or
+    /// pre-receive verdict.
+    fn digester(&mut self, ctx: &TaskContext<'r>) -> &mut TreeDigester<'r> {
+        let gate = ctx.gate;
+        self.digester.get_or_insert_with(|| {
+            TreeDigester::new(gate.repo, gate.config, gate.landing.kind.is_local())
+        })
+    }
+
     /// The executables' memo of this run: the local table in the local
     /// modes, none in CI and pre-receive (whose verdicts never read a
     /// local cache).

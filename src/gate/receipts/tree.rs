@@ -1,7 +1,9 @@
 //! The tree receipt (`<id>.tree.json`, this project's extension): current
 //! iff it is sound, bound to the spec's current declaration, spec path,
-//! spec bytes and this platform, its `tree_after` equals the tree digest of
-//! the content it must describe ([`super::freshness`]), and its executable
+//! spec bytes and this platform, what its check ran on matches what lands
+//! ([`super::freshness`]: by its territory record under `freshness: scope`,
+//! else by its `tree_after` against the tree digest of the content it must
+//! describe), and its executable
 //! is unchanged where it can be resolved: a repository-relative `argv[0]`
 //! from the task's last step in every mode, an absolute or `PATH` one on
 //! this machine in the local modes only (a CI runner's `/usr/bin/python3`
@@ -14,6 +16,7 @@
 use super::freshness;
 use super::{CheckResult, Declared, Memo, sha_hex};
 use crate::codes::Code;
+use crate::config::Freshness;
 use crate::contract::mastermind::argv_display::{RunDeclaration, declaration_sha256};
 use crate::contract::mastermind::receipt::{self, CheckState};
 use crate::contract::mastermind::tree_receipt::{self, Expected};
@@ -167,11 +170,13 @@ pub(super) fn check<'r>(
         ..
     } = declared;
     let declaration = declaration_sha256(cmd, run);
+    let object_format = ctx.gate.repo.gix().object_hash().to_string();
     let expected = Expected {
         declaration_sha256: &declaration,
         spec_path,
         spec_sha256: spec_sha,
         platform: std::env::consts::OS,
+        object_format: &object_format,
     };
     let inspection = tree_receipt::inspect(bytes, Some(&expected));
     let mut out = CheckResult {
@@ -216,6 +221,33 @@ pub(super) fn check<'r>(
         out.diagnostics = vec![diagnostic];
     };
     let refresh = freshness::refresh_hint(spec_path, &run.id, path);
+    // A receipt that records what its check ran on is judged by content,
+    // whichever commit carries it.
+    let by_record = ctx.gate.config.freshness == Freshness::Scope && !ctx.steps.is_empty();
+    if let Some(territory) = receipt.territory.as_ref().filter(|_| by_record) {
+        // The inspection refused a record that does not read back.
+        let record = territory.leaves(&receipt.run_id).unwrap_or_default();
+        let changed = freshness::against_record(ctx, memo, &record, declared.scope)?;
+        if !changed.is_empty() {
+            let hint = if freshness::converts_on_add(ctx, ctx.at)? {
+                freshness::converted_hint(spec_path, &run.id, path)
+            } else {
+                freshness::rerun_hint(spec_path, &run.id, path)
+            };
+            stale(
+                &mut out,
+                Code::receipt_snapshot_changed,
+                freshness::record_differs(&run.id, &changed),
+                Some(&hint),
+            );
+            return Ok(out);
+        }
+        let recorded = receipt.executable.as_ref().map(|e| e.sha256.as_str());
+        if let Some(detail) = executable_changed(recorded, executable_now(ctx, memo, run)?, run) {
+            stale(&mut out, Code::receipt_executable_changed, detail, None);
+        }
+        return Ok(out);
+    }
     let Some(ran_on) = freshness::ran_on(ctx, path)? else {
         stale(
             &mut out,

@@ -179,11 +179,11 @@ mod tests {
 
     /// What the gix decoding makes of the same bytes: the view's files and
     /// the cached trees, or `None` where it refuses the index.
-    fn by_gix(data: &[u8]) -> Option<(FileList, Option<CachedTree>)> {
+    fn by_gix(data: &[u8], kind: gix::hash::Kind) -> Option<(FileList, Option<CachedTree>)> {
         let (state, _) = gix::index::State::from_bytes(
             data,
             std::time::SystemTime::UNIX_EPOCH.into(),
-            gix::hash::Kind::Sha1,
+            kind,
             Default::default(),
         )
         .ok()?;
@@ -194,9 +194,9 @@ mod tests {
 
     /// The fast path's answer, checked against gix's: where it reads the
     /// index, gix reads the same files and cached trees.
-    fn agrees(data: &[u8]) -> Option<Listed> {
-        let listed = list(data, gix::hash::Kind::Sha1)?;
-        let (files, cache) = by_gix(data).expect("gix reads what the fast path reads");
+    fn agrees(data: &[u8], kind: gix::hash::Kind) -> Option<Listed> {
+        let listed = list(data, kind)?;
+        let (files, cache) = by_gix(data, kind).expect("gix reads what the fast path reads");
         assert_eq!(listed.files.clone().into_sorted_unique(), files);
         assert_eq!(listed.cache, cache);
         Some(listed)
@@ -248,14 +248,24 @@ mod tests {
         std::fs::read(root.join(".git/index")).unwrap()
     }
 
+    /// The object format of the repository at `root` (`GIT_DEFAULT_HASH`
+    /// chose it).
+    fn kind_of(root: &Path) -> gix::hash::Kind {
+        match git(root, &["rev-parse", "--show-object-format"]).as_str() {
+            "sha256" => gix::hash::Kind::Sha256,
+            _ => gix::hash::Kind::Sha1,
+        }
+    }
+
     #[test]
     fn every_index_version_is_read_as_gix_reads_it() {
         let dir = busy_repository();
         let root = dir.path();
+        let kind = kind_of(root);
         for version in ["2", "3", "4"] {
             git(root, &["update-index", "--index-version", version]);
             let data = index_bytes(root);
-            let listed = agrees(&data).unwrap_or_else(|| panic!("version {version} is read"));
+            let listed = agrees(&data, kind).unwrap_or_else(|| panic!("version {version} is read"));
             let paths: Vec<String> = listed.files.iter().map(|(p, _)| p.to_string()).collect();
             assert!(paths.contains(&"vendor/sub".to_string()), "{paths:?}");
             assert!(paths.contains(&"z/last".to_string()), "{paths:?}");
@@ -267,13 +277,14 @@ mod tests {
         }
         // Cached trees written whole.
         git(root, &["write-tree"]);
-        agrees(&index_bytes(root)).expect("a fully cached index is read");
+        agrees(&index_bytes(root), kind).expect("a fully cached index is read");
     }
 
     #[test]
     fn what_only_gix_knows_is_left_to_it() {
         let dir = busy_repository();
         let root = dir.path();
+        let kind = kind_of(root);
         // A path too long for the length field.
         let long = format!("{}f", "p/".repeat(2100));
         let blob = git(root, &["hash-object", "-w", "README.md"]);
@@ -286,14 +297,14 @@ mod tests {
                 &format!("100644,{blob},{long}"),
             ],
         );
-        assert!(list(&index_bytes(root), gix::hash::Kind::Sha1).is_none());
+        assert!(list(&index_bytes(root), kind).is_none());
         git(root, &["update-index", "--force-remove", &long]);
-        agrees(&index_bytes(root)).expect("read again without it");
+        agrees(&index_bytes(root), kind).expect("read again without it");
         // A split index (the mandatory `link` extension).
         git(root, &["update-index", "--split-index"]);
-        assert!(list(&index_bytes(root), gix::hash::Kind::Sha1).is_none());
+        assert!(list(&index_bytes(root), kind).is_none());
         git(root, &["update-index", "--no-split-index"]);
-        agrees(&index_bytes(root)).expect("read again once whole");
+        agrees(&index_bytes(root), kind).expect("read again once whole");
         // An unmerged path.
         git(root, &["commit", "-qam", "second"]);
         git(root, &["checkout", "-qb", "other", "HEAD~1"]);
@@ -309,7 +320,7 @@ mod tests {
             .output()
             .unwrap();
         assert!(!merged.status.success(), "the merge conflicts");
-        assert!(list(&index_bytes(root), gix::hash::Kind::Sha1).is_none());
+        assert!(list(&index_bytes(root), kind).is_none());
     }
 
     proptest! {
@@ -321,14 +332,14 @@ mod tests {
             version in 2u8..=4,
             edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4),
         ) {
-            let data = SAMPLES.with(|samples| samples[usize::from(version - 2)].clone());
+            let (kind, data) = SAMPLES.with(|(kind, samples)| (*kind, samples[usize::from(version - 2)].clone()));
             let mut data = data;
             for (at, byte) in edits {
                 let i = at.index(data.len());
                 data[i] = byte;
             }
-            if let Some(listed) = list(&data, gix::hash::Kind::Sha1) {
-                let gix = by_gix(&data);
+            if let Some(listed) = list(&data, kind) {
+                let gix = by_gix(&data, kind);
                 prop_assert!(gix.is_some(), "the fast path read what gix refuses");
                 let (files, cache) = gix.unwrap();
                 prop_assert_eq!(listed.files.into_sorted_unique(), files);
@@ -338,16 +349,18 @@ mod tests {
     }
 
     thread_local! {
-        /// The busy repository's index in versions 2, 3 and 4.
-        static SAMPLES: Vec<Vec<u8>> = {
+        /// The busy repository's object format and its index in versions
+        /// 2, 3 and 4.
+        static SAMPLES: (gix::hash::Kind, Vec<Vec<u8>>) = {
             let dir = busy_repository();
-            ["2", "3", "4"]
+            let samples = ["2", "3", "4"]
                 .iter()
                 .map(|version| {
                     git(dir.path(), &["update-index", "--index-version", version]);
                     index_bytes(dir.path())
                 })
-                .collect()
+                .collect();
+            (kind_of(dir.path()), samples)
         };
     }
 

@@ -480,6 +480,18 @@ fn examine(
             oid: indexed.id,
         }));
     }
+    // A sparse checkout's file outside its cone (skip-worktree): git takes
+    // its index entry for it, on disk or not, and so does the view.
+    if let (Some(indexed), Some(mode)) = (listed.indexed, index_mode)
+        && indexed
+            .flags
+            .contains(gix::index::entry::Flags::SKIP_WORKTREE)
+    {
+        return Ok(Examined::Indexed(Entry {
+            mode,
+            oid: indexed.id,
+        }));
+    }
     // The full path is made only when a file is read or a message needs it:
     // a file the index vouches for is looked at through the root's handle.
     let disk = || -> Result<std::path::PathBuf> { Ok(root.join(relative(listed.path)?)) };

@@ -259,6 +259,12 @@ fn rerun_after_gate(
             .checks
             .push(crate::report::CheckOutcome::new("rerun", diagnostics));
         result.ok = result.checks.iter().all(|c| c.ok);
+        // A check that passed again on exactly what lands answers its
+        // receipt's staleness.
+        let passed = done.record.passed(&task);
+        if let Some(judged) = result.judged.clone() {
+            crate::gate::receipts::cleared::clear(result, &judged.spec, &passed);
+        }
     }
     for note in done.notes {
         out.note(config.apply(note));

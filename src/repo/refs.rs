@@ -1,0 +1,423 @@
+//! Reading references, whatever store holds them.
+//!
+//! git keeps references in one of two stores, named by the repository's
+//! `extensions.refStorage`: `files` (loose files under `refs/` and
+//! `packed-refs`; the default, and the only one before `refStorage`
+//! existed) and `reftable` (binary tables under `reftable/`, git 2.45 and
+//! later; the default of git 3.0 and of GitLab's Gitaly). gix 0.90 reads
+//! the files store only: in a reftable repository it sees the placeholder
+//! git leaves for old tools (`HEAD` pointing at `refs/heads/.invalid`,
+//! `refs/heads` a file) and fails, or worse, answers about the placeholder.
+//!
+//! So every reference the gate reads comes through here, chosen per
+//! repository when it is opened ([`RefStore::of`]): gix for the files store,
+//! git's own commands (`git rev-parse`, `git symbolic-ref`,
+//! `git for-each-ref`) for any other store, so a store git supports is a
+//! store the gate supports. Only the names go through git: the objects they
+//! name are read and peeled by gix as everywhere else. Nothing outside this
+//! module reads references through gix (`tests/docs/architecture.rs` holds
+//! that).
+
+use super::{Repo, RepoError, Result};
+use crate::codes::Code;
+use gix::ObjectId;
+use std::process::{Command, Stdio};
+
+/// The reference store of a repository.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RefStore {
+    /// Loose files and `packed-refs`: read by gix.
+    Files,
+    /// Any other store git knows (`reftable`, or a later one), named as
+    /// the configuration names it: read through git.
+    Git(String),
+}
+
+impl RefStore {
+    /// The store `extensions.refStorage` names (absent: the files store).
+    pub fn of(repo: &gix::Repository) -> RefStore {
+        let config = repo.config_snapshot();
+        match config.string("extensions.refStorage") {
+            Some(name) if !name.eq_ignore_ascii_case(b"files") => {
+                RefStore::Git(name.to_string().to_ascii_lowercase())
+            }
+            _ => RefStore::Files,
+        }
+    }
+
+    /// The store's name as git spells it (`files`, `reftable`).
+    pub fn name(&self) -> &str {
+        match self {
+            RefStore::Files => "files",
+            RefStore::Git(name) => name,
+        }
+    }
+}
+
+/// A reference found by its full name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reference {
+    /// The full name of the reference it points at, when it is symbolic
+    /// (`refs/remotes/origin/HEAD` -> `refs/remotes/origin/main`).
+    pub symbolic: Option<String>,
+    /// The object it finally names, symbolic links followed and annotated
+    /// tags peeled; `None` where that object is missing.
+    pub id: Option<ObjectId>,
+}
+
+/// What a repository read through git keeps for the rest of the run: the
+/// gate never moves HEAD, and each read is a process.
+#[derive(Debug, Default)]
+pub(super) struct Memo {
+    head: std::cell::RefCell<Option<(Option<ObjectId>, Option<String>)>>,
+}
+
+/// What one `git` command for the references printed, or why it failed.
+struct GitOutput {
+    /// The exit code (`None`: killed by a signal).
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Repo {
+    /// The store this repository keeps its references in.
+    pub fn ref_store(&self) -> &RefStore {
+        &self.ref_store
+    }
+
+    /// Run `git args` on this repository's references: its git dir, the
+    /// object directories the gate reads (the pre-receive quarantine
+    /// first), no replace refs, nothing else of the caller's repository
+    /// variables.
+    fn git_for_refs(&self, args: &[&str]) -> Result<GitOutput> {
+        let mut command = Command::new("git");
+        let names: Vec<std::ffi::OsString> = std::env::vars_os().map(|(name, _)| name).collect();
+        for name in crate::process_env::git_local_vars_to_clear(names.iter().map(|n| n.as_os_str()))
+        {
+            command.env_remove(name);
+        }
+        command
+            .arg("--git-dir")
+            .arg(self.git_dir())
+            .args(args)
+            .env("GIT_NO_REPLACE_OBJECTS", "1")
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some((first, rest)) = self.object_dirs.split_first() {
+            command.env("GIT_OBJECT_DIRECTORY", first);
+            if !rest.is_empty()
+                && let Ok(alternates) = std::env::join_paths(rest)
+            {
+                command.env("GIT_ALTERNATE_OBJECT_DIRECTORIES", alternates);
+            }
+        }
+        let shown = args.join(" ");
+        let output = command.output().map_err(|e| {
+            RepoError::new(
+                Code::git_repository_unavailable,
+                format!(
+                    "cannot run `git {shown}` to read the references of {} (its `{}` store): {e}",
+                    self.git_dir().display(),
+                    self.ref_store.name()
+                ),
+            )
+        })?;
+        let stderr = String::from_utf8_lossy(&output.stderr).trim().to_string();
+        // git 2.44 and older know no `refStorage`; a later store's name is
+        // an invalid value to a git that predates it.
+        if stderr.contains("unknown repository extension")
+            || stderr.contains("'extensions.refstorage'")
+        {
+            return Err(RepoError::new(
+                Code::git_version_unsupported,
+                format!(
+                    "the repository at {} keeps its references in the `{}` store, which the installed git cannot read (`git {shown}`: {stderr}); install git 2.45 or newer",
+                    self.git_dir().display(),
+                    self.ref_store.name()
+                ),
+            ));
+        }
+        Ok(GitOutput {
+            code: output.status.code(),
+            stdout: String::from_utf8_lossy(&output.stdout).trim().to_string(),
+            stderr,
+        })
+    }
+
+    /// The object a revision names, unpeeled (`HEAD`, `origin/main`,
+    /// `main~2`, `@{upstream}`, an object id).
+    pub(super) fn revision_id(&self, rev: &str) -> Result<ObjectId> {
+        let unknown = |why: &dyn std::fmt::Display| {
+            RepoError::new(
+                Code::git_revision_unknown,
+                format!("cannot resolve revision `{rev}`: {why}"),
+            )
+        };
+        // A full object id is that object in every store, as in git (a ref
+        // of the same name only earns a warning there).
+        if rev.len() == self.inner.object_hash().len_in_hex()
+            && let Ok(id) = ObjectId::from_hex(rev.as_bytes())
+        {
+            return Ok(id);
+        }
+        match &self.ref_store {
+            RefStore::Files => self
+                .inner
+                .rev_parse_single(rev)
+                .map(|id| id.detach())
+                .map_err(|e| unknown(&e)),
+            RefStore::Git(_) => {
+                let out = self.git_for_refs(&["rev-parse", "--verify", "--end-of-options", rev])?;
+                match out.code {
+                    Some(0) => ObjectId::from_hex(out.stdout.as_bytes()).map_err(|e| unknown(&e)),
+                    _ => Err(unknown(&format!("git: {}", out.stderr))),
+                }
+            }
+        }
+    }
+
+    /// HEAD: the commit it names (`None` before the first commit) and the
+    /// full name of the branch it is on (`None` when detached).
+    pub(super) fn head_state(&self) -> Result<(Option<ObjectId>, Option<String>)> {
+        let failed = |why: &dyn std::fmt::Display| {
+            RepoError::new(
+                Code::git_revision_unknown,
+                format!("cannot read HEAD: {why}"),
+            )
+        };
+        match &self.ref_store {
+            RefStore::Files => {
+                let head = self.inner.head().map_err(|e| failed(&e))?;
+                let name = head.referent_name().map(|n| n.as_bstr().to_string());
+                Ok((head.id().map(|id| id.detach()), name))
+            }
+            RefStore::Git(_) => {
+                if let Some(known) = self.refs_memo.head.borrow().as_ref() {
+                    return Ok(known.clone());
+                }
+                let head = self.git_head()?;
+                *self.refs_memo.head.borrow_mut() = Some(head.clone());
+                Ok(head)
+            }
+        }
+    }
+
+    /// HEAD as git reads it: one `git rev-parse` on a branch with commits
+    /// or a detached HEAD, a `git symbolic-ref` and a check more on an
+    /// unborn branch.
+    fn git_head(&self) -> Result<(Option<ObjectId>, Option<String>)> {
+        let failed = |why: &dyn std::fmt::Display| {
+            RepoError::new(
+                Code::git_revision_unknown,
+                format!("cannot read HEAD: {why}"),
+            )
+        };
+        let out = self.git_for_refs(&["rev-parse", "HEAD", "--symbolic-full-name", "HEAD"])?;
+        if out.code == Some(0) {
+            let mut lines = out.stdout.lines();
+            let (Some(id), Some(name), None) = (lines.next(), lines.next(), lines.next()) else {
+                return Err(failed(&format!("git rev-parse printed {:?}", out.stdout)));
+            };
+            let id = ObjectId::from_hex(id.as_bytes()).map_err(|e| failed(&e))?;
+            // `HEAD` itself: detached.
+            let name = name.starts_with("refs/").then(|| name.to_string());
+            return Ok((Some(id), name));
+        }
+        // No commit at HEAD: an unborn branch (its ref does not exist), or
+        // something broken.
+        let branch = self.git_for_refs(&["symbolic-ref", "-q", "HEAD"])?;
+        if branch.code == Some(0) {
+            let target = self.git_for_refs(&["rev-parse", "-q", "--verify", &branch.stdout])?;
+            if target.code == Some(1) && target.stderr.is_empty() {
+                return Ok((None, Some(branch.stdout)));
+            }
+        }
+        Err(failed(&format!("git rev-parse HEAD: {}", out.stderr)))
+    }
+
+    /// The reference with exactly this full name (`refs/remotes/origin/HEAD`),
+    /// if there is one.
+    pub fn reference(&self, name: &str) -> Result<Option<Reference>> {
+        let failed = |why: &dyn std::fmt::Display| {
+            RepoError::new(
+                Code::git_revision_unknown,
+                format!("cannot read the reference {name}: {why}"),
+            )
+        };
+        match &self.ref_store {
+            RefStore::Files => {
+                let Some(mut found) = self
+                    .inner
+                    .try_find_reference(name)
+                    .map_err(|e| failed(&e))?
+                else {
+                    return Ok(None);
+                };
+                if found.name().as_bstr() != name {
+                    return Ok(None);
+                }
+                let symbolic = match found.target() {
+                    gix::refs::TargetRef::Symbolic(target) => Some(target.as_bstr().to_string()),
+                    gix::refs::TargetRef::Object(_) => None,
+                };
+                let id = found.peel_to_id().ok().map(|id| id.detach());
+                Ok(Some(Reference { symbolic, id }))
+            }
+            RefStore::Git(_) => {
+                let out = self.git_for_refs(&[
+                    "for-each-ref",
+                    "--format=%(refname)%00%(symref)%00%(objectname)",
+                    "--",
+                    name,
+                ])?;
+                if out.code != Some(0) {
+                    return Err(failed(&format!("git for-each-ref: {}", out.stderr)));
+                }
+                for line in out.stdout.lines() {
+                    let mut fields = line.split('\0');
+                    let (Some(found), Some(symref), Some(object)) =
+                        (fields.next(), fields.next(), fields.next())
+                    else {
+                        continue;
+                    };
+                    if found != name {
+                        continue;
+                    }
+                    let id = ObjectId::from_hex(object.as_bytes())
+                        .ok()
+                        .and_then(|id| self.peeled(id));
+                    return Ok(Some(Reference {
+                        symbolic: (!symref.is_empty()).then(|| symref.to_string()),
+                        id,
+                    }));
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    /// `id` with annotated tags peeled, `None` where an object is missing.
+    fn peeled(&self, id: ObjectId) -> Option<ObjectId> {
+        let object = self.inner.find_object(id).ok()?;
+        object.peel_tags_to_end().ok().map(|peeled| peeled.id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repo::test_git::git;
+
+    /// A repository with one commit on `main`, a lightweight and an
+    /// annotated tag, and `refs/remotes/origin/HEAD` pointing at
+    /// `refs/remotes/origin/main`, in the ref store `format`.
+    fn repository(format: &str) -> (tempfile::TempDir, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git(
+            root,
+            &[
+                "init",
+                "-q",
+                "-b",
+                "main",
+                &format!("--ref-format={format}"),
+            ],
+        );
+        std::fs::write(root.join("a"), "a\n").unwrap();
+        git(root, &["add", "a"]);
+        git(root, &["commit", "-q", "-m", "one"]);
+        let head = git(root, &["rev-parse", "HEAD"]);
+        git(root, &["tag", "light"]);
+        git(root, &["tag", "-a", "-m", "annotated", "v1"]);
+        git(root, &["update-ref", "refs/remotes/origin/main", &head]);
+        git(
+            root,
+            &[
+                "symbolic-ref",
+                "refs/remotes/origin/HEAD",
+                "refs/remotes/origin/main",
+            ],
+        );
+        (dir, head)
+    }
+
+    #[test]
+    fn both_stores_answer_alike() {
+        let mut answers = Vec::new();
+        for format in ["files", "reftable"] {
+            let (dir, head) = repository(format);
+            let repo = Repo::discover(dir.path()).unwrap();
+            let expected = if format == "files" {
+                RefStore::Files
+            } else {
+                RefStore::Git("reftable".into())
+            };
+            assert_eq!(repo.ref_store(), &expected);
+            let head = ObjectId::from_hex(head.as_bytes()).unwrap();
+            assert_eq!(repo.head_commit().unwrap(), Some(head), "{format}");
+            assert_eq!(
+                repo.head_ref_name().as_deref(),
+                Some("refs/heads/main"),
+                "{format}"
+            );
+            assert_eq!(repo.resolve_commit("v1").unwrap(), head, "{format}");
+            assert_eq!(repo.resolve_commit("origin/main").unwrap(), head);
+            assert_eq!(repo.commit_of("light").unwrap(), Some(head));
+            assert_eq!(repo.commit_of("HEAD^{tree}").unwrap(), None);
+            let unknown = repo.resolve_commit("nope").unwrap_err();
+            assert_eq!(unknown.code, Code::git_revision_unknown, "{format}");
+            let remote_head = repo.reference("refs/remotes/origin/HEAD").unwrap();
+            assert_eq!(
+                remote_head,
+                Some(Reference {
+                    symbolic: Some("refs/remotes/origin/main".into()),
+                    id: Some(head),
+                }),
+                "{format}"
+            );
+            let tag = repo.reference("refs/tags/v1").unwrap().unwrap();
+            assert_eq!(tag.id, Some(head), "annotated tags are peeled: {format}");
+            assert_eq!(repo.reference("refs/remotes/origin").unwrap(), None);
+            assert_eq!(repo.reference("refs/heads/mai").unwrap(), None);
+            answers.push((
+                repo.reference("refs/heads/main")
+                    .unwrap()
+                    .map(|r| r.symbolic),
+                repo.reference("refs/heads/none").unwrap(),
+            ));
+        }
+        assert_eq!(answers[0], answers[1]);
+    }
+
+    #[test]
+    fn an_unborn_and_a_detached_head_are_told_apart() {
+        for format in ["files", "reftable"] {
+            let dir = tempfile::tempdir().unwrap();
+            let root = dir.path();
+            git(
+                root,
+                &[
+                    "init",
+                    "-q",
+                    "-b",
+                    "trunk",
+                    &format!("--ref-format={format}"),
+                ],
+            );
+            let repo = Repo::discover(root).unwrap();
+            assert_eq!(repo.head_commit().unwrap(), None, "{format}: unborn");
+            assert_eq!(repo.head_ref_name().as_deref(), Some("refs/heads/trunk"));
+            std::fs::write(root.join("a"), "a\n").unwrap();
+            git(root, &["add", "a"]);
+            git(root, &["commit", "-q", "-m", "one"]);
+            git(root, &["checkout", "-q", "--detach"]);
+            let repo = Repo::discover(root).unwrap();
+            assert!(repo.head_commit().unwrap().is_some(), "{format}: detached");
+            assert_eq!(repo.head_ref_name(), None, "{format}: detached");
+        }
+    }
+}
