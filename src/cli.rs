@@ -179,9 +179,14 @@ pub enum Command {
     },
     /// Set this repository up: a commented .mastermind/hooks.yaml, the git hooks, and the CI step to add.
     #[command(
-        after_help = "Exit status: 0 set up (or already set up), 2 something was refused or failed (the message says what to do)."
+        after_help = "Without --planner the configuration is a solo repository's: anyone's plan is allowed (`planning: {default: allow}`). With --planner, only those planners' plans are: an agent's own new task, wider spec or control-file change is refused in CI and pre-receive.\n\nExit status: 0 set up (or already set up), 2 something was refused or failed (the message says what to do)."
     )]
-    Init,
+    Init {
+        /// Who plans (repeatable): github:LOGIN, gitlab:LOGIN, actor:NAME, pusher:NAME or
+        /// signer:PRINCIPAL. The configuration then allows exactly their plans.
+        #[arg(long = "planner", value_name = "PRINCIPAL")]
+        planners: Vec<String>,
+    },
     /// Start a task (`task new`) or widen one (`task widen`): a task's spec and report skeleton.
     Task {
         #[command(subcommand)]
@@ -590,7 +595,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         }
         Command::Codes { code } => commands::codes::run(code.as_deref()),
         Command::Schema { name } => commands::schema::run(name.as_deref()),
-        Command::Init => commands::init::run(),
+        Command::Init { planners } => commands::init::run(&planners),
         Command::Task {
             command:
                 TaskCommand::New {

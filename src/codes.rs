@@ -391,7 +391,7 @@ codes! {
         "The file is not a valid .mastermind/hooks.yaml (validate --kind hooks-config).",
         "Fix the key or value named in the message; `mastermind-hooks schema hooks-config-v1` prints the schema.";
     config_loosened: Warning, Violation,
-        "The change makes .mastermind/hooks.yaml judge later changes more leniently.",
+        "The change makes the gate's configuration (.mastermind/hooks.yaml, or the allowed-signers file it names) judge later changes more leniently: a looser key, a rule that names a new principal, a new key or principal among the allowed signers.",
         "Review each loosened item; the change itself is judged by the base's configuration.";
     config_repaired: Note, Violation,
         "The base's configuration is invalid and this change only repairs it; nothing else was judged more leniently.",
@@ -412,10 +412,19 @@ codes! {
         "A pushed tag names a tree or a blob: it carries no commit, so no task, and is not judged.",
         "Nothing to do; tag commits to have them judged.";
     task_planned: Note, Violation,
-        "With specs.require_on_base, a task whose spec is new and whose steps change no content is a plan: only its spec is judged until its work comes.",
+        "A change that only plans a task (its spec changes, none of its steps changes content, and its report is absent or the skeleton `task new` wrote) is judged as a plan: only its spec, until its work comes.",
         "Land the plan, then do the work in a change of its own.";
+    task_created: Error, Violation,
+        "A task whose spec is not on the protected branch is planned in this change: with planning.new_tasks: planner (the default) the planning policy decides who may (a listed planner's plan is a note, anyone else's an error in CI and pre-receive, a warning in the local hooks and on branches that are not protected); with `anyone`, a note.",
+        "Have a planner land the spec (alone in a change of theirs, or first in this change in a commit they sign), then do the work under it; or add a `planning.rules` allow rule keyed on `actors`, `pushers` or `signers` on the protected branch.";
+    task_copied: Error, Violation,
+        "A new task folder's spec is, byte for byte, the spec of another task on the protected branch (a copy, or a rename): the planning policy decides who may give a planned scope to another task.",
+        "Have a planner land the copy, or start the task with a plan of its own (`mastermind-hooks task new NAME`).";
+    control_file_changed: Error, Violation,
+        "The change changes a control file (the gate's configuration, the allowed-signers file, or a path planning.control_files lists: CI definitions, CODEOWNERS, server hooks by default): planning, never task work, graded by the planning policy.",
+        "Have a planner make the change (a pull request, push or signed commit the planning rules allow); a task cannot carry it, whatever its spec declares.";
     verification_file_not_receipt: Error, Violation,
-        "Under a task's verification/ only the receipts of the checks its spec declares are bookkeeping; any other file there is content no receipt can vouch for.",
+        "Under a task's verification/ only what the runners write for the checks its spec declares is bookkeeping (`<id>.tree.json`, the reference's `<id>.json` where no tree receipt lands, an empty run.lock); any other file there is content no receipt can vouch for.",
         "Move the file out of verification/ (and declare it in the spec's scope), or delete it if it is the receipt of a check the spec no longer declares.";
     mastermind_symlink: Error, Violation,
         "Nothing under .mastermind/ may be a symlink.",

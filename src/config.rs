@@ -105,6 +105,90 @@ struct PolicyFile {
     rules: Vec<UntaskedRuleFile>,
 }
 
+/// `planning.new_tasks`: whether a new task's plan is a planner's to make.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NewTasks {
+    /// A new task's spec (alone or with its work) is planning, graded by
+    /// the planning policy like a wider spec: the worker does not decide
+    /// what it may do.
+    #[default]
+    Planner,
+    /// A new task is judged by the spec it brings (`task_created` is a
+    /// note); copied or renamed task folders, wider specs, reopened tasks
+    /// and control files are still planning.
+    Anyone,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlanningFile {
+    #[serde(default)]
+    default: Option<UntaskedAction>,
+    #[serde(default)]
+    rules: Vec<UntaskedRuleFile>,
+    #[serde(default)]
+    new_tasks: NewTasks,
+    #[serde(default)]
+    control_files: Option<Vec<String>>,
+}
+
+/// The control files when `planning.control_files` is unset: CI
+/// definitions (GitHub workflows and local or vendored actions, GitLab's
+/// pipeline file and what it conventionally includes), CODEOWNERS in every
+/// place GitHub and GitLab read it, and server hook scripts a repository
+/// keeps (GitLab's `custom_hooks/`, `pre-receive` scripts and directories).
+/// The gate's configuration and the allowed-signers file it names are
+/// control files whatever the list says.
+pub const DEFAULT_CONTROL_FILES: &[&str] = &[
+    ".github/workflows/**",
+    ".github/actions/**",
+    ".gitlab-ci.yml",
+    ".gitlab/**/*.yml",
+    ".gitlab/**/*.yaml",
+    "CODEOWNERS",
+    ".github/CODEOWNERS",
+    ".gitlab/CODEOWNERS",
+    "docs/CODEOWNERS",
+    "custom_hooks/**",
+    "**/pre-receive",
+    "**/pre-receive.d/**",
+];
+
+/// The paths whose change is a planning act, never task work
+/// (`planning.control_files`, DESIGN.md section 5, "Planning is an
+/// authorized act"): the gate's configuration, the allowed-signers file
+/// `identity.allowed_signers` names, and the list's globs.
+#[derive(Clone, Debug)]
+pub struct ControlFiles {
+    /// `planning.control_files`, or [`DEFAULT_CONTROL_FILES`] when unset.
+    pub globs: Globs,
+    /// `identity.allowed_signers` (normalized).
+    pub allowed_signers: Option<String>,
+}
+
+impl Default for ControlFiles {
+    fn default() -> Self {
+        let defaults: Vec<String> = DEFAULT_CONTROL_FILES
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
+        ControlFiles {
+            globs: Globs::new(&defaults, "planning.control_files").unwrap_or_default(),
+            allowed_signers: None,
+        }
+    }
+}
+
+impl ControlFiles {
+    /// True when a change of `path` is a planning act.
+    pub fn covers(&self, path: &str) -> bool {
+        path == CONFIG_PATH
+            || self.allowed_signers.as_deref() == Some(path)
+            || self.globs.is_match(path)
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct IdentityFile {
@@ -381,7 +465,7 @@ struct ConfigFile {
     #[serde(default)]
     untasked: Option<PolicyFile>,
     #[serde(default)]
-    planning: Option<PolicyFile>,
+    planning: Option<PlanningFile>,
     #[serde(default)]
     identity: IdentityFile,
     #[serde(default)]
@@ -465,9 +549,17 @@ pub struct Config {
     pub subagent_returns: Globs,
     pub findings_ledgers: Globs,
     pub untasked: UntaskedPolicy,
-    /// Who may widen a landed task's scope or reopen a complete one
-    /// (`spec_widened`, `task_reopened`).
+    /// Who may plan: make a new task (`task_created`, with
+    /// `new_tasks: planner`), copy or rename one (`task_copied`), widen a
+    /// landed task's scope (`spec_widened`), reopen a complete one
+    /// (`task_reopened`) and change a control file
+    /// (`control_file_changed`).
     pub planning: Policy,
+    /// `planning.new_tasks`.
+    pub new_tasks: NewTasks,
+    /// `planning.control_files`, with the configuration and the
+    /// allowed-signers file.
+    pub control_files: ControlFiles,
     /// `identity.allowed_signers`: the repository path of the allowed-signers
     /// file read from the protected branch (normalized).
     pub allowed_signers: Option<String>,
@@ -514,6 +606,12 @@ impl Config {
             .unwrap_or_default(),
             ..Config::default()
         }
+    }
+
+    /// True when a change of `path` is a planning act
+    /// ([`ControlFiles::covers`]).
+    pub fn is_control_file(&self, path: &str) -> bool {
+        self.control_files.covers(path)
     }
 
     /// Parse a configuration file's bytes. `source` names where it was read.
@@ -602,6 +700,22 @@ impl Config {
                 forced: false,
             })
             .unwrap_or_default();
+        let new_tasks = file
+            .planning
+            .as_ref()
+            .map(|section| section.new_tasks)
+            .unwrap_or_default();
+        let control_globs = match file
+            .planning
+            .as_ref()
+            .and_then(|section| section.control_files.as_ref())
+        {
+            None => ControlFiles::default().globs,
+            Some(patterns) => Globs::new(patterns, "planning.control_files").unwrap_or_else(|d| {
+                problems.push(d);
+                Globs::default()
+            }),
+        };
         let allowed_signers = match &file.identity.allowed_signers {
             None => None,
             Some(path) => {
@@ -657,9 +771,15 @@ impl Config {
                 Freshness::Scope
             }
         };
+        let control_files = ControlFiles {
+            globs: control_globs,
+            allowed_signers: allowed_signers.clone(),
+        };
         let config = Config {
             untasked,
             planning,
+            new_tasks,
+            control_files,
             allowed_signers,
             spec_changes: file.specs.changes,
             specs_on_base: file.specs.require_on_base,

@@ -128,6 +128,26 @@ pub struct TaskContract {
     pub checks: Vec<String>,
     /// `path (added|modified|deleted)`, sorted.
     pub changed: Vec<String>,
+    /// Who planned the task: the scope above is what the plan grants.
+    pub plan: Option<Plan>,
+}
+
+/// Who planned a task, as the gate judged it (`crate::gate::planning`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Plan {
+    /// `landed`: the spec was on the protected branch before this change,
+    /// which leaves it as it was; `new`, `copied`, `widened`, `reopened`:
+    /// this change plans it; `earlier`: its spec is not on the protected
+    /// branch yet, and an earlier change of its branch brought it.
+    pub origin: String,
+    /// Who made the plan, as the platform or a key vouches for it (`None`
+    /// where this change did not plan the task).
+    pub by: Option<String>,
+    /// The steps of this change that made the plan.
+    pub steps: Vec<String>,
+    /// The planning policy's decision (`allow (planning.rules[0])`), where
+    /// the planning policy decided.
+    pub decision: Option<String>,
 }
 
 impl TaskResult {

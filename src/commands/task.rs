@@ -206,7 +206,7 @@ pub fn widen(name: &str, touches: &[String], creates: &[String]) -> ExitStatus {
     );
     let _ = writeln!(
         out,
-        "a spec that has not landed on the default branch is the task's own: it is committed with the work. One that has landed changes only in a planning change: land it alone first (git add {rel} && git commit -m \"{name}: declare {}\", pushed or merged on its own), then the work.",
+        "a spec that has not landed on the default branch is the task's own: it is committed with the work (where it lands, a new task's spec is a planner's to make, unless planning.new_tasks is anyone). One that has landed changes only in a planning change, a planner's: land it alone first (git add {rel} && git commit -m \"{name}: declare {}\", pushed or merged on its own by a planner the planning rules allow, or signed by one), then the work.",
         widened.added.join(", ")
     );
     match emit(&out) {

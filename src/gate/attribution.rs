@@ -5,8 +5,7 @@
 //! task folders is judged against the union of their scopes: each content
 //! path goes to the tasks that declare it, or to all of them when none does
 //! (so it is out of scope for each). A step that touches no task folder is
-//! *untasked*: its content changes go to the untasked policy, as does every
-//! change of `.mastermind/hooks.yaml`, whichever step makes it, unless it is
+//! *untasked*: its content changes go to the untasked policy, unless it is
 //! a *follow-up*: a step that touches no task folder but changes only paths
 //! inside the territory (declared files and changed paths) of tasks the
 //! landing carries and the protected branch has not landed (a reviewer's
@@ -14,7 +13,10 @@
 //! in one). It belongs to those tasks, each path to the tasks whose
 //! territory holds it, and is judged with them: what it changed must be
 //! covered by a current receipt (or a passing re-run). A step with any path
-//! outside every such territory stays untasked, whole.
+//! outside every such territory stays untasked, whole. A change of a
+//! control file (`.mastermind/hooks.yaml` among them), whichever step makes
+//! it, is planning and goes to the planning policy
+//! ([`crate::gate::planning::control`]), never to the untasked policy.
 
 use super::change::{Bookkeeping, Step};
 use crate::bookkeeping::PathClass;
@@ -40,19 +42,18 @@ pub struct Attribution {
 
 impl Attribution {
     /// The changes of step `index` that go to the untasked policy (see
-    /// [`untasked_changes`]): for a follow-up, only a change of the
-    /// configuration.
+    /// [`untasked_changes`]): for a follow-up, none (its content is its
+    /// tasks', and control files are planning).
     pub fn untasked_changes(
         &self,
         index: usize,
         step: &Step,
         bookkeeping: &Bookkeeping<'_>,
     ) -> Vec<(String, ChangeKind)> {
-        let mut changes = untasked_changes(step, bookkeeping);
         if self.follow_ups.contains_key(&index) {
-            changes.retain(|(path, _)| bookkeeping.class_of_path(path) == PathClass::Config);
+            return Vec::new();
         }
-        changes
+        untasked_changes(step, bookkeeping)
     }
 
     /// Make follow-ups of the untasked steps whose content paths all lie in
@@ -135,9 +136,10 @@ pub fn owners<'t>(tasks: &[&'t str], declares: impl Fn(&str) -> bool) -> Vec<&'t
 }
 
 /// The changes of a step that go to the untasked policy: all its content
-/// (and configuration) changes when it touched no task, else only a change
-/// of the configuration. Non-UTF-8 paths are returned lossily; the caller
-/// reports them.
+/// changes when it touched no task, else none. Control files (the
+/// configuration among them) are planning, never untasked
+/// ([`crate::gate::planning::control`]). Non-UTF-8 paths are returned
+/// lossily; the caller reports them.
 pub fn untasked_changes(step: &Step, bookkeeping: &Bookkeeping<'_>) -> Vec<(String, ChangeKind)> {
     let tasked = !step.touched_tasks().is_empty();
     step.changes
@@ -146,9 +148,11 @@ pub fn untasked_changes(step: &Step, bookkeeping: &Bookkeeping<'_>) -> Vec<(Stri
             let path = c.path.to_str_lossy();
             let class = bookkeeping.class(c, &path);
             let keep = match class {
-                PathClass::Config => true,
                 PathClass::Ordinary => !tasked,
-                PathClass::TaskArtifact { .. } | PathClass::Runtime => false,
+                PathClass::Config
+                | PathClass::Control
+                | PathClass::TaskArtifact { .. }
+                | PathClass::Runtime => false,
             };
             keep.then(|| (path.into_owned(), c.kind))
         })
@@ -223,11 +227,9 @@ mod tests {
         // A path outside every territory keeps the whole step untasked; a
         // step without content is left alone.
         assert_eq!(attribution.untasked_steps, [3, 5]);
-        // The configuration is untasked whatever else a step does.
-        assert_eq!(
-            attribution.untasked_changes(4, &steps[4], &none),
-            [(".mastermind/hooks.yaml".to_string(), ChangeKind::Modified)]
-        );
+        // The configuration is planning, never untasked, whatever else a
+        // step does.
+        assert!(attribution.untasked_changes(4, &steps[4], &none).is_empty());
         assert_eq!(
             attribution.untasked_changes(3, &steps[3], &none).len(),
             2,
@@ -236,17 +238,16 @@ mod tests {
     }
 
     #[test]
-    fn configuration_changes_are_always_untasked() {
+    fn configuration_changes_are_never_untasked() {
         let none = Bookkeeping::by_name(Vec::<&Globs>::new());
         let tasked = step(&[
             ".mastermind/tasks/a/spec.md",
             ".mastermind/hooks.yaml",
             "src/a.rs",
         ]);
-        assert_eq!(
-            untasked_changes(&tasked, &none),
-            [(".mastermind/hooks.yaml".to_string(), ChangeKind::Modified)]
-        );
+        assert!(untasked_changes(&tasked, &none).is_empty());
+        let config = step(&[".mastermind/hooks.yaml"]);
+        assert!(untasked_changes(&config, &none).is_empty());
         let human = step(&["src/a.rs", ".mastermind/tools/x.sh", ".mastermind/mmcg.db"]);
         let paths: Vec<String> = untasked_changes(&human, &none)
             .into_iter()

@@ -12,8 +12,8 @@
 //! ([`super::task_history`]), where a receipt was added and what changed
 //! after it ([`super::receipts::freshness`]).
 
-use crate::bookkeeping::{PathClass, classify, verification_file};
-use crate::config::Globs;
+use crate::bookkeeping::{Landed, PathClass, classify, receipt_names, verification_file};
+use crate::config::{ControlFiles, Globs};
 use crate::contract::mastermind::spec;
 use crate::repo::Repo;
 use crate::repo::changes::ChangeKind;
@@ -28,11 +28,14 @@ use std::collections::{BTreeSet, HashMap};
 /// What is the agents' bookkeeping in one gate run: the known artifacts of
 /// task folders and the configured agent files (by name, as
 /// [`classify`] says), except that under a task's `verification/` only the
-/// receipts of the check ids its spec (as it lands) declares are; any
-/// other file there is content. A task whose spec cannot be read there is
-/// judged by name.
+/// receipts the runners write for the check ids its spec (as it lands)
+/// declares are ([`receipt_names`]); any other file there is content. A
+/// task whose spec cannot be read there is judged by name. Control files
+/// are [`PathClass::Control`].
 pub struct Bookkeeping<'g> {
     agent_files: Vec<&'g Globs>,
+    /// The control files (`None`: by name alone).
+    control: Option<&'g ControlFiles>,
     /// Where the binding specs are read: the repository and what lands.
     specs: Option<(&'g Repo, Snapshot<'g>)>,
     /// Per task folder: its declared receipt file names (`None`: by name).
@@ -44,19 +47,23 @@ impl<'g> Bookkeeping<'g> {
     pub fn by_name(agent_files: Vec<&'g Globs>) -> Bookkeeping<'g> {
         Bookkeeping {
             agent_files,
+            control: None,
             specs: None,
             declared: RefCell::new(HashMap::new()),
         }
     }
 
-    /// With the receipts each task's spec declares as `lands` has it.
+    /// With the receipts each task's spec declares as `lands` has it, and
+    /// the control files.
     pub fn declared_in(
         agent_files: Vec<&'g Globs>,
+        control: &'g ControlFiles,
         repo: &'g Repo,
         lands: Snapshot<'g>,
     ) -> Bookkeeping<'g> {
         Bookkeeping {
             agent_files,
+            control: Some(control),
             specs: Some((repo, lands)),
             declared: RefCell::new(HashMap::new()),
         }
@@ -82,12 +89,20 @@ impl<'g> Bookkeeping<'g> {
                     .as_ref()
                     .filter(|_| parsed.frontmatter_error.is_none())
                     .map(|frontmatter| {
-                        frontmatter
-                            .observed()
-                            .flat_map(|(_, run)| {
-                                [format!("{}.json", run.id), format!("{}.tree.json", run.id)]
-                            })
-                            .collect()
+                        let landed = |name: &str| {
+                            let path = format!("{task}/verification/{name}");
+                            match lands.read(repo, &path, 1) {
+                                Ok(None) => Landed::Absent,
+                                Ok(Some(Content::Bytes(bytes))) if bytes.is_empty() => {
+                                    Landed::Empty
+                                }
+                                _ => Landed::Other,
+                            }
+                        };
+                        receipt_names(
+                            frontmatter.observed().map(|(_, run)| run.id.as_str()),
+                            landed,
+                        )
                     })
             }
             _ => None,
@@ -101,6 +116,9 @@ impl<'g> Bookkeeping<'g> {
     /// What a path is to the gate.
     pub fn class_of_path<'p>(&self, path: &'p str) -> PathClass<'p> {
         let class = classify(path, &self.agent_files);
+        if class == PathClass::Ordinary && self.control.is_some_and(|c| c.covers(path)) {
+            return PathClass::Control;
+        }
         if let (PathClass::TaskArtifact { .. }, Some((task, name))) =
             (class, verification_file(path))
             && !self.agent_files.iter().any(|globs| globs.is_match(path))

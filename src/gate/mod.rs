@@ -7,9 +7,11 @@
 //! tasks whose folders it touched ([`attribution`]), judges each task on
 //! what lands over its whole history, wherever its steps sit
 //! ([`task`], [`task_history`], [`receipts`]), sends what no task covers
-//! to the untasked policy ([`untasked`]), and runs the checks only a range
-//! has: the contract against the target ([`spec_policy`]), changes of the
-//! configuration ([`config_change`]) and of CI definitions, symlinks under
+//! to the untasked policy ([`untasked`]), grades planning (new, copied,
+//! widened and reopened tasks, control files) by who the platform vouches
+//! for ([`planning`]), and runs the checks only a range has: the contract
+//! against the target ([`spec_policy`]), changes of the configuration
+//! ([`config_change`]) and of CI definitions, symlinks under
 //! `.mastermind/`, unrelated histories, and the configured agent files
 //! ([`agent_files`]).
 //!
@@ -73,6 +75,7 @@ impl<'a> Gate<'a> {
             landing,
             bookkeeping: Bookkeeping::declared_in(
                 config.agent_files().to_vec(),
+                &config.control_files,
                 repo,
                 landing.snapshot(landing.lands),
             ),
@@ -140,9 +143,13 @@ pub struct TaskContext<'a> {
     /// How many of the last `steps` belong to the change being judged
     /// (the rest landed earlier).
     pub change_steps: usize,
-    /// With `specs.require_on_base`: the task is only planned (its spec is
-    /// not on the target and none of its steps changed content), so only
-    /// its spec is judged.
+    /// The change only plans the task: its steps in the change write its
+    /// spec, none of its steps (earlier ones included) changed content, and
+    /// its report is absent or the skeleton `task new` wrote (with
+    /// `specs.require_on_base`, a new spec with no content is a plan
+    /// whatever its report says). Only its spec is judged. Never in the
+    /// working tree (`--worktree`, the agent's stop hook): there the agent
+    /// finishes its work.
     pub planned: bool,
 }
 
@@ -460,12 +467,19 @@ fn prepare<'a>(
             }
         }
     }
-    let planned = gate.config.specs_on_base
-        && touched.is_empty()
-        && gate
-            .target()
-            .get(gate.repo, &format!("{dir}/spec.md"))?
-            .is_none();
+    let spec_path = format!("{dir}/spec.md");
+    let writes_spec = steps[steps.len() - change_steps..].iter().any(|step| {
+        step.changes
+            .iter()
+            .any(|c| c.path.as_slice() == spec_path.as_bytes())
+    });
+    // The working tree (`--worktree`, the agent's stop hook) is the agent
+    // finishing its work, never a plan that lands on its own.
+    let lands_a_change = !matches!(gate.landing.kind, ViewKind::Worktree | ViewKind::Agent);
+    let planned = touched.is_empty()
+        && writes_spec
+        && ((lands_a_change && unstarted(gate, at, dir)?)
+            || (gate.config.specs_on_base && gate.target().get(gate.repo, &spec_path)?.is_none()));
     let owned: BTreeSet<String> = touched.keys().cloned().collect();
     let mut paths = BTreeMap::new();
     for (path, by) in touched {
@@ -501,6 +515,23 @@ fn prepare<'a>(
     })
 }
 
+/// True when a task's report is absent, or still the skeleton `task new`
+/// wrote: nobody has reported work on it yet.
+fn unstarted(gate: &Gate<'_>, at: Snapshot<'_>, dir: &str) -> Result<bool> {
+    use crate::contract::mastermind::executor_report;
+    let path = format!("{dir}/executor-report.md");
+    Ok(
+        match at.read(gate.repo, &path, executor_report::MAX_REPORT_BYTES)? {
+            None => true,
+            Some(Content::Bytes(bytes)) => match executor_report::parse(&bytes) {
+                Ok(_) => false,
+                Err(errors) => executor_report::is_unfilled_skeleton(&bytes, &errors),
+            },
+            Some(_) => false,
+        },
+    )
+}
+
 /// Judge one change.
 pub fn run<'a>(gate: &'a Gate<'a>) -> Result<GateOutcome> {
     let mut outcome = GateOutcome::default();
@@ -509,6 +540,7 @@ pub fn run<'a>(gate: &'a Gate<'a>) -> Result<GateOutcome> {
     territory::follow_ups(&mut run, &mut attribution)?;
     let known = identity::gather(gate)?;
     let mut memo = receipts::Memo::default();
+    let mut planning_memo = planning::task::Memo::default();
     let mut untasked_extra: Vec<untasked::ArchiveLeftover> = Vec::new();
     let mut judged = 0usize;
     for (dir, change_steps) in &attribution.tasks {
@@ -570,7 +602,12 @@ pub fn run<'a>(gate: &'a Gate<'a>) -> Result<GateOutcome> {
         let prepared = prepare(&mut run, dir, work, archived)?;
         let mut result = task::check(&prepared.context, &mut memo, prepared.baseline_problem)?;
         let mut contract = spec_policy::check(&prepared.context)?;
-        contract.extend(planning::check(&prepared.context, &known)?);
+        let (planning, plan) =
+            planning::task::check(&prepared.context, &known, &mut planning_memo)?;
+        contract.extend(planning);
+        if let Some(task_contract) = result.contract.as_mut() {
+            task_contract.plan = Some(plan);
+        }
         result
             .checks
             .push(crate::report::CheckOutcome::new("contract", contract));
@@ -592,13 +629,27 @@ pub fn run<'a>(gate: &'a Gate<'a>) -> Result<GateOutcome> {
         outcome.tasks.push(result);
     }
     outcome.diagnostics.extend(known.notes.iter().cloned());
-    outcome.diagnostics.extend(untasked::check(
+    let adoption = adoption::find(gate);
+    let mut adopted = std::collections::BTreeSet::new();
+    let untasked = untasked::check(
         gate,
         &known,
         &attribution,
         &untasked_extra,
         judged > 0,
-    ));
+        &adoption,
+        &mut adopted,
+    );
+    let control = planning::control::check(gate, &known, &adoption, &mut adopted)?;
+    let quiet = untasked.is_empty() && control.is_empty() && adopted.is_empty();
+    outcome.diagnostics.extend(untasked);
+    outcome.diagnostics.extend(control);
+    outcome
+        .diagnostics
+        .extend(adoption.note(&adopted, &gate.landing.target.label));
+    if attribution.tasks.is_empty() && quiet {
+        outcome.diagnostics.push(untasked::no_task_changed(gate));
+    }
     outcome.diagnostics.extend(range_checks::check(gate)?);
     outcome.diagnostics.extend(config_change::check(gate)?);
     outcome.files = agent_files::check(gate)?;
@@ -607,6 +658,6 @@ pub fn run<'a>(gate: &'a Gate<'a>) -> Result<GateOutcome> {
         .into_iter()
         .map(|d| gate.config.apply(d))
         .collect();
-    work_in_progress::apply_untasked(gate, &mut outcome.diagnostics);
+    work_in_progress::apply_run(gate, &mut outcome.diagnostics);
     Ok(outcome)
 }

@@ -67,7 +67,7 @@ pub fn check_scope(
             Diagnostic::new(
                 Code::verification_file_not_receipt,
                 format!(
-                    "{path} is under the task's verification/ but is no receipt of a check its spec declares: receipts' digests leave that folder out, so nothing there may be anything else"
+                    "{path} is under the task's verification/ but is none of the files the runners write for the checks its spec declares (`<id>.tree.json`; the reference's `<id>.json` only where no `<id>.tree.json` lands; an empty `run.lock`): receipts' digests leave that folder out, so nothing there may be anything else"
                 ),
             )
             .with_path(path.clone()),

@@ -21,7 +21,9 @@
 //!   spec is on the target (`spec_not_on_base`); a change that only plans
 //!   a task (its spec, no content) lands first.
 //!
-//! A spec that is new in the change is judged as written.
+//! A spec that is new in the change is judged as written here; whether its
+//! writer may plan the task is the planning policy's
+//! ([`super::planning`]).
 
 use super::TaskContext;
 use super::scope::path_diff;

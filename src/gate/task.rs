@@ -1,7 +1,7 @@
 //! The checks of one task on what lands: spec, executor report, scope,
 //! files_modified, declared commands, receipts and the audit tail, each
-//! reported as its own group (only the spec for a task that is only
-//! planned under `specs.require_on_base`).
+//! reported as its own group (only the spec for a task the change only
+//! plans: see [`super::TaskContext::planned`]).
 
 use super::{TaskContext, receipts, scope, verifications};
 use crate::codes::Code;
@@ -227,7 +227,7 @@ pub fn check<'r>(
                 vec![Diagnostic::new(
                     Code::task_planned,
                     format!(
-                        "task {dir} is planned in {}: its spec is new and none of its steps changes content, so only the spec is judged now; its work lands in a change of its own",
+                        "task {dir} is planned in {}: this change writes its spec, none of its steps changes content and its report is not written yet, so only the spec is judged now; its work lands in a change of its own",
                         ctx.at_label
                     ),
                 )],
@@ -415,6 +415,7 @@ fn contract(ctx: &TaskContext<'_>, parsed: Option<&spec::ParsedSpec>) -> TaskCon
             .iter()
             .map(|(path, a)| format!("{path} ({})", a.kind.as_str()))
             .collect(),
+        plan: None,
     }
 }
 

@@ -1,7 +1,7 @@
 //! The untasked policy (DESIGN.md section 6): what happens to changes no
-//! task covers — steps that touched no task folder, changes of
-//! `.mastermind/hooks.yaml`, and what a step that archives a task changed
-//! besides it.
+//! task covers — steps that touched no task folder, and what a step that
+//! archives a task changed besides it. Control files (the configuration
+//! among them) are planning, not untasked ([`super::planning::control`]).
 //!
 //! Each untasked path of a step is decided by the configuration's rules in
 //! order (first match wins, else the default; [`super::identity::rules`]):
@@ -11,14 +11,13 @@
 //! rule that would allow the change). Unset, the default denies in CI and
 //! pre-receive and warns in the local hooks. Paths the configuration
 //! excludes are exempt. With `MASTERMIND_HOOKS_REQUIRE_TASK=true` every
-//! content path is denied whatever the rules say; the configuration file
-//! still follows them, so its maintainers can change it.
+//! content path is denied whatever the rules say.
 //!
 //! Two things come before the rules. A change that adopts the gate (its own
 //! files brought to a base with no gate configuration,
 //! [`super::adoption`]) is a `gate_adopted` note for those files. And on a
 //! branch that is not protected, a refusal is a warning
-//! ([`super::work_in_progress::apply_untasked`]).
+//! ([`super::work_in_progress::apply_run`]).
 
 use super::Gate;
 use super::adoption::Adoption;
@@ -28,7 +27,7 @@ use super::identity::Known;
 use super::identity::rules::{Subject, allow_hint, decide};
 use super::landing::ViewKind;
 use crate::codes::Code;
-use crate::config::{CONFIG_PATH, UntaskedAction};
+use crate::config::UntaskedAction;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::repo::changes::ChangeKind;
 use std::collections::BTreeSet;
@@ -124,7 +123,7 @@ fn judge_step(
             adopted.insert(path);
             continue;
         }
-        let (action, why) = if policy.forced && path != CONFIG_PATH {
+        let (action, why) = if policy.forced {
             (UntaskedAction::Deny, Why::Forced)
         } else {
             match decide(policy, &subject, &path, known.enforcing) {
@@ -215,17 +214,18 @@ fn judge_step(
 
 /// The untasked findings of a change. `extra` holds what archiving steps
 /// changed besides their task; `carries_task` is true when the change has
-/// a judged task (allowed untasked paths are then listed as notes).
+/// a judged task (allowed untasked paths are then listed as notes). The
+/// paths the change adopts go to `adopted` instead.
 pub fn check(
     gate: &Gate<'_>,
     known: &Known<'_>,
     attribution: &Attribution,
     extra: &[ArchiveLeftover],
     carries_task: bool,
+    adoption: &Adoption,
+    adopted: &mut BTreeSet<String>,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    let adoption = super::adoption::find(gate);
-    let mut adopted = BTreeSet::new();
     for (index, step) in gate.landing.steps.iter().enumerate() {
         let mut paths = attribution.untasked_changes(index, step, &gate.bookkeeping);
         let archives = extra.iter().any(|e| e.step == index);
@@ -237,10 +237,8 @@ pub fn check(
         }
         let what = if archives {
             "archives a task"
-        } else if attribution.untasked_steps.contains(&index) {
-            "touches no task"
         } else {
-            "changes the configuration"
+            "touches no task"
         };
         out.extend(judge_step(
             gate,
@@ -249,19 +247,21 @@ pub fn check(
             paths,
             what,
             carries_task,
-            &adoption,
-            &mut adopted,
-        ));
-    }
-    out.extend(adoption.note(&adopted, &gate.landing.target.label));
-    if attribution.tasks.is_empty() && out.is_empty() {
-        out.push(Diagnostic::new(
-            Code::no_task_changed,
-            format!(
-                "no task folder changed in {}; nothing to check against a task",
-                gate.landing.tip_label
-            ),
+            adoption,
+            adopted,
         ));
     }
     out
+}
+
+/// The note for a change that touches no task folder and nothing the
+/// untasked or planning policy judged.
+pub fn no_task_changed(gate: &Gate<'_>) -> Diagnostic {
+    Diagnostic::new(
+        Code::no_task_changed,
+        format!(
+            "no task folder changed in {}; nothing to check against a task",
+            gate.landing.tip_label
+        ),
+    )
 }

@@ -10,16 +10,23 @@
 //! branch, with `work_in_progress: allow` (the default), the findings that
 //! only say "not finished yet" ([`INCOMPLETE`]) are warnings, with one
 //! `work_in_progress` finding per task that says the work will be refused
-//! where it lands and which commands finish it; and a change no task
-//! covers that the untasked policy denies (`task_required`) is a warning
-//! too ([`apply_untasked`]): a teammate's branch is never a rejected push.
+//! where it lands and which commands finish it; a change no task covers
+//! that the untasked policy denies (`task_required`) is a warning too
+//! ([`apply_run`]): a teammate's branch is never a rejected push; and so is
+//! a planning act the planning policy refuses ([`super::planning::ACTS`]:
+//! a task planned, copied, widened or reopened, a control file changed),
+//! since a plan pushed to such a branch is not landing yet: it is refused
+//! where it lands on a protected branch unless a planner plans it there.
 //! Everything else stays as it is: a malformed report or spec, scope
 //! violations, contradictions in the report, receipts that are not the
-//! runner's, the planning and trust rules. What lands on a protected
-//! branch (a commit on it, a push to it, a pull request into it) is judged
-//! strictly, so the same landing gets the same verdict in every mode.
+//! runner's, the trust rules (`spec_changed_with_work`, `spec_loosened`).
+//! What lands on a protected branch (a commit on it, a push to it, a pull
+//! request into it) is judged strictly, so the same landing gets the same
+//! verdict in every mode: CI of a pull request and pre-receive of its
+//! merge judge the same steps, planning steps included.
 
 use super::Gate;
+use super::planning::ACTS;
 use crate::codes::Code;
 use crate::config::WorkInProgress;
 use crate::diagnostic::{Diagnostic, Severity};
@@ -80,6 +87,10 @@ pub fn apply(gate: &Gate<'_>, result: &mut TaskResult) {
     let mut report = false;
     for check in &mut result.checks {
         for d in &mut check.diagnostics {
+            if d.severity == Severity::Error && ACTS.contains(&d.code) {
+                unlanded_plan(d, &reason);
+                continue;
+            }
             if d.severity != Severity::Error || !INCOMPLETE.contains(&d.code) {
                 continue;
             }
@@ -137,16 +148,24 @@ pub fn apply(gate: &Gate<'_>, result: &mut TaskResult) {
     ));
 }
 
-/// Make the untasked policy's refusals (`task_required`) warnings where the
-/// landing is work in progress ([`reason`]), each saying so: what belongs
-/// to no task is refused where it lands on a protected branch, not on the
+/// Make the untasked policy's refusals (`task_required`) and the planning
+/// policy's refusals of control-file changes (`control_file_changed`)
+/// warnings where the landing is work in progress ([`reason`]), each saying
+/// so: they are refused where they land on a protected branch, not on the
 /// way there. Runs after the configuration's severities, as [`apply`].
-pub fn apply_untasked(gate: &Gate<'_>, diagnostics: &mut [Diagnostic]) {
+pub fn apply_run(gate: &Gate<'_>, diagnostics: &mut [Diagnostic]) {
     let Some(reason) = reason(gate) else {
         return;
     };
     for d in diagnostics {
-        if d.code != Code::task_required || d.severity != Severity::Error {
+        if d.severity != Severity::Error {
+            continue;
+        }
+        if ACTS.contains(&d.code) {
+            unlanded_plan(d, &reason);
+            continue;
+        }
+        if d.code != Code::task_required {
             continue;
         }
         d.severity = Severity::Warning;
@@ -155,6 +174,16 @@ pub fn apply_untasked(gate: &Gate<'_>, diagnostics: &mut [Diagnostic]) {
             d.message
         );
     }
+}
+
+/// A refused planning act on a branch that is not protected: a warning
+/// that says where it is refused.
+fn unlanded_plan(d: &mut Diagnostic, reason: &str) {
+    d.severity = Severity::Warning;
+    d.message = format!(
+        "{}; {reason}, so this plan is not landing yet and a warning here: it is refused where it lands on a protected branch unless a planner the planning rules there allow plans it",
+        d.message
+    );
 }
 
 /// The check id of a receipt path of the task (`<dir>/verification/<id>.tree.json`

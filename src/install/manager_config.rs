@@ -46,29 +46,27 @@ pub enum Verdict {
     Unreadable { config: String, why: String },
 }
 
+/// pre-commit's and prek's configuration files.
+pub const PRE_COMMIT_FILES: [&str; 2] = [".pre-commit-config.yaml", ".pre-commit-config.yml"];
+
+/// lefthook's configuration files.
+pub const LEFTHOOK_FILES: [&str; 8] = [
+    "lefthook.yml",
+    "lefthook.yaml",
+    ".lefthook.yml",
+    ".lefthook.yaml",
+    "lefthook-local.yml",
+    "lefthook-local.yaml",
+    ".lefthook-local.yml",
+    ".lefthook-local.yaml",
+];
+
 /// The files each manager reads, relative to the working tree's top; for
 /// husky, the hook's own file.
 pub fn candidates(manager: Manager, hook: Hook) -> Vec<String> {
     match manager {
-        Manager::PreCommit | Manager::Prek => {
-            vec![
-                ".pre-commit-config.yaml".into(),
-                ".pre-commit-config.yml".into(),
-            ]
-        }
-        Manager::Lefthook => [
-            "lefthook.yml",
-            "lefthook.yaml",
-            ".lefthook.yml",
-            ".lefthook.yaml",
-            "lefthook-local.yml",
-            "lefthook-local.yaml",
-            ".lefthook-local.yml",
-            ".lefthook-local.yaml",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect(),
+        Manager::PreCommit | Manager::Prek => PRE_COMMIT_FILES.map(String::from).to_vec(),
+        Manager::Lefthook => LEFTHOOK_FILES.map(String::from).to_vec(),
         Manager::Husky => vec![format!(".husky/{}", hook.name())],
         Manager::Hk => vec![
             "hk.pkl".into(),

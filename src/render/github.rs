@@ -321,6 +321,56 @@ pub fn local_command(base: &str) -> String {
     format!("mastermind-hooks check --ci --base {base}")
 }
 
+/// Who planned each task and what its plan grants (the gate's planning
+/// findings say how the planning rules judged it).
+fn plans(out: &mut String, report: &Report) {
+    let rows: Vec<(&str, &crate::report::TaskContract, &crate::report::Plan)> = report
+        .tasks
+        .iter()
+        .filter_map(|t| {
+            let contract = t.contract.as_ref()?;
+            Some((t.task.as_str(), contract, contract.plan.as_ref()?))
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    out.push_str("| task | plan | planned by | grants |\n|---|---|---|---|\n");
+    for (task, contract, plan) in rows {
+        let origin = match plan.origin.as_str() {
+            "landed" => "on the protected branch before this change".to_string(),
+            "earlier" => "in an earlier change of its branch".to_string(),
+            other => match &plan.decision {
+                Some(decision) => format!("{other} in this change: {decision}"),
+                None => format!("{other} in this change"),
+            },
+        };
+        let mut grants: Vec<String> = Vec::new();
+        for (key, items) in [
+            ("touches", &contract.touches),
+            ("creates", &contract.creates),
+            ("expected_docs", &contract.expected_docs),
+            ("checks", &contract.checks),
+        ] {
+            if !items.is_empty() {
+                grants.push(format!("{key}: {}", items.join(", ")));
+            }
+        }
+        if grants.is_empty() {
+            grants.push("nothing".to_string());
+        }
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            code_span(task),
+            escape_markdown(&origin),
+            escape_markdown(plan.by.as_deref().unwrap_or("-")),
+            escape_markdown(&grants.join("; ")),
+        );
+    }
+    out.push('\n');
+}
+
 /// [`step_summary_with`] without a local command.
 pub fn step_summary(report: &Report) -> String {
     step_summary_with(report, None)
@@ -371,6 +421,7 @@ pub fn step_summary_with(report: &Report, local: Option<&str>) -> String {
             );
         }
         out.push('\n');
+        plans(&mut out, report);
     }
     if !report.files.is_empty() {
         out.push_str("| file | kind | result | errors | warnings |\n|---|---|---|---|---|\n");

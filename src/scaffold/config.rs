@@ -1,8 +1,41 @@
 //! The configuration `init` writes and the CI snippet it prints.
 
+use super::planners::{self, Planner};
+
 /// `.mastermind/hooks.yaml` as `init` writes it: every key at its default,
 /// each explained, so the file is a reference as well as a starting point.
-pub const CONFIG_TEMPLATE: &str = r#"# mastermind-hooks configuration. Every key is optional and shows its default;
+/// Without planners it is a solo repository's: anyone's plan is allowed
+/// (one line, `default: allow`, says so); with planners
+/// (`init --planner`), the rules allow exactly them, and the default
+/// refuses everyone else's plans in CI and pre-receive.
+pub fn config_template(planners: &[Planner]) -> String {
+    let mut out = String::from(HEAD);
+    out.push_str(UNTASKED);
+    out.push_str(PLANNING_INTRO);
+    if planners.is_empty() {
+        out.push_str(SOLO_PLANNING);
+    } else {
+        out.push_str(
+            "planning:\n  # Only these planners plan; everyone else's plan (an agent's own task\n  # among them) is refused in CI and pre-receive and warned about locally.\n#  default: deny                   # unset: deny in CI and pre-receive, warn locally\n  rules:\n",
+        );
+        out.push_str(&planners::rules_yaml(planners));
+    }
+    out.push_str(PLANNING_KEYS);
+    if planners::needs_signers(planners) {
+        out.push_str(IDENTITY_SIGNERS);
+    } else {
+        out.push_str(IDENTITY);
+    }
+    out.push_str(TAIL);
+    out
+}
+
+/// The solo repository's template ([`config_template`] without planners).
+pub fn solo_template() -> String {
+    config_template(&[])
+}
+
+const HEAD: &str = r#"# mastermind-hooks configuration. Every key is optional and shows its default;
 # unknown keys are errors. Schema: `mastermind-hooks schema hooks-config-v1`.
 #
 # The gate reads this file from the base of each change (HEAD before a commit,
@@ -43,10 +76,12 @@ plastic_intents: []
 plastic_savepoints: []
 subagent_returns: []
 
-# Changes no task covers (commits that touch no task folder, changes of this
-# file): rules in order, first match wins, else the default. By default CI
-# and pre-receive refuse them (deny) and the local hooks warn: what lands on
-# a protected branch comes through a task or an explicit allow.
+"#;
+
+const UNTASKED: &str = r#"# Changes no task covers (commits that touch no task folder): rules in
+# order, first match wins, else the default. By default CI and pre-receive
+# refuse them (deny) and the local hooks warn: what lands on a protected
+# branch comes through a task or an explicit allow.
 #
 # Authors, committers, trailers, branch names and the `agents` recognisers
 # are written by whoever makes the commit: an agent can forge them. Allow
@@ -57,32 +92,73 @@ subagent_returns: []
 untasked:
 #  default: deny                   # unset: deny in CI and pre-receive, warn locally
   rules: []                        # to use a rule below, uncomment it and drop the []
-#    - action: allow               # maintainers may change this file
-#      paths: [".mastermind/hooks.yaml", ".mastermind/allowed_signers"]
+#    - action: allow               # maintainers' untasked work
 #      actors: ["your-login"]      # CI
 #    - action: allow
-#      paths: [".mastermind/hooks.yaml", ".mastermind/allowed_signers"]
 #      pushers: ["your-login"]     # pre-receive
 #    - action: allow               # signed commits of listed signers
 #      signers: ["you@example.com"]
 #    - action: allow               # paths anyone may change without a task
 #      paths: ["docs/**"]
 
-# Who may widen the scope of a task whose spec is on the protected branch
-# (spec_widened) or do new work on a task reported complete there
-# (task_reopened): allow makes it a note, warn a warning, deny an error.
-planning:
-#  default: deny                   # unset: deny in CI and pre-receive, warn locally
+"#;
+
+const PLANNING_INTRO: &str = r#"# Planning: who decides what a task may do. A new task's spec (alone or with
+# its work), a task folder copied or renamed, a wider spec of a task whose
+# spec is on the protected branch, new work on a task reported complete
+# there, and any change of a control file (below, this file among them) are
+# planning, graded by these rules (same conditions as untasked above) over
+# the commits that made them: allow makes it a note, warn a warning, deny
+# an error. CI and pre-receive enforce them; the local hooks only warn.
+"#;
+
+const SOLO_PLANNING: &str = r#"planning:
+  # A solo repository: you plan your own tasks. Where agents or a team work,
+  # name the planners instead (`mastermind-hooks init --planner github:LOGIN`
+  # writes the rules below), and remove this line: an agent's own plan is
+  # then refused in CI and pre-receive.
+  default: allow                   # unset: deny in CI and pre-receive, warn locally
   rules: []                        # to use a rule below, uncomment it and drop the []
 #    - action: allow               # your planners
 #      actors: ["your-login"]
+"#;
 
-# Where the vouched conditions come from.
+const PLANNING_KEYS: &str = r#"  # planner: a new task's spec needs a planner; anyone: a new task is judged
+  # by the spec it brings (copies, wider specs and control files still do).
+  new_tasks: planner
+  # Paths whose change is planning, never a task's work (this file and the
+  # allowed-signers file always are). A list here replaces these defaults.
+  control_files:
+    - ".github/workflows/**"       # CI definitions
+    - ".github/actions/**"         # local and vendored actions
+    - ".gitlab-ci.yml"
+    - ".gitlab/**/*.yml"           # included pipeline files
+    - ".gitlab/**/*.yaml"
+    - "CODEOWNERS"
+    - ".github/CODEOWNERS"
+    - ".gitlab/CODEOWNERS"
+    - "docs/CODEOWNERS"
+    - "custom_hooks/**"            # server hooks (GitLab)
+    - "**/pre-receive"
+    - "**/pre-receive.d/**"
+
+"#;
+
+const IDENTITY: &str = r#"# Where the vouched conditions come from.
 identity: {}                       # to set the path below, uncomment it and drop the {}
 #  allowed_signers: .mastermind/allowed_signers   # read from the protected branch;
 #                                   # git's gpg.ssh.allowedSignersFile format
 
-specs:
+"#;
+
+const IDENTITY_SIGNERS: &str = r#"# Where the vouched conditions come from.
+identity:
+  allowed_signers: .mastermind/allowed_signers   # read from the protected branch;
+                                   # git's gpg.ssh.allowedSignersFile format
+
+"#;
+
+const TAIL: &str = r#"specs:
   # planning: a spec already on the base changes only in a change that touches
   # nothing outside .mastermind/; any: also together with the work.
   changes: planning
@@ -266,11 +342,12 @@ jobs:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
+    use crate::config::{Config, UntaskedAction};
 
     #[test]
     fn the_template_is_a_valid_configuration_equal_to_the_defaults() {
-        let config = Config::parse(CONFIG_TEMPLATE.as_bytes(), "template").unwrap();
+        let template = solo_template();
+        let config = Config::parse(template.as_bytes(), "template").unwrap();
         let defaults = Config::strict_defaults();
         assert_eq!(config.require_task, defaults.require_task);
         assert_eq!(config.freshness, defaults.freshness);
@@ -285,27 +362,57 @@ mod tests {
         );
         assert_eq!(config.untasked.default, None, "the mode decides");
         assert!(config.untasked.rules.is_empty() && config.planning.rules.is_empty());
+        // The one line a solo repository keeps: anyone plans.
+        assert_eq!(config.planning.default, Some(UntaskedAction::Allow));
+        assert_eq!(config.new_tasks, defaults.new_tasks);
+        assert_eq!(
+            config.control_files.globs.patterns(),
+            defaults.control_files.globs.patterns(),
+            "the control files it lists are the defaults"
+        );
         assert_eq!(config.allowed_signers, None);
         assert_eq!(config.work_in_progress, defaults.work_in_progress);
         assert!(config.protected_branches.patterns().is_empty());
         assert_eq!(config.agent_hooks, defaults.agent_hooks);
         assert_eq!(config.contracts, defaults.contracts);
         for section in [
+            "planning:",
             "protected_branches:",
             "work_in_progress:",
             "agent_hooks:",
             "contracts:",
         ] {
-            assert!(
-                CONFIG_TEMPLATE.contains(&format!("\n{section}")),
-                "{section}"
-            );
+            assert!(template.contains(&format!("\n{section}")), "{section}");
         }
     }
 
     #[test]
+    fn planners_get_rules_and_nobody_else_plans() {
+        let planners = [
+            Planner::parse("github:alice").unwrap(),
+            Planner::parse("signer:alice@example.com").unwrap(),
+        ];
+        let template = config_template(&planners);
+        let config = Config::parse(template.as_bytes(), "team").unwrap();
+        assert_eq!(config.planning.default, None, "deny in CI and pre-receive");
+        let keys: Vec<Vec<&str>> = config
+            .planning
+            .rules
+            .iter()
+            .map(|rule| rule.vouched_keys())
+            .collect();
+        assert_eq!(keys, [vec!["actors"], vec!["pushers"], vec!["signers"]]);
+        assert_eq!(
+            config.allowed_signers.as_deref(),
+            Some(".mastermind/allowed_signers")
+        );
+        assert!(config.is_control_file(".mastermind/allowed_signers"));
+        assert!(config.is_control_file(".github/workflows/ci.yml"));
+    }
+
+    #[test]
     fn the_allow_rule_skeleton_is_a_valid_policy_once_uncommented() {
-        let uncommented: String = CONFIG_TEMPLATE
+        let uncommented: String = solo_template()
             .lines()
             .map(|line| {
                 let line = line

@@ -2,6 +2,8 @@
 //!
 //! * [`config`]: the commented `.mastermind/hooks.yaml` and the CI snippet
 //!   for the platform a repository is hosted on;
+//! * [`planners`]: `init --planner`, the principals that plan, as the
+//!   planning rules the configuration names them in;
 //! * [`task`]: a task's `spec.md` (whose `cmd` and `run.argv` agree by
 //!   construction) and an `executor-report.md` skeleton;
 //! * [`widen`]: `task widen`, more declared paths in a spec's front matter,
@@ -17,6 +19,7 @@
 pub mod config;
 mod error;
 pub mod files;
+pub mod planners;
 pub mod task;
 pub mod widen;
 

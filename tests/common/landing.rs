@@ -36,9 +36,12 @@ impl Verdict {
 
 const POLICY_FILE: &str = ".mastermind/hooks.yaml";
 
-/// The policy of a forge made with [`Forge::new`]; tests that write their
-/// own configuration keep it by appending it.
-pub const ALLOW_UNTASKED: &str = "untasked:\n  default: allow\n";
+/// The policy of a forge made with [`Forge::new`]: untasked changes and
+/// planning (new tasks, control files) allowed for anyone, which the
+/// defaults deny in CI and pre-receive; tests that write their own
+/// configuration keep it by appending it, tests of those policies write
+/// their own.
+pub const ALLOW_UNTASKED: &str = "untasked:\n  default: allow\nplanning:\n  default: allow\n";
 
 /// A clone with a bare `origin` that runs the gate in pre-receive.
 pub struct Forge {
@@ -59,8 +62,8 @@ impl Forge {
         let output = install.output().expect("install --server");
         assert_eq!(status(&output), 0, "{}", text(&output));
         let work = TestRepo::new();
-        // Humans' untasked commits pass unless a test says otherwise (the
-        // default denies them in CI and pre-receive).
+        // Humans' untasked commits and anyone's plans pass unless a test
+        // says otherwise (the defaults deny them in CI and pre-receive).
         if !files.iter().any(|(path, _)| *path == POLICY_FILE) {
             work.write(POLICY_FILE, ALLOW_UNTASKED);
         }
@@ -125,9 +128,21 @@ impl Forge {
     /// A real `git push --no-verify origin REFSPEC...` (pre-receive judges
     /// it). The codes are read from the `remote:` lines.
     pub fn receive(&self, refspecs: &[&str]) -> Verdict {
+        self.receive_as(&[], refspecs)
+    }
+
+    /// [`Forge::receive`] with the server's variables `env` (who the server
+    /// says pushes: `GL_USERNAME`, `GITHUB_USER_LOGIN`, ...), which git
+    /// hands on to the hook.
+    pub fn receive_as(&self, env: &[(&str, &str)], refspecs: &[&str]) -> Verdict {
         let mut args = vec!["push", "--no-verify", "origin"];
         args.extend_from_slice(refspecs);
-        let out = self.work.git_output(&args);
+        let mut command = self.work.command("git");
+        command.args(&args);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let out = command.output().expect("git push");
         let printed = text(&out);
         Verdict {
             code: if out.status.success() { 0 } else { 1 },
@@ -139,6 +154,37 @@ impl Forge {
 }
 
 impl Forge {
+    /// `check --ci` as GitHub Actions runs it on a pull request from the
+    /// branch `head` into `base`, opened (and pushed to) by `author`: the
+    /// `pull_request` event payload GitHub writes to `GITHUB_EVENT_PATH`
+    /// and the default variables a workflow cannot overwrite.
+    pub fn github_pull_request(&self, base: &str, head: &str, author: &str) -> Verdict {
+        github_pull_request(&self.work, base, head, author)
+    }
+
+    /// `check --ci` as a GitLab merge request pipeline (detached) of the
+    /// branch `source` into `target`, started by `user`: GitLab's
+    /// predefined variables.
+    pub fn gitlab_merge_request(&self, target: &str, source: &str, user: &str) -> Verdict {
+        let repo = &self.work;
+        let sha = |rev: &str| repo.git(&["rev-parse", rev]).trim().to_string();
+        let (base, head) = (sha(&format!("origin/{target}")), sha(source));
+        verdict(&repo.run_env(
+            &["check", "--ci", "--format", "json"],
+            &[
+                ("GITLAB_CI", "true"),
+                ("CI_PIPELINE_SOURCE", "merge_request_event"),
+                ("CI_MERGE_REQUEST_EVENT_TYPE", "detached"),
+                ("CI_MERGE_REQUEST_DIFF_BASE_SHA", &base),
+                ("CI_COMMIT_SHA", &head),
+                ("CI_MERGE_REQUEST_TARGET_BRANCH_NAME", target),
+                ("CI_MERGE_REQUEST_SOURCE_BRANCH_NAME", source),
+                ("CI_DEFAULT_BRANCH", "main"),
+                ("GITLAB_USER_LOGIN", user),
+            ],
+        ))
+    }
+
     /// `git push --no-verify origin REFSPEC...` with the server's hook set
     /// aside: history that landed "somehow" (before the gate, or by an
     /// administrator).
@@ -211,4 +257,45 @@ pub fn commit_as(repo: &TestRepo, message: &str, author: &str, date: &str) -> St
         .expect("git commit");
     assert!(out.status.success(), "{}", text(&out));
     repo.head()
+}
+
+/// `check --ci` in `repo` as GitHub Actions runs it on a pull request from
+/// the branch `head` into `base` (both resolvable in `repo`), opened and
+/// pushed by `author`: GitHub's `pull_request` webhook payload (number,
+/// base and head with `ref` and `sha`, the author as `user.login`, the
+/// repository's default branch, the sender) in `GITHUB_EVENT_PATH`, and the
+/// default variables (`GITHUB_ACTOR` and `GITHUB_TRIGGERING_ACTOR`: who
+/// opened or last pushed, `GITHUB_BASE_REF`, `GITHUB_HEAD_REF`).
+pub fn github_pull_request(repo: &TestRepo, base: &str, head: &str, author: &str) -> Verdict {
+    let sha = |rev: &str| repo.git(&["rev-parse", rev]).trim().to_string();
+    let branch = |name: &str| name.strip_prefix("origin/").unwrap_or(name).to_string();
+    let dir = tempfile::tempdir().expect("event dir");
+    let event = dir.path().join("event.json");
+    let payload = serde_json::json!({
+        "action": "synchronize",
+        "number": 1,
+        "pull_request": {
+            "number": 1,
+            "state": "open",
+            "base": {"ref": branch(base), "sha": sha(base)},
+            "head": {"ref": branch(head), "sha": sha(head)},
+            "user": {"login": author, "type": "User"},
+        },
+        "repository": {"default_branch": "main", "full_name": "owner/repo"},
+        "sender": {"login": author, "type": "User"},
+    });
+    std::fs::write(&event, payload.to_string()).expect("event payload");
+    verdict(&repo.run_env(
+        &["check", "--ci", "--format", "json"],
+        &[
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_EVENT_NAME", "pull_request"),
+            ("GITHUB_EVENT_PATH", event.to_str().expect("utf-8 path")),
+            ("GITHUB_ACTOR", author),
+            ("GITHUB_TRIGGERING_ACTOR", author),
+            ("GITHUB_BASE_REF", &branch(base)),
+            ("GITHUB_HEAD_REF", &branch(head)),
+            ("GITHUB_REF", "refs/pull/1/merge"),
+        ],
+    ))
 }

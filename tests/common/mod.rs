@@ -2,6 +2,7 @@
 //! the built `mastermind-hooks` binary, and task fixtures.
 #![allow(dead_code)]
 
+pub mod keys;
 pub mod landing;
 pub mod platforms;
 pub mod tasks;
@@ -24,6 +25,11 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_mastermind-hooks");
 /// directory in the system's temporary directory), and one the tests never
 /// need.
 pub const TEST_GITCONFIG: &str = "[maintenance]\n\tauto = false\n";
+
+/// A configuration that lets anyone plan (new tasks, control files): for
+/// tests that judge a task's work, not who planned it (the defaults refuse
+/// a plan no planner made in CI and pre-receive, and warn locally).
+pub const ANYONE_PLANS: &str = "planning:\n  default: allow\n";
 
 /// A temporary git repository with an isolated configuration.
 pub struct TestRepo {

@@ -56,6 +56,9 @@ const PEERS: &[(&str, &str)] = &[
     // Adopting the gate recognises the harness entries `install --agent`
     // writes, as `agent` models them.
     ("gate", "agent"),
+    // ... and the hook managers' files whose lines `install` prints, as
+    // `install` names them.
+    ("gate", "install"),
     // `install --agent` edits the harnesses' settings as `agent` models them.
     ("install", "agent"),
     // A scaffolded task's declared checks are classified as the gate does.

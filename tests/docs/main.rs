@@ -193,3 +193,40 @@ fn install_points_at_recipes_the_book_has() {
         }
     }
 }
+
+/// Every attack of the threat model's table names the tests that draw it
+/// (`module::test` of the `gate` binary), and each of them exists: a row
+/// nobody tests is a promise nobody keeps.
+#[test]
+fn every_row_of_the_threat_model_names_tests_that_exist() {
+    let text = std::fs::read_to_string("docs/src/threat-model.md").expect("threat model");
+    let start = text.find("| attack |").expect("the attack table");
+    let named = regex::Regex::new(r"`([a-z_0-9]+)::([a-z_0-9]+)`").unwrap();
+    let mut rows = 0;
+    let mut problems = Vec::new();
+    for line in text[start..]
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+    {
+        rows += 1;
+        let cells: Vec<&str> = line.split(" | ").collect();
+        let tested = cells.last().copied().unwrap_or_default();
+        let tests: Vec<(String, String)> = named
+            .captures_iter(tested)
+            .map(|c| (c[1].to_string(), c[2].to_string()))
+            .collect();
+        if tests.is_empty() {
+            problems.push(format!("no test named: {line}"));
+        }
+        for (module, test) in tests {
+            let file = format!("tests/gate/{module}.rs");
+            let source = std::fs::read_to_string(&file).unwrap_or_default();
+            if !source.contains(&format!("#[test]\nfn {test}()")) {
+                problems.push(format!("{file} has no test `{test}`"));
+            }
+        }
+    }
+    assert!(rows > 30, "the table was not found whole ({rows} rows)");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

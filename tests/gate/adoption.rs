@@ -228,9 +228,10 @@ fn a_base_with_any_gate_configuration_adopts_nothing() {
 #[test]
 fn the_policy_first_then_the_workflow_it_allows() {
     // docs/src/ci.md, "Adopting the gate": the workflow beside the policy
-    // is judged as usual (no policy on the base can allow it yet)...
+    // is judged as usual, a control file whose change is planning (no
+    // policy on the base can allow it yet)...
     let workflow = ".github/workflows/mastermind-hooks.yml";
-    let policy = "untasked:\n  rules:\n    - action: allow\n      paths: [.mastermind/hooks.yaml, .github/workflows/**]\n      actors: [maintainer]\n";
+    let policy = "planning:\n  rules:\n    - action: allow\n      actors: [maintainer]\n";
     let p = project();
     let work = &p.work;
     work.write(".mastermind/hooks.yaml", policy);
@@ -243,11 +244,13 @@ fn the_policy_first_then_the_workflow_it_allows() {
     );
     let together = ci_of_push(work, "HEAD~1", "maintainer");
     together.expect(1, "the workflow in the adoption's change");
-    let refusal = finding(&together, "task_required");
+    let refusal = finding(&together, "control_file_changed");
     assert_eq!(refusal["path"], workflow);
+    assert_eq!(refusal["severity"], "error");
+    assert!(!together.has("task_required"), "{together:?}");
 
     // ...so the policy lands first, and then the workflow, which the
-    // policy lets the maintainer change.
+    // policy lets the maintainer (a planner) change.
     work.git(&["reset", "-q", "--hard", "HEAD~1"]);
     work.write(".mastermind/hooks.yaml", policy);
     commit_as(

@@ -21,10 +21,11 @@ fn errors(repo: &TestRepo, args: &[&str]) -> (i32, String) {
     (status(&out), text(&out))
 }
 
-/// A repository with a first commit and a bare remote `origin` that has it;
-/// pre-push runs the gate.
+/// A repository with a first commit (anyone plans) and a bare remote
+/// `origin` that has it; pre-push runs the gate.
 fn repo_with_remote() -> (TestRepo, tempfile::TempDir) {
     let repo = TestRepo::new();
+    repo.write(".mastermind/hooks.yaml", ANYONE_PLANS);
     repo.write("src/a.py", "a = 0\n");
     repo.write("src/b.py", "b = 0\n");
     repo.write("README.md", "# demo\n");
@@ -84,7 +85,10 @@ fn a_human_follow_up_after_a_task_can_be_pushed_and_is_listed() {
     // repository lets anyone touch README.md without a task.
     repo.write(
         ".mastermind/hooks.yaml",
-        "untasked:\n  rules:\n    - action: allow\n      paths: [README.md]\n",
+        &format!(
+            "untasked:\n  rules:\n    - action: allow\n      paths: [README.md]\n{}",
+            ANYONE_PLANS
+        ),
     );
     repo.commit_all("README.md needs no task");
     pushed_ok(&repo, &["origin", "main"]);
@@ -210,7 +214,7 @@ fn archiving_a_finished_task_is_allowed_and_reported() {
     repo.git(&["revert", "--no-edit", "HEAD"]);
     repo.write(
         ".mastermind/hooks.yaml",
-        "severity:\n  task_archived: error\n",
+        &format!("severity:\n  task_archived: error\n{}", ANYONE_PLANS),
     );
     repo.commit_all("archiving needs a review");
     repo.git(&["rm", "-r", "-q", ".mastermind/tasks/001-a"]);
@@ -336,7 +340,7 @@ fn commit_all_with_the_task_folder_untracked_under_an_agent_policy() {
     let (repo, _remote) = repo_with_remote();
     repo.write(
         ".mastermind/hooks.yaml",
-        "untasked:\n  default: allow\n  rules:\n    - action: deny\n      agents: [claude-code]\n",
+        &format!("untasked:\n  default: allow\n  rules:\n    - action: deny\n      agents: [claude-code]\n{}", ANYONE_PLANS),
     );
     repo.commit_all("policy: agent commits need a task");
     pushed_ok(&repo, &["origin", "main"]);
@@ -371,7 +375,7 @@ fn require_task_denies_untasked_changes_but_exclude_exempts_paths() {
     let (repo, _remote) = repo_with_remote();
     repo.write(
         ".mastermind/hooks.yaml",
-        "require_task: true\nexclude: ['docs/**']\n",
+        &format!("require_task: true\nexclude: ['docs/**']\n{}", ANYONE_PLANS),
     );
     repo.commit_all("strict");
     repo.write("docs/guide.md", "# guide\n");
@@ -413,7 +417,10 @@ fn a_commit_touching_two_tasks_is_judged_against_their_union() {
 #[test]
 fn a_task_archived_in_the_same_push_is_still_judged_at_its_last_commit() {
     let (repo, _remote) = repo_with_remote();
-    repo.write(".mastermind/hooks.yaml", "require_task: true\n");
+    repo.write(
+        ".mastermind/hooks.yaml",
+        &format!("require_task: true\n{}", ANYONE_PLANS),
+    );
     repo.commit_all("strict");
     pushed_ok(&repo, &["origin", "main"]);
     // The task's work and its archiving, pushed together: the work is the
@@ -444,7 +451,10 @@ fn a_task_archived_in_the_same_push_is_still_judged_at_its_last_commit() {
 fn a_clean_merge_of_main_is_no_untasked_change_under_a_deny_policy() {
     let (repo, _remote) = repo_with_remote();
     repo.write("src/a.py", "a = 0\n\n\n\n\n\nend = 0\n");
-    repo.write(".mastermind/hooks.yaml", "require_task: true\n");
+    repo.write(
+        ".mastermind/hooks.yaml",
+        &format!("require_task: true\n{}", ANYONE_PLANS),
+    );
     repo.commit_all("strict");
     pushed_ok(&repo, &["origin", "main"]);
     repo.git(&["checkout", "-q", "-b", "feature"]);
@@ -470,7 +480,11 @@ fn a_clean_merge_of_main_is_no_untasked_change_under_a_deny_policy() {
     // What lands in the task's file is content its check never ran on: the
     // receipt is stale until the check runs again on the merge.
     assert_eq!(code, 1, "{codes:?}\n{out}");
-    assert_eq!(codes, ["receipt_snapshot_changed"], "{out}");
+    assert_eq!(
+        codes,
+        ["receipt_snapshot_changed", "task_created"],
+        "the stale receipt, and the note of who planned the task: {out}"
+    );
     verify(&repo, "001-a");
     commit_gated(&repo, "task a: re-run on the merge");
     let (code, codes, out) = check(&repo, &["--ci", "--base", "origin/main", "--head", "HEAD"]);

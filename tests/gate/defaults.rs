@@ -67,8 +67,9 @@ fn ci_refuses_untasked_work_by_default_and_names_the_rule_to_add() {
 #[test]
 fn require_task_overrides_allow_rules() {
     // The base allows untasked work by anyone whose author is at
-    // example.com (forgeable) and by the CI actor maintainer.
-    let config = "untasked:\n  rules:\n    - action: allow\n      authors: ['* <*@example.com>']\n    - action: allow\n      paths: [.mastermind/hooks.yaml]\n";
+    // example.com (forgeable), and changes of the configuration (planning)
+    // by anyone.
+    let config = "untasked:\n  rules:\n    - action: allow\n      authors: ['* <*@example.com>']\nplanning:\n  rules:\n    - action: allow\n      paths: [.mastermind/hooks.yaml]\n";
     let repo = untasked(Some(config), "work without a task");
     repo.git(&[
         "commit",
@@ -96,7 +97,8 @@ fn require_task_overrides_allow_rules() {
         message.contains("MASTERMIND_HOOKS_REQUIRE_TASK"),
         "{message}"
     );
-    // The configuration file still follows its rules, so it can change.
+    // The configuration file is planning, which the variable leaves to the
+    // planning rules: it can still change.
     repo.git(&["reset", "-q", "--hard", "main"]);
     repo.write(".mastermind/hooks.yaml", &format!("{config}exclude: []\n"));
     repo.commit_all("maintain the policy");

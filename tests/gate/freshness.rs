@@ -19,7 +19,7 @@ fn forge() -> Forge {
     Forge::new(&[
         (
             ".mastermind/hooks.yaml",
-            "untasked:\n  default: allow\nwork_in_progress: deny\n",
+            "untasked:\n  default: allow\nplanning:\n  default: allow\nwork_in_progress: deny\n",
         ),
         ("src/a.py", "a = 0\n"),
         ("src/b.py", "b = 0\n"),
@@ -124,7 +124,7 @@ fn the_targets_own_newer_content_keeps_a_receipt_current() {
     repo.git(&["checkout", "-q", "main"]);
     repo.write(
         ".mastermind/hooks.yaml",
-        "receipts:\n  freshness: merge\nuntasked:\n  default: allow\n",
+        "receipts:\n  freshness: merge\nuntasked:\n  default: allow\nplanning:\n  default: allow\n",
     );
     commit_as(repo, "strict receipts", HUMAN, "2024-01-01T12:00:00");
     forge.receive(&["main"]).expect(0, "strict receipts");
@@ -139,7 +139,7 @@ fn freshness_task_is_read_as_scope_and_flagged() {
     let repo = &forge.work;
     repo.write(
         ".mastermind/hooks.yaml",
-        "receipts:\n  freshness: task\nuntasked:\n  default: allow\n",
+        "receipts:\n  freshness: task\nuntasked:\n  default: allow\nplanning:\n  default: allow\n",
     );
     commit_as(repo, "old setting", HUMAN, "2024-01-01T09:00:00");
     forge.receive(&["main"]).expect(0, "the old setting");

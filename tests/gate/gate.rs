@@ -5,9 +5,11 @@ use crate::common::*;
 
 const TASK: &str = "001-change-value";
 
-/// A repository with one commit: src/lib.py, src/other.py, README.md.
+/// A repository with one commit: src/lib.py, src/other.py, README.md, and
+/// a configuration that lets anyone plan.
 fn base_repo() -> TestRepo {
     let repo = TestRepo::new();
+    repo.write(".mastermind/hooks.yaml", ANYONE_PLANS);
     repo.write("src/lib.py", "def value():\n    return 1\n");
     repo.write("src/other.py", "x = 1\n");
     repo.write("README.md", "# demo\n");
@@ -526,9 +528,10 @@ fn ci_checks_the_merge_and_ignores_what_the_base_did_meanwhile() {
 
 #[test]
 fn a_branch_cannot_relax_its_own_gate() {
-    // The relaxation, with a rule that lets a configuration change through
-    // CI (by default CI refuses every untasked change, this one included).
-    let relaxed = "severity:\n  unexpected_file: note\nuntasked:\n  rules:\n    - action: allow\n      paths: [.mastermind/hooks.yaml]\n";
+    // The relaxation, keeping the rule that lets anyone plan (a change of
+    // the configuration is planning).
+    let relaxed = format!("severity:\n  unexpected_file: note\n{ANYONE_PLANS}");
+    let relaxed = relaxed.as_str();
     let repo = base_repo();
     repo.git(&["checkout", "-q", "-b", "feature"]);
     repo.write_task(TASK, &["src/lib.py"], &["src/lib.py", "src/other.py"]);

@@ -44,4 +44,5 @@ mod trust;
 mod untracked_walk;
 mod verification_dir;
 mod where_work_lands;
+mod who_plans;
 mod work_in_progress;

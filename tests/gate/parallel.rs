@@ -15,7 +15,7 @@ fn forge() -> Forge {
     Forge::new(&[
         (
             ".mastermind/hooks.yaml",
-            "untasked:\n  default: allow\nwork_in_progress: deny\n",
+            "untasked:\n  default: allow\nplanning:\n  default: allow\nwork_in_progress: deny\n",
         ),
         ("src/a.py", "a = 0\n"),
         ("src/b.py", "ok\n"),

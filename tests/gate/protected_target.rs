@@ -109,7 +109,7 @@ fn a_history_unrelated_to_the_default_branch_is_refused_unless_configured() {
     repo.git(&["checkout", "-q", "main"]);
     repo.write(
         ".mastermind/hooks.yaml",
-        "refs:\n  allow_unrelated_histories: true\nuntasked:\n  default: allow\n",
+        "refs:\n  allow_unrelated_histories: true\nuntasked:\n  default: allow\nplanning:\n  default: allow\n",
     );
     commit_as(
         repo,

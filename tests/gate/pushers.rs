@@ -209,9 +209,10 @@ fn forged_authors_committers_trailers_and_branch_names_make_nobody_a_pusher() {
 
 #[test]
 fn only_a_vouched_maintainer_changes_the_configuration() {
-    // The recipe: deny by default; the maintainer may change the policy.
+    // The recipe: deny by default; the maintainer plans, and a change of
+    // the policy is planning.
     let s = server(
-        "untasked:\n  default: deny\n  rules:\n    - action: allow\n      paths: [.mastermind/hooks.yaml]\n      pushers: [maintainer]\n",
+        "untasked:\n  default: deny\nplanning:\n  rules:\n    - action: allow\n      pushers: [maintainer]\n",
     );
     let loosen = |work: &TestRepo| {
         work.write(".mastermind/hooks.yaml", "exclude: ['**']\n");
@@ -234,7 +235,12 @@ fn only_a_vouched_maintainer_changes_the_configuration() {
         &[("GITHUB_USER_LOGIN", "agent")],
         &["origin", "main"],
     );
-    refused(&output, "a forged author does not relax the policy");
+    assert_ne!(status(&output), 0, "{}", text(&output));
+    assert!(
+        text(&output).contains("control_file_changed"),
+        "a forged author does not relax the policy: {}",
+        text(&output)
+    );
     let landed = s
         .work
         .command("git")

@@ -65,6 +65,7 @@ fn write_task(repo: &TestRepo, argv: &[&str], timeout: u32, extra_touches: &[&st
 /// its check declared as `argv`.
 fn task_repo(argv: &[&str]) -> TestRepo {
     let repo = TestRepo::new();
+    repo.write(".mastermind/hooks.yaml", ANYONE_PLANS);
     repo.write("src/lib.py", "def value():\n    return 1\n");
     repo.write("README.md", "# demo\n");
     repo.commit_all("base");
@@ -571,14 +572,20 @@ fn ci_freshness_task_merge_and_head() {
     let (code, codes, out) = check(&repo, &["--ci", "--base", &moved, "--head", &head], None);
     assert_eq!(code, 0, "{codes:?} {out}");
     // A team that re-verifies what lands asks for the merge tree.
-    repo.write(".mastermind/hooks.yaml", "receipts:\n  freshness: merge\n");
+    repo.write(
+        ".mastermind/hooks.yaml",
+        &format!("{}{}", "receipts:\n  freshness: merge\n", ANYONE_PLANS),
+    );
     let moved = repo.commit_all("receipts must match the merge");
     let (_, codes, _) = check(&repo, &["--ci", "--base", &moved, "--head", &head], None);
     assert!(
         has(&codes, "receipt_snapshot_changed"),
         "the merge is not what was checked: {codes:?}"
     );
-    repo.write(".mastermind/hooks.yaml", "receipts:\n  freshness: head\n");
+    repo.write(
+        ".mastermind/hooks.yaml",
+        &format!("{}{}", "receipts:\n  freshness: head\n", ANYONE_PLANS),
+    );
     let moved = repo.commit_all("receipts must match the head");
     let (code, codes, out) = check(&repo, &["--ci", "--base", &moved, "--head", &head], None);
     assert_eq!(code, 0, "{codes:?} {out}");
@@ -619,7 +626,10 @@ fn v1_receipts_are_unverifiable_in_tree_views() {
     );
     repo.write(
         ".mastermind/hooks.yaml",
-        "receipts:\n  accept_unverifiable_v1: true\n",
+        &format!(
+            "{}{}",
+            "receipts:\n  accept_unverifiable_v1: true\n", ANYONE_PLANS
+        ),
     );
     repo.git(&["add", ".mastermind/hooks.yaml"]);
     repo.git(&[

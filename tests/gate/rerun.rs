@@ -43,6 +43,7 @@ fn write_task(repo: &TestRepo, argv: &[&str]) {
 /// receipt written by the runner on the task's content.
 fn task_branch(argv: &[&str]) -> (TestRepo, String) {
     let repo = TestRepo::new();
+    repo.write(".mastermind/hooks.yaml", ANYONE_PLANS);
     repo.write("src/lib.py", "def value():\n    return 1\n");
     let base = repo.commit_all("base");
     repo.git(&["checkout", "-q", "-b", "feature"]);
@@ -143,7 +144,7 @@ fn an_honest_receipt_passes_the_rerun() {
     repo.commit_all("task");
     let (code, codes, out) = ci(&repo, &base, &["--rerun"], &[]);
     assert_eq!(code, 0, "{codes:?} {}", text(&out));
-    assert_eq!(without_place(&codes), ["rerun_passed"]);
+    assert_eq!(without_place(&codes), ["task_created", "rerun_passed"]);
     let human = repo.run(
         &[
             "check",
@@ -307,12 +308,16 @@ fn message_of(out: &Output, code: &str) -> String {
 #[test]
 fn an_archived_task_is_still_re_run_from_the_spec_the_gate_judged() {
     let repo = TestRepo::new();
+    repo.write(".mastermind/hooks.yaml", ANYONE_PLANS);
     repo.write("src/lib.py", "def value():\n    return 1\n");
     // The untasked commit below is allowed on the base: this test is about
     // the archived task's re-run, not the untasked policy.
     repo.write(
         ".mastermind/hooks.yaml",
-        "untasked:\n  rules:\n    - action: allow\n      paths: [src/lib.py]\n",
+        &format!(
+            "{}{}",
+            "untasked:\n  rules:\n    - action: allow\n      paths: [src/lib.py]\n", ANYONE_PLANS
+        ),
     );
     let base = repo.commit_all("base");
     repo.git(&["checkout", "-q", "-b", "feature"]);
@@ -409,6 +414,7 @@ fn checks_of_different_tasks_run_in_parallel_with_prefixed_output() {
         )
     };
     let repo = TestRepo::new();
+    repo.write(".mastermind/hooks.yaml", ANYONE_PLANS);
     repo.write("a.txt", "a\n");
     repo.write("b.txt", "b\n");
     let base = repo.commit_all("base");
@@ -491,10 +497,14 @@ fn the_workspace_is_used_only_when_it_holds_the_landing() {
 #[test]
 fn a_failing_setup_command_stops_the_rerun_as_unavailable() {
     let repo = TestRepo::new();
+    repo.write(".mastermind/hooks.yaml", ANYONE_PLANS);
     repo.write("src/lib.py", "def value():\n    return 1\n");
     repo.write(
         ".mastermind/hooks.yaml",
-        "rerun:\n  setup:\n    - [sh, -c, 'echo cannot install; exit 3']\n",
+        &format!(
+            "{}{}",
+            "rerun:\n  setup:\n    - [sh, -c, 'echo cannot install; exit 3']\n", ANYONE_PLANS
+        ),
     );
     let base = repo.commit_all("base");
     repo.git(&["checkout", "-q", "-b", "feature"]);
@@ -516,12 +526,10 @@ fn an_executable_in_an_ignored_directory_is_bound_by_what_the_runner_saw() {
     // `node_modules/.bin/unit` without npm: an ignored directory's tool, as
     // the project's install step leaves it.
     let repo = TestRepo::new();
+    repo.write(".mastermind/hooks.yaml", ANYONE_PLANS);
     repo.write("src/lib.py", "def value():\n    return 1\n");
     repo.write(".gitignore", "node_modules/\n");
-    repo.write(
-        ".mastermind/hooks.yaml",
-        "work_in_progress: deny\nrerun:\n  setup:\n    - [sh, -c, 'mkdir -p node_modules/.bin && printf \"#!/bin/sh\\n# installed by CI\\ngrep -q \\\"return 2\\\" src/lib.py\\n\" > node_modules/.bin/unit && chmod +x node_modules/.bin/unit']\n",
-    );
+    repo.write(".mastermind/hooks.yaml", &format!("{}{}", "work_in_progress: deny\nrerun:\n  setup:\n    - [sh, -c, 'mkdir -p node_modules/.bin && printf \"#!/bin/sh\\n# installed by CI\\ngrep -q \\\"return 2\\\" src/lib.py\\n\" > node_modules/.bin/unit && chmod +x node_modules/.bin/unit']\n", ANYONE_PLANS));
     let base = repo.commit_all("base");
     repo.git(&["checkout", "-q", "-b", "feature"]);
     repo.write(
@@ -573,16 +581,14 @@ fn an_executable_in_an_ignored_directory_is_bound_by_what_the_runner_saw() {
 #[test]
 fn a_change_of_rerun_setup_is_spelled_out_for_review() {
     let repo = TestRepo::new();
+    repo.write(".mastermind/hooks.yaml", ANYONE_PLANS);
     repo.write(
         ".mastermind/hooks.yaml",
-        "rerun:\n  setup:\n    - [npm, ci]\n",
+        &format!("{}{}", "rerun:\n  setup:\n    - [npm, ci]\n", ANYONE_PLANS),
     );
     let base = repo.commit_all("base");
     repo.git(&["checkout", "-q", "-b", "feature"]);
-    repo.write(
-        ".mastermind/hooks.yaml",
-        "rerun:\n  setup:\n    - [sh, -c, 'mkdir -p node_modules/.bin && ln -s /bin/true node_modules/.bin/vitest']\n",
-    );
+    repo.write(".mastermind/hooks.yaml", &format!("{}{}", "rerun:\n  setup:\n    - [sh, -c, 'mkdir -p node_modules/.bin && ln -s /bin/true node_modules/.bin/vitest']\n", ANYONE_PLANS));
     repo.commit_all("a setup that stubs the test runner");
     let (_, codes, out) = ci(&repo, &base, &[], &[]);
     assert!(has(&codes, "config_loosened"), "{codes:?}");

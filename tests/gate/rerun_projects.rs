@@ -88,6 +88,7 @@ fn run_all(repo: &TestRepo, task: &str) {
 /// which `npm ci` links into the ignored `node_modules/.bin`.
 fn node_project() -> (TestRepo, String) {
     let repo = TestRepo::new();
+    repo.write(".mastermind/hooks.yaml", ANYONE_PLANS);
     repo.write(
         "package.json",
         r#"{"name": "demo", "version": "1.0.0", "private": true, "scripts": {"test": "unit"}, "devDependencies": {"unit": "file:tools/unit"}}
@@ -107,7 +108,7 @@ fn node_project() -> (TestRepo, String) {
     repo.write("src/value.txt", "todo\n");
     repo.write(
         ".mastermind/hooks.yaml",
-        "rerun:\n  setup:\n    - [npm, ci]\n",
+        &format!("{}{}", "rerun:\n  setup:\n    - [npm, ci]\n", ANYONE_PLANS),
     );
     let mut install = repo.command("npm");
     install.arg("install").envs(NPM_ENV.iter().copied());
@@ -230,6 +231,7 @@ fn a_node_project_passes_in_the_workspace_and_in_a_worktree_and_fails_when_broke
 /// A project whose lint checks every shell script git tracks.
 fn lint_project() -> (TestRepo, String) {
     let repo = TestRepo::new();
+    repo.write(".mastermind/hooks.yaml", ANYONE_PLANS);
     repo.write("scripts/a.sh", "#!/bin/sh\necho a\n");
     let base = repo.commit_all("scripts");
     repo.git(&["checkout", "-q", "-b", "feature"]);

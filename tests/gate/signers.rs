@@ -6,53 +6,33 @@
 //! their author says; a key the change adds to the file counts only once it
 //! is on the protected branch.
 
-use crate::common::{BIN, TestRepo, codes, json, require_tool, status, text};
+use crate::common::keys::{Keys, allowed_line, commit_signed};
+use crate::common::{BIN, TestRepo, codes, json, status, text};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// Two SSH keys: alice's (listed on main) and eve's (not).
-struct Keys {
-    _dir: tempfile::TempDir,
+struct Pair {
+    _keys: Keys,
     alice: PathBuf,
     eve: PathBuf,
 }
 
-fn keygen(program: &Path, dir: &Path, name: &str) -> PathBuf {
-    let key = dir.join(name);
-    let output = Command::new(program)
-        .args(["-q", "-t", "ed25519", "-N", "", "-C", name, "-f"])
-        .arg(&key)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "ssh-keygen: {}", text(&output));
-    key
-}
-
-fn keys() -> Option<Keys> {
-    let program = require_tool("ssh-keygen")?;
-    let dir = tempfile::tempdir().unwrap();
-    let alice = keygen(&program, dir.path(), "alice");
-    let eve = keygen(&program, dir.path(), "eve");
-    Some(Keys {
-        _dir: dir,
+fn keys() -> Option<Pair> {
+    let keys = Keys::new()?;
+    let (alice, eve) = (keys.key("alice"), keys.key("eve"));
+    Some(Pair {
+        _keys: keys,
         alice,
         eve,
     })
 }
 
-/// An allowed-signers line for `key`'s public half.
-fn allowed_line(principal: &str, key: &Path) -> String {
-    let public = std::fs::read_to_string(key.with_extension("pub")).unwrap();
-    let mut fields = public.split_whitespace();
-    let (kind, blob) = (fields.next().unwrap(), fields.next().unwrap());
-    format!("{principal} namespaces=\"git\" {kind} {blob}\n")
-}
-
-const CONFIG: &str = "identity:\n  allowed_signers: .mastermind/allowed_signers\nuntasked:\n  rules:\n    - action: allow\n      signers: [alice@example.com]\n";
+const CONFIG: &str = "identity:\n  allowed_signers: .mastermind/allowed_signers\nuntasked:\n  rules:\n    - action: allow\n      signers: [alice@example.com]\nplanning:\n  rules:\n    - action: allow\n      signers: [alice@example.com]\n";
 
 /// main with the configuration and alice in the allowed signers, and a
 /// branch `feature` to work on.
-fn repo(keys: &Keys) -> TestRepo {
+fn repo(keys: &Pair) -> TestRepo {
     let repo = TestRepo::new();
     repo.write("src/lib.py", "x = 1\n");
     repo.write(".mastermind/hooks.yaml", CONFIG);
@@ -68,30 +48,7 @@ fn repo(keys: &Keys) -> TestRepo {
 /// Commit everything, signed with `key` (none: unsigned), as the author
 /// alice claims to be.
 fn commit(repo: &TestRepo, key: Option<&Path>, message: &str) -> String {
-    repo.git(&["add", "-A"]);
-    let mut command = repo.command("git");
-    if let Some(key) = key {
-        command.args([
-            "-c",
-            "gpg.format=ssh",
-            "-c",
-            &format!("user.signingkey={}", key.display()),
-        ]);
-    }
-    command.args([
-        "commit",
-        "-q",
-        "--author",
-        "Alice <alice@example.com>",
-        "-m",
-        message,
-    ]);
-    if key.is_some() {
-        command.arg("-S");
-    }
-    let output = command.output().unwrap();
-    assert!(output.status.success(), "commit: {}", text(&output));
-    repo.head()
+    commit_signed(repo, key, "Alice <alice@example.com>", message)
 }
 
 fn ci(repo: &TestRepo, head: &str) -> Output {
@@ -123,7 +80,8 @@ fn a_commit_signed_by_an_allowed_signer_lands_in_ci_and_pre_receive() {
     repo.write("src/lib.py", "x = 2\n");
     let signed = commit(&repo, Some(&keys.alice), "alice's signed work");
     passes(&ci(&repo, &signed), "alice signed it");
-    // Signers can change the configuration too.
+    // A signer the planning rules name can change the configuration too
+    // (planning).
     repo.write(
         ".mastermind/hooks.yaml",
         &format!("{CONFIG}exclude: [docs/**]\n"),

@@ -220,17 +220,29 @@ fn specs_on_the_base_policy_refuses_a_plan_that_arrives_with_the_work() {
 }
 
 #[test]
-fn a_configuration_change_is_validated_listed_and_untasked() {
+fn a_configuration_change_is_validated_listed_and_planning() {
     let (repo, _remote) = base_repo();
     make_strict(&repo, false);
-    // Relaxing the gate is itself an untasked change: denied here.
+    // Relaxing the gate is planning: the local hook warns (it cannot know
+    // who plans) and says what it loosens...
     repo.write(".mastermind/hooks.yaml", "exclude: ['**']\n");
     repo.git(&["add", "-A"]);
     let (code, codes, out) = check(&repo, &["--staged"]);
-    assert_eq!(code, 1, "{out}");
-    assert!(has(&codes, "task_required"), "{codes:?}");
+    assert_eq!(code, 0, "{out}");
+    assert!(has(&codes, "control_file_changed"), "{codes:?}");
+    assert!(!has(&codes, "task_required"), "never untasked: {codes:?}");
     assert!(has(&codes, "config_loosened"), "{codes:?}");
     assert!(out.contains("exclude adds **"), "{out}");
+    assert!(
+        out.contains("CI and pre-receive refuse it: no planning rule allows a planner"),
+        "{out}"
+    );
+    // ...and CI refuses it: no planning rule names a planner.
+    repo.git(&["commit", "-q", "--no-verify", "-m", "relax"]);
+    let (code, codes, out) = check(&repo, &["--ci", "--base", "HEAD~1", "--head", "HEAD"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(has(&codes, "control_file_changed"), "{codes:?}");
+    repo.git(&["reset", "-q", "--hard", "HEAD~1"]);
     // An invalid configuration is refused before it can land.
     repo.write(".mastermind/hooks.yaml", "require_task: maybe\n");
     repo.git(&["add", "-A"]);

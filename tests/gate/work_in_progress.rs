@@ -15,7 +15,7 @@ fn forge(policy: &str) -> Forge {
     Forge::new(&[
         (
             ".mastermind/hooks.yaml",
-            &format!("untasked:\n  default: allow\n{policy}"),
+            &format!("untasked:\n  default: allow\nplanning:\n  default: allow\n{policy}"),
         ),
         ("src/a.py", "a = 0\n"),
     ])
@@ -187,7 +187,7 @@ fn allowing_work_in_progress_again_is_reported_as_a_loosening() {
     let repo = &forge.work;
     repo.write(
         ".mastermind/hooks.yaml",
-        "untasked:\n  default: allow\nwork_in_progress: allow\n",
+        "untasked:\n  default: allow\nplanning:\n  default: allow\nwork_in_progress: allow\n",
     );
     repo.git(&["add", "-A"]);
     let verdict = staged(&forge);

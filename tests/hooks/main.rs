@@ -16,6 +16,7 @@ mod hooks;
 mod managers;
 mod newcomer;
 mod one_run;
+mod planners;
 mod release;
 mod server_hooks;
 mod templates;

@@ -55,6 +55,8 @@ fn install(dir: &Path) {
 /// The agent's own counter is left outside. Returns (origin, base, head).
 fn project(honest: bool) -> (TestRepo, String, String) {
     let repo = TestRepo::new();
+    // Anyone plans here: what is judged is the task's checks.
+    repo.write(".mastermind/hooks.yaml", crate::common::ANYONE_PLANS);
     repo.write(".gitignore", "node_modules/\n");
     repo.write("src/value.txt", "todo\n");
     repo.write("tools/check-value", CHECK_TOOL);

@@ -1204,11 +1204,13 @@ fn gitlab_job_passes_a_clean_change() {
 
 const TASK: &str = ".mastermind/tasks/001-change-value";
 
-/// main has src/lib.py and src/other.py; branch `feature` adds a task that
-/// changes src/lib.py and, when `stray`, also src/other.py, outside its
-/// declared scope. `origin/main` is there, as actions/checkout leaves it.
+/// main has src/lib.py, src/other.py and a configuration that lets anyone
+/// plan; branch `feature` adds a task that changes src/lib.py and, when
+/// `stray`, also src/other.py, outside its declared scope. `origin/main`
+/// is there, as actions/checkout leaves it.
 pub(super) fn gate_repo(stray: bool) -> common::TestRepo {
     let repo = common::TestRepo::new();
+    repo.write(".mastermind/hooks.yaml", common::ANYONE_PLANS);
     repo.write("src/lib.py", "def value():\n    return 1\n");
     repo.write("src/other.py", "x = 1\n");
     repo.commit_all("base");
@@ -1272,9 +1274,9 @@ fn github_action_fails_a_pull_request_whose_task_strays_from_its_scope() {
     );
     assert!(
         stdout.ends_with(
-            "mastermind-hooks: failed: 1 task checked, 1 failed (1 error, 0 warnings, 1 note)\n"
+            "mastermind-hooks: failed: 1 task checked, 1 failed (1 error, 0 warnings, 2 notes)\n"
         ),
-        "{stdout}"
+        "the refusal, the scope diff and who planned the task: {stdout}"
     );
 
     let summary = std::fs::read_to_string(&summary).unwrap();

@@ -25,6 +25,7 @@
 //! is judged as usual.
 
 use crate::contract::yaml;
+use crate::install::manager_config::{LEFTHOOK_FILES, PRE_COMMIT_FILES};
 use serde_json::{Map, Value};
 
 /// The gate's command before a commit or a merge commit.
@@ -37,21 +38,6 @@ pub const HUSKY_PUSH: &str = "mastermind-hooks check --push \"$@\"";
 
 /// The git hooks a manager runs the gate for.
 const HOOKS: [&str; 3] = ["pre-commit", "pre-merge-commit", "pre-push"];
-
-/// pre-commit's and prek's configuration files.
-pub const PRE_COMMIT_FILES: [&str; 2] = [".pre-commit-config.yaml", ".pre-commit-config.yml"];
-
-/// lefthook's configuration files.
-pub const LEFTHOOK_FILES: [&str; 8] = [
-    "lefthook.yml",
-    "lefthook.yaml",
-    ".lefthook.yml",
-    ".lefthook.yaml",
-    "lefthook-local.yml",
-    "lefthook-local.yaml",
-    ".lefthook-local.yml",
-    ".lefthook-local.yaml",
-];
 
 /// The git hook a husky file is for (`.husky/pre-push` is `pre-push`).
 pub fn husky_hook(path: &str) -> Option<&'static str> {

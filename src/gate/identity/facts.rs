@@ -63,7 +63,8 @@ pub struct Facts {
     pub source_branch: Option<String>,
     /// The protected branch's commit a task's landed spec and report are
     /// read from for the planning findings (the default branch, or the pull
-    /// request's target); `None`: the mode cannot tell, and no planning
-    /// finding is raised.
+    /// request's target); `None`: the mode cannot tell, and the planning
+    /// findings fall back to the local view of it, else the target
+    /// (`crate::gate::planning::protected`).
     pub protected: Option<ObjectId>,
 }

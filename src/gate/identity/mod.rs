@@ -148,7 +148,13 @@ pub fn gather<'g>(gate: &'g Gate<'g>) -> Result<Known<'g>> {
                                 crate::bookkeeping::task_dir_of(p).is_some()
                             })
                     })))
-                || (planning && tasked)
+                || (planning
+                    && (tasked
+                        || step.changes.iter().any(|c| {
+                            c.path
+                                .to_str()
+                                .is_ok_and(|p| gate.config.is_control_file(p))
+                        })))
         })
         .filter_map(Step::commit_id)
         .collect();
