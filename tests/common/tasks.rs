@@ -55,6 +55,13 @@ pub fn verify(repo: &TestRepo, name: &str) {
 /// of `file` to contain `needle`, the check's receipt, the report.
 pub fn do_task(repo: &TestRepo, name: &str, file: &str, needle: &str) {
     write_spec(repo, name, &[file], file, needle);
+    do_work(repo, name, file, needle);
+}
+
+/// The work under the spec of task `name` written before (its check
+/// `unit` greps `needle` in `file`): the edit of `file` to contain
+/// `needle`, the check's receipt, a complete report listing `file`.
+pub fn do_work(repo: &TestRepo, name: &str, file: &str, needle: &str) {
     repo.write(file, &format!("{needle}\n"));
     verify(repo, name);
     write_report(repo, name, &[file], file, needle);

@@ -75,9 +75,7 @@ fn an_agents_new_task_is_no_plan_in_ci_and_pre_receive() {
         "src/a.py",
         "alpha",
     );
-    repo.write("src/a.py", "alpha\n");
-    verify(repo, "001-a");
-    write_report(repo, "001-a", &["src/a.py"], "src/a.py", "alpha");
+    do_work(repo, "001-a", "src/a.py", "alpha");
     commit_as(repo, "task a", FORGED, "2024-01-01T10:00:00");
     let github = forge.github_pull_request("origin/main", "agent", "agent-bot");
     github.expect(1, "GitHub: the agent's pull request");
@@ -178,9 +176,7 @@ fn a_plan_then_the_work_in_two_changes() {
     // 2. the agent's work under it: the plan is not the agent's to
     //    change, and it does not.
     repo.git(&["checkout", "-q", "-b", "work", "origin/main"]);
-    repo.write("src/a.py", "alpha\n");
-    verify(repo, "001-a");
-    write_report(repo, "001-a", &["src/a.py"], "src/a.py", "alpha");
+    do_work(repo, "001-a", "src/a.py", "alpha");
     commit_as(repo, "do 001-a", AGENT, "2024-01-01T11:00:00");
     let work = forge.github_pull_request("origin/main", "work", "agent-bot");
     work.expect(0, "the agent's work");
@@ -201,9 +197,7 @@ fn a_plan_then_the_work_in_one_change_with_a_signed_planning_commit() {
     repo.git(&["checkout", "-q", "-b", "task"]);
     write_spec(repo, "001-a", &["src/a.py"], "src/a.py", "alpha");
     let planned = commit_signed(repo, Some(&alice), ALICE, "plan 001-a");
-    repo.write("src/a.py", "alpha\n");
-    verify(repo, "001-a");
-    write_report(repo, "001-a", &["src/a.py"], "src/a.py", "alpha");
+    do_work(repo, "001-a", "src/a.py", "alpha");
     commit_signed(repo, None, AGENT, "do 001-a");
     let ci = forge.github_pull_request("origin/main", "task", "agent-bot");
     ci.expect(0, "the agent's pull request carrying alice's signed plan");
@@ -354,10 +348,8 @@ fn the_allowed_signers_file_cannot_ride_in_a_task() {
         "alpha",
     );
     commit_signed(repo, Some(&alice), ALICE, "plan 001-a");
-    repo.write("src/a.py", "alpha\n");
     repo.write(".mastermind/allowed_signers", &listed);
-    verify(repo, "001-a");
-    write_report(repo, "001-a", &["src/a.py"], "src/a.py", "alpha");
+    do_work(repo, "001-a", "src/a.py", "alpha");
     commit_signed(repo, Some(&eve), AGENT, "do 001-a");
     let ci = forge.github_pull_request("origin/main", "agent", "agent-bot");
     ci.expect(1, "a key added under a planner's plan");
