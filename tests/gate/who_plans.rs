@@ -25,16 +25,19 @@ const ALICE: &str = "Alice <alice@example.com>";
 /// pusher, the signer); untasked work is refused by default.
 const TEAM: &str = "identity:\n  allowed_signers: .mastermind/allowed_signers\nplanning:\n  rules:\n    - action: allow\n      actors: [alice]\n    - action: allow\n      pushers: [alice]\n    - action: allow\n      signers: [alice@example.com]\n";
 
-/// A server (pre-receive is the gate) whose main has the team's policy,
-/// alice's key in the allowed signers, and src/a.py, src/b.py.
-fn team(keys: &Keys) -> Forge {
+/// SSH keys (`None` where the test cannot make them: it returns early)
+/// and a server (pre-receive is the gate) whose main has the team's
+/// policy, alice's key in the allowed signers, and src/a.py, src/b.py.
+fn team() -> Option<(Keys, Forge)> {
+    let keys = Keys::new()?;
     let signers = allowed_line("alice@example.com", &keys.key("alice"));
-    Forge::new(&[
+    let forge = Forge::new(&[
         (".mastermind/hooks.yaml", TEAM),
         (".mastermind/allowed_signers", &signers),
         ("src/a.py", "a = 0\n"),
         ("src/b.py", "b = 0\n"),
-    ])
+    ]);
+    Some((keys, forge))
 }
 
 /// The severity of the first finding `code` in a JSON verdict.
@@ -62,8 +65,7 @@ fn push_as(forge: &Forge, pusher: &str, refspec: &str) -> Verdict {
 
 #[test]
 fn an_agents_new_task_is_no_plan_in_ci_and_pre_receive() {
-    let Some(keys) = Keys::new() else { return };
-    let forge = team(&keys);
+    let Some((_keys, forge)) = team() else { return };
     let repo = &forge.work;
     repo.git(&["checkout", "-q", "-b", "agent"]);
     // Any scope it likes, CI definitions included, its work, a passing
@@ -152,8 +154,7 @@ fn under_the_defaults_a_task_wrapped_around_untasked_code_is_refused() {
 
 #[test]
 fn a_plan_then_the_work_in_two_changes() {
-    let Some(keys) = Keys::new() else { return };
-    let forge = team(&keys);
+    let Some((_keys, forge)) = team() else { return };
     let repo = &forge.work;
     // 1. alice's plan, alone: CI of her pull request, pre-receive of her
     //    push.
@@ -189,8 +190,7 @@ fn a_plan_then_the_work_in_two_changes() {
 
 #[test]
 fn a_plan_then_the_work_in_one_change_with_a_signed_planning_commit() {
-    let Some(keys) = Keys::new() else { return };
-    let forge = team(&keys);
+    let Some((keys, forge)) = team() else { return };
     let repo = &forge.work;
     let alice = keys.key("alice");
     let eve = keys.key("eve");
@@ -292,8 +292,7 @@ fn a_plan_then_the_work_in_one_change_with_a_signed_planning_commit() {
 
 #[test]
 fn the_allowed_signers_file_cannot_ride_in_a_task() {
-    let Some(keys) = Keys::new() else { return };
-    let forge = team(&keys);
+    let Some((keys, forge)) = team() else { return };
     let repo = &forge.work;
     let alice = keys.key("alice");
     let eve = keys.key("eve");
@@ -368,8 +367,7 @@ fn the_allowed_signers_file_cannot_ride_in_a_task() {
 
 #[test]
 fn a_planner_widens_an_unstarted_task_on_its_own() {
-    let Some(keys) = Keys::new() else { return };
-    let forge = team(&keys);
+    let Some((_keys, forge)) = team() else { return };
     let repo = &forge.work;
     // alice plans a task with `task new` and lands it (its report is the
     // skeleton `task new` writes).
@@ -591,8 +589,7 @@ fn a_control_file_in_a_tasks_scope_is_still_a_planners_to_change() {
 
 #[test]
 fn a_plan_on_a_branch_that_is_not_protected_is_work_in_progress() {
-    let Some(keys) = Keys::new() else { return };
-    let forge = team(&keys);
+    let Some((_keys, forge)) = team() else { return };
     let repo = &forge.work;
     repo.git(&["checkout", "-q", "-b", "feature"]);
     do_task(repo, "001-a", "src/a.py", "alpha");
