@@ -9,7 +9,7 @@
 //! as docs/src/ci.md says.
 
 use crate::common::landing::*;
-use crate::common::{BIN, TestRepo, status, text};
+use crate::common::{TestRepo, status, text};
 use serde_json::json;
 
 /// A bare server running the gate in pre-receive, and a clone whose code
@@ -21,13 +21,7 @@ struct Project {
 }
 
 fn project() -> Project {
-    let server = TestRepo::new();
-    let bare = server.path().join("origin.git");
-    server.git(&["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()]);
-    let mut install = server.command(BIN);
-    install.current_dir(&bare).args(["install", "--server"]);
-    let installed = install.output().unwrap();
-    assert_eq!(status(&installed), 0, "{}", text(&installed));
+    let (server, bare) = gated_server();
     let work = TestRepo::new();
     work.write("src/app.py", "print('hello')\n");
     work.write("README.md", "# app\n");
@@ -41,14 +35,7 @@ fn project() -> Project {
 }
 
 fn push(work: &TestRepo, refspec: &str) -> Verdict {
-    let out = work.git_output(&["push", "--no-verify", "origin", refspec]);
-    let printed = text(&out);
-    Verdict {
-        code: if out.status.success() { 0 } else { 1 },
-        codes: codes_in_text(&printed),
-        text: printed,
-        report: None,
-    }
+    pushed(&work.git_output(&["push", "--no-verify", "origin", refspec]))
 }
 
 /// `init` and `install --agent claude-code` as a team runs them, and

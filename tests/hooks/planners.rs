@@ -7,20 +7,14 @@
 //! agent's task made with `task new`, `verification run` and its report,
 //! CI of its pull request with GitHub's event data.
 
-use crate::common::landing::{Verdict, github_pull_request, verdict};
+use crate::common::landing::{Verdict, gated_server, github_pull_request, verdict};
 use crate::common::{BIN, TestRepo, status, text};
 use std::process::Output;
 
 /// An empty server repository whose pre-receive hook is the gate, and an
 /// empty clone of it.
 fn empty() -> (TestRepo, TestRepo) {
-    let server = TestRepo::new();
-    let bare = server.path().join("origin.git");
-    server.git(&["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()]);
-    let mut install = server.command(BIN);
-    install.current_dir(&bare).args(["install", "--server"]);
-    let installed = install.output().unwrap();
-    assert_eq!(status(&installed), 0, "{}", text(&installed));
+    let (server, bare) = gated_server();
     let work = TestRepo::new();
     work.git(&["remote", "add", "origin", bare.to_str().unwrap()]);
     (server, work)
