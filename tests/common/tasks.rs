@@ -67,6 +67,16 @@ pub fn do_work(repo: &TestRepo, name: &str, file: &str, needle: &str) {
     write_report(repo, name, &[file], file, needle);
 }
 
+/// `task new NAME --touches FILE --check CHECK`, as a planner makes a
+/// task; panics unless it succeeded.
+pub fn task_new(repo: &TestRepo, name: &str, file: &str, check: &str) {
+    let out = repo.run(
+        &["task", "new", name, "--touches", file, "--check", check],
+        None,
+    );
+    assert_eq!(status(&out), 0, "{}", text(&out));
+}
+
 /// The spec and complete report of task `name` with one observed check
 /// per `(id, argv)` (each with `timeout_secs`), changing `files`.
 pub fn write_task_with_checks(

@@ -372,19 +372,7 @@ fn a_planner_widens_an_unstarted_task_on_its_own() {
     // alice plans a task with `task new` and lands it (its report is the
     // skeleton `task new` writes).
     repo.git(&["checkout", "-q", "-b", "plan"]);
-    let new = repo.run(
-        &[
-            "task",
-            "new",
-            "fix",
-            "--touches",
-            "src/a.py",
-            "--check",
-            "grep -q alpha src/a.py",
-        ],
-        None,
-    );
-    assert_eq!(new.status.code(), Some(0), "{}", crate::common::text(&new));
+    task_new(repo, "fix", "src/a.py", "grep -q alpha src/a.py");
     commit_as(repo, "plan fix", ALICE, "2024-01-01T10:00:00");
     push_as(&forge, "alice", "plan:main").expect(0, "the plan lands");
     // She widens it with the route `task widen` prints: the spec alone.

@@ -8,6 +8,7 @@
 //! CI of its pull request with GitHub's event data.
 
 use crate::common::landing::{Verdict, gated_server, github_pull_request, verdict};
+use crate::common::tasks::task_new;
 use crate::common::{BIN, TestRepo, status, text};
 use std::process::Output;
 
@@ -78,19 +79,7 @@ fn agents_task(work: &TestRepo) {
         &git_as(work, "agent-bot", &["checkout", "-q", "-b", "agent"]),
         "branch",
     );
-    let new = work.run(
-        &[
-            "task",
-            "new",
-            "change-value",
-            "--touches",
-            "lib.py",
-            "--check",
-            "grep -q 'return 2' lib.py",
-        ],
-        None,
-    );
-    assert_eq!(status(&new), 0, "{}", text(&new));
+    task_new(work, "change-value", "lib.py", "grep -q 'return 2' lib.py");
     work.write("lib.py", "def value():\n    return 2\n");
     let spec = ".mastermind/tasks/change-value/spec.md";
     let run = work.run(&["verification", "run", spec, "--all", "--quiet"], None);
