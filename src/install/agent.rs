@@ -620,6 +620,13 @@ fn find_binary(harness: Harness, root: &Path, report: &mut AgentStatus) {
             crate::agent::provenance::override_source(harness, &value, Some(root), home.as_deref());
         let answer = entry_binary(Some(std::ffi::OsStr::new(&value)), path_var.as_deref())
             .map(|bin| (handshake(&bin, deadline()), bin));
+        // The refusal of an override that is not mastermind-hooks.
+        let not_used = |why: &str| {
+            format!(
+                "{}={value} ({source}): {why}, so the agent hooks do not use it",
+                settings::BIN_VAR
+            )
+        };
         let refused = match &answer {
             Some((Handshake::Speaks { version }, bin)) => {
                 report.binary = Some(bin.display().to_string());
@@ -648,13 +655,7 @@ fn find_binary(harness: Harness, root: &Path, report: &mut AgentStatus) {
                 } else {
                     format!("it does not answer as mastermind-hooks (its --version says `{said}`)")
                 };
-                problems.push(problem(
-                    Code::agent_hook_override_refused,
-                    format!(
-                        "{}={value} ({source}): {why}, so the agent hooks do not use it",
-                        settings::BIN_VAR
-                    ),
-                ));
+                problems.push(problem(Code::agent_hook_override_refused, not_used(&why)));
                 Some(why)
             }
             Some((Handshake::Unrunnable { why }, _)) => {
@@ -669,13 +670,7 @@ fn find_binary(harness: Harness, root: &Path, report: &mut AgentStatus) {
             }
             None => {
                 let why = "it is not an executable".to_string();
-                problems.push(problem(
-                    Code::agent_hook_override_refused,
-                    format!(
-                        "{}={value} ({source}): {why}, so the agent hooks do not use it",
-                        settings::BIN_VAR
-                    ),
-                ));
+                problems.push(problem(Code::agent_hook_override_refused, not_used(&why)));
                 Some(why)
             }
         };
