@@ -904,6 +904,29 @@ impl Context<'_> {
         })
     }
 
+    /// Prepare `run` (its working directory and executable) and record in
+    /// `receipt` what it starts from: the executable, the tree digest
+    /// before, the territory. Returns the prepared run and that digest, or
+    /// the status the run ends with and why: `spawn_failed` when it cannot
+    /// be prepared, `io_failed` when what it starts from cannot be read.
+    fn prepare(
+        &mut self,
+        receipt: &mut TreeReceipt,
+        run: &RunDeclaration,
+    ) -> Result<(execute::Prepared, String), (Status, RunError)> {
+        let base = self.base();
+        let prepared = execute::prepare(&base, run, &mut self.executables)
+            .map_err(|reason| (Status::SpawnFailed, reason))?;
+        receipt.executable = Some(executable_record(&prepared.resolved));
+        let before = self.before().map_err(|reason| (Status::IoFailed, reason))?;
+        receipt.tree_before = Some(before.clone());
+        let territory = self
+            .territory_record(&receipt.run_id)
+            .map_err(|reason| (Status::IoFailed, reason))?;
+        receipt.territory = Some(territory);
+        Ok((prepared, before))
+    }
+
     fn run_one(&mut self, command: String, run: RunDeclaration) -> Result<Finished, Diagnostic> {
         let mut receipt = self.new_receipt(command, &run)?;
         let mut notes = Vec::new();
@@ -931,45 +954,12 @@ impl Context<'_> {
         }
 
         // Prepare.
-        let base = self.base();
-        let prepared = match execute::prepare(&base, &run, &mut self.executables) {
-            Ok(p) => p,
-            Err(reason) => {
-                return finish(
-                    self,
-                    receipt,
-                    Status::SpawnFailed,
-                    Some(reason.to_string()),
-                    notes,
-                );
+        let (prepared, before) = match self.prepare(&mut receipt, &run) {
+            Ok(ready) => ready,
+            Err((status, reason)) => {
+                return finish(self, receipt, status, Some(reason.to_string()), notes);
             }
         };
-        receipt.executable = Some(executable_record(&prepared.resolved));
-        let before = match self.before() {
-            Ok(d) => d,
-            Err(reason) => {
-                return finish(
-                    self,
-                    receipt,
-                    Status::IoFailed,
-                    Some(reason.to_string()),
-                    notes,
-                );
-            }
-        };
-        receipt.tree_before = Some(before.clone());
-        match self.territory_record(&receipt.run_id) {
-            Ok(record) => receipt.territory = Some(record),
-            Err(reason) => {
-                return finish(
-                    self,
-                    receipt,
-                    Status::IoFailed,
-                    Some(reason.to_string()),
-                    notes,
-                );
-            }
-        }
         self.write_pending(&receipt)?;
         if self.interrupt.load(Ordering::SeqCst) {
             return finish(

@@ -232,15 +232,39 @@ fn unexclude_local(common_dir: &Path) -> Result<bool, Diagnostic> {
 /// the harness's per-user settings out of git (`info/exclude` under
 /// `common_dir`, git's common directory).
 pub fn install(harness: Harness, root: &Path, common_dir: Option<&Path>) -> Outcome {
-    let mut out = install_settings(harness, root)?;
+    let out = install_settings(harness, root)?;
+    exclude_step(
+        out,
+        harness,
+        common_dir,
+        exclude_local,
+        "added to",
+        " (per-user settings, such as a MASTERMIND_HOOKS_BIN of yours, stay out of git)",
+    )
+}
+
+/// After the settings step that wrote `out`: when `harness` has per-user
+/// settings and git's common directory is known, run `step` (add or
+/// remove the exclusion) on its `info/exclude`, and say `{done} <path>{why}`
+/// when it changed the file. Install and uninstall share this, so the two
+/// stay each other's inverse.
+fn exclude_step(
+    mut out: String,
+    harness: Harness,
+    common_dir: Option<&Path>,
+    step: fn(&Path) -> Result<bool, Diagnostic>,
+    done: &str,
+    why: &str,
+) -> Outcome {
     if local_settings(harness)
         && let Some(dir) = common_dir
-        && exclude_local(dir).map_err(|d| vec![d])?
+        && step(dir).map_err(|d| vec![d])?
     {
-        out.push_str(&format!(
-            "{EXCLUDE_LINE}: added to {} (per-user settings, such as a MASTERMIND_HOOKS_BIN of yours, stay out of git)\n",
+        let _ = writeln!(
+            out,
+            "{EXCLUDE_LINE}: {done} {}{why}",
             dir.join("info/exclude").display()
-        ));
+        );
     }
     Ok(out)
 }
@@ -286,17 +310,15 @@ fn install_settings(harness: Harness, root: &Path) -> Outcome {
 /// Remove our entries from the settings of `harness` under `root`, and
 /// the exclusion `install` added to `info/exclude`.
 pub fn uninstall(harness: Harness, root: &Path, common_dir: Option<&Path>) -> Outcome {
-    let mut out = uninstall_settings(harness, root)?;
-    if local_settings(harness)
-        && let Some(dir) = common_dir
-        && unexclude_local(dir).map_err(|d| vec![d])?
-    {
-        out.push_str(&format!(
-            "{EXCLUDE_LINE}: removed from {}\n",
-            dir.join("info/exclude").display()
-        ));
-    }
-    Ok(out)
+    let out = uninstall_settings(harness, root)?;
+    exclude_step(
+        out,
+        harness,
+        common_dir,
+        unexclude_local,
+        "removed from",
+        "",
+    )
 }
 
 fn uninstall_settings(harness: Harness, root: &Path) -> Outcome {
@@ -598,6 +620,13 @@ fn find_binary(harness: Harness, root: &Path, report: &mut AgentStatus) {
             crate::agent::provenance::override_source(harness, &value, Some(root), home.as_deref());
         let answer = entry_binary(Some(std::ffi::OsStr::new(&value)), path_var.as_deref())
             .map(|bin| (handshake(&bin, deadline()), bin));
+        // The refusal of an override that is not mastermind-hooks.
+        let not_used = |why: &str| {
+            format!(
+                "{}={value} ({source}): {why}, so the agent hooks do not use it",
+                settings::BIN_VAR
+            )
+        };
         let refused = match &answer {
             Some((Handshake::Speaks { version }, bin)) => {
                 report.binary = Some(bin.display().to_string());
@@ -626,13 +655,7 @@ fn find_binary(harness: Harness, root: &Path, report: &mut AgentStatus) {
                 } else {
                     format!("it does not answer as mastermind-hooks (its --version says `{said}`)")
                 };
-                problems.push(problem(
-                    Code::agent_hook_override_refused,
-                    format!(
-                        "{}={value} ({source}): {why}, so the agent hooks do not use it",
-                        settings::BIN_VAR
-                    ),
-                ));
+                problems.push(problem(Code::agent_hook_override_refused, not_used(&why)));
                 Some(why)
             }
             Some((Handshake::Unrunnable { why }, _)) => {
@@ -647,13 +670,7 @@ fn find_binary(harness: Harness, root: &Path, report: &mut AgentStatus) {
             }
             None => {
                 let why = "it is not an executable".to_string();
-                problems.push(problem(
-                    Code::agent_hook_override_refused,
-                    format!(
-                        "{}={value} ({source}): {why}, so the agent hooks do not use it",
-                        settings::BIN_VAR
-                    ),
-                ));
+                problems.push(problem(Code::agent_hook_override_refused, not_used(&why)));
                 Some(why)
             }
         };

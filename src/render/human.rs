@@ -9,7 +9,7 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::render::escape;
 use crate::render::style::{Style, paint};
-use crate::report::{Report, TaskResult};
+use crate::report::{FileResult, Report, TaskResult};
 use std::fmt::Write;
 
 fn severity_label(severity: Severity) -> String {
@@ -180,13 +180,7 @@ pub fn render(report: &Report) -> String {
             None => kind.to_string(),
         };
         if file.skipped() {
-            let why = file.diagnostics.first().map(|d| d.message.as_str());
-            let _ = writeln!(
-                out,
-                "{}: {}",
-                paint("skipped", Style::Cyan),
-                escape::control(why.unwrap_or(&file.path))
-            );
+            skipped_line(&mut out, file);
             continue;
         }
         if file.ok {
@@ -217,16 +211,22 @@ pub fn render(report: &Report) -> String {
 pub fn skipped_only(report: &Report) -> String {
     let mut out = String::new();
     for file in report.files.iter().filter(|f| f.skipped()) {
-        let why = file.diagnostics.first().map(|d| d.message.as_str());
-        let _ = writeln!(
-            out,
-            "{}: {}",
-            paint("skipped", Style::Cyan),
-            escape::control(why.unwrap_or(&file.path))
-        );
+        skipped_line(&mut out, file);
     }
     summary(&mut out, report);
     out
+}
+
+/// The line of a skipped file: why it was skipped (its first diagnostic),
+/// or its path when nothing says why.
+fn skipped_line(out: &mut String, file: &FileResult) {
+    let why = file.diagnostics.first().map(|d| d.message.as_str());
+    let _ = writeln!(
+        out,
+        "{}: {}",
+        paint("skipped", Style::Cyan),
+        escape::control(why.unwrap_or(&file.path))
+    );
 }
 
 /// The closing line: what was checked and what was found.

@@ -54,13 +54,7 @@ impl Forge {
     /// `files` committed on `main` and pushed to a bare `origin` whose
     /// pre-receive hook is installed by `install --server`.
     pub fn new(files: &[(&str, &str)]) -> Forge {
-        let server = TestRepo::new();
-        let bare = server.path().join("origin.git");
-        server.git(&["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()]);
-        let mut install = server.command(BIN);
-        install.current_dir(&bare).args(["install", "--server"]);
-        let output = install.output().expect("install --server");
-        assert_eq!(status(&output), 0, "{}", text(&output));
+        let (server, bare) = gated_server();
         let work = TestRepo::new();
         // Humans' untasked commits and anyone's plans pass unless a test
         // says otherwise (the defaults deny them in CI and pre-receive).
@@ -142,14 +136,7 @@ impl Forge {
         for (name, value) in env {
             command.env(name, value);
         }
-        let out = command.output().expect("git push");
-        let printed = text(&out);
-        Verdict {
-            code: if out.status.success() { 0 } else { 1 },
-            codes: codes_in_text(&printed),
-            text: printed,
-            report: None,
-        }
+        pushed(&command.output().expect("git push"))
     }
 }
 
@@ -202,6 +189,32 @@ impl Forge {
     /// A clone of the server, as a CI runner makes it.
     pub fn clone(&self, args: &[&str]) -> TestRepo {
         TestRepo::clone_url(&format!("file://{}", self.bare().display()), args)
+    }
+}
+
+/// A temporary directory holding `origin.git`, an empty bare repository
+/// on `main` whose pre-receive hook is the gate (`install --server`), and
+/// that repository's path.
+pub fn gated_server() -> (TestRepo, PathBuf) {
+    let server = TestRepo::new();
+    let bare = server.path().join("origin.git");
+    server.git(&["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()]);
+    let mut install = server.command(BIN);
+    install.current_dir(&bare).args(["install", "--server"]);
+    let output = install.output().expect("install --server");
+    assert_eq!(status(&output), 0, "{}", text(&output));
+    (server, bare)
+}
+
+/// The verdict of a `git push` (pre-receive judged it): refused when the
+/// push failed, the codes read from the `remote:` lines.
+pub fn pushed(out: &std::process::Output) -> Verdict {
+    let printed = text(out);
+    Verdict {
+        code: if out.status.success() { 0 } else { 1 },
+        codes: codes_in_text(&printed),
+        text: printed,
+        report: None,
     }
 }
 

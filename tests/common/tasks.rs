@@ -55,9 +55,26 @@ pub fn verify(repo: &TestRepo, name: &str) {
 /// of `file` to contain `needle`, the check's receipt, the report.
 pub fn do_task(repo: &TestRepo, name: &str, file: &str, needle: &str) {
     write_spec(repo, name, &[file], file, needle);
+    do_work(repo, name, file, needle);
+}
+
+/// The work under the spec of task `name` written before (its check
+/// `unit` greps `needle` in `file`): the edit of `file` to contain
+/// `needle`, the check's receipt, a complete report listing `file`.
+pub fn do_work(repo: &TestRepo, name: &str, file: &str, needle: &str) {
     repo.write(file, &format!("{needle}\n"));
     verify(repo, name);
     write_report(repo, name, &[file], file, needle);
+}
+
+/// `task new NAME --touches FILE --check CHECK`, as a planner makes a
+/// task; panics unless it succeeded.
+pub fn task_new(repo: &TestRepo, name: &str, file: &str, check: &str) {
+    let out = repo.run(
+        &["task", "new", name, "--touches", file, "--check", check],
+        None,
+    );
+    assert_eq!(status(&out), 0, "{}", text(&out));
 }
 
 /// The spec and complete report of task `name` with one observed check

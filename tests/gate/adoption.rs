@@ -9,8 +9,11 @@
 //! as docs/src/ci.md says.
 
 use crate::common::landing::*;
-use crate::common::{BIN, TestRepo, status, text};
+use crate::common::{TestRepo, status, text};
 use serde_json::json;
+
+const MAINTAINER: &str = "Maintainer <m@example.invalid>";
+const AGENT: &str = "Agent <a@example.invalid>";
 
 /// A bare server running the gate in pre-receive, and a clone whose code
 /// landed there before the gate was adopted (the push into the empty
@@ -21,13 +24,7 @@ struct Project {
 }
 
 fn project() -> Project {
-    let server = TestRepo::new();
-    let bare = server.path().join("origin.git");
-    server.git(&["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()]);
-    let mut install = server.command(BIN);
-    install.current_dir(&bare).args(["install", "--server"]);
-    let installed = install.output().unwrap();
-    assert_eq!(status(&installed), 0, "{}", text(&installed));
+    let (server, bare) = gated_server();
     let work = TestRepo::new();
     work.write("src/app.py", "print('hello')\n");
     work.write("README.md", "# app\n");
@@ -41,14 +38,7 @@ fn project() -> Project {
 }
 
 fn push(work: &TestRepo, refspec: &str) -> Verdict {
-    let out = work.git_output(&["push", "--no-verify", "origin", refspec]);
-    let printed = text(&out);
-    Verdict {
-        code: if out.status.success() { 0 } else { 1 },
-        codes: codes_in_text(&printed),
-        text: printed,
-        report: None,
-    }
+    pushed(&work.git_output(&["push", "--no-verify", "origin", refspec]))
 }
 
 /// `init` and `install --agent claude-code` as a team runs them, and
@@ -85,6 +75,13 @@ fn ci_of_push(work: &TestRepo, before: &str, actor: &str) -> Verdict {
     ))
 }
 
+/// Commit everything on main as `author` at `date`, then `check --ci` of
+/// the push of that one commit, run by `actor`.
+fn commit_and_ci(work: &TestRepo, message: &str, author: &str, date: &str, actor: &str) -> Verdict {
+    commit_as(work, message, author, date);
+    ci_of_push(work, "HEAD~1", actor)
+}
+
 fn finding(verdict: &Verdict, code: &str) -> serde_json::Value {
     let report = verdict.report.as_ref().expect("a JSON report");
     report["diagnostics"]
@@ -101,14 +98,13 @@ fn inits_files_committed_on_main_are_adoption_in_ci_and_pre_receive() {
     let p = project();
     let work = &p.work;
     adopt(work);
-    commit_as(
+    let ci = commit_and_ci(
         work,
         "adopt mastermind-hooks",
-        "Maintainer <m@example.invalid>",
+        MAINTAINER,
         "2024-01-01T10:00:00",
+        "maintainer",
     );
-
-    let ci = ci_of_push(work, "HEAD~1", "maintainer");
     ci.expect(0, "CI of the push that adopts the gate");
     assert!(!ci.has("task_required"), "{ci:?}");
     let note = finding(&ci, "gate_adopted");
@@ -136,13 +132,13 @@ fn inits_files_committed_on_main_are_adoption_in_ci_and_pre_receive() {
         1,
     );
     std::fs::write(&settings, edited).unwrap();
-    commit_as(
+    let later = commit_and_ci(
         work,
         "settings",
-        "Maintainer <m@example.invalid>",
+        MAINTAINER,
         "2024-01-01T11:00:00",
+        "maintainer",
     );
-    let later = ci_of_push(work, "HEAD~1", "maintainer");
     later.expect(1, "CI of a later change of the agent hooks");
     assert!(
         later.has("task_required") && !later.has("gate_adopted"),
@@ -157,13 +153,13 @@ fn adoption_with_anything_else_is_judged_as_usual() {
     adopt(work);
     // Untasked code beside the gate's files.
     work.write("src/app.py", "print('hello, gate')\n");
-    commit_as(
+    let ci = commit_and_ci(
         work,
         "adopt, and a change",
-        "Agent <a@example.invalid>",
+        AGENT,
         "2024-01-01T10:00:00",
+        "agent",
     );
-    let ci = ci_of_push(work, "HEAD~1", "agent");
     ci.expect(1, "CI of adoption plus untasked code");
     let refusal = finding(&ci, "task_required");
     let message = refusal["message"].as_str().unwrap();
@@ -188,13 +184,13 @@ fn adoption_with_anything_else_is_judged_as_usual() {
         1,
     );
     std::fs::write(&settings, tampered).unwrap();
-    commit_as(
+    let ci = commit_and_ci(
         work,
         "adopt, tampered",
-        "Agent <a@example.invalid>",
+        AGENT,
         "2024-01-01T10:00:00",
+        "agent",
     );
-    let ci = ci_of_push(work, "HEAD~1", "agent");
     ci.expect(1, "CI of adoption with a tampered agent hook");
     let refusal = finding(&ci, "task_required");
     assert_eq!(refusal["path"], ".claude/settings.json");
@@ -206,21 +202,10 @@ fn a_base_with_any_gate_configuration_adopts_nothing() {
     let work = &p.work;
     // A policy landed before (an administrator's push).
     work.write(".mastermind/hooks.yaml", "version: 1\n");
-    commit_as(
-        work,
-        "policy",
-        "Maintainer <m@example.invalid>",
-        "2024-01-01T09:00:00",
-    );
+    commit_as(work, "policy", MAINTAINER, "2024-01-01T09:00:00");
     let agent = work.run(&["install", "--agent", "claude-code"], None);
     assert_eq!(status(&agent), 0, "{}", text(&agent));
-    commit_as(
-        work,
-        "agent hooks",
-        "Agent <a@example.invalid>",
-        "2024-01-01T10:00:00",
-    );
-    let ci = ci_of_push(work, "HEAD~1", "agent");
+    let ci = commit_and_ci(work, "agent hooks", AGENT, "2024-01-01T10:00:00", "agent");
     ci.expect(1, "CI of agent hooks on a configured base");
     assert!(ci.has("task_required") && !ci.has("gate_adopted"), "{ci:?}");
 }
@@ -236,13 +221,13 @@ fn the_policy_first_then_the_workflow_it_allows() {
     let work = &p.work;
     work.write(".mastermind/hooks.yaml", policy);
     work.write(workflow, "on: [push]\n");
-    commit_as(
+    let together = commit_and_ci(
         work,
         "policy and workflow",
-        "Maintainer <m@example.invalid>",
+        MAINTAINER,
         "2024-01-01T10:00:00",
+        "maintainer",
     );
-    let together = ci_of_push(work, "HEAD~1", "maintainer");
     together.expect(1, "the workflow in the adoption's change");
     let refusal = finding(&together, "control_file_changed");
     assert_eq!(refusal["path"], workflow);
@@ -253,21 +238,22 @@ fn the_policy_first_then_the_workflow_it_allows() {
     // policy lets the maintainer (a planner) change.
     work.git(&["reset", "-q", "--hard", "HEAD~1"]);
     work.write(".mastermind/hooks.yaml", policy);
-    commit_as(
+    commit_and_ci(
         work,
         "the policy",
-        "Maintainer <m@example.invalid>",
+        MAINTAINER,
         "2024-01-01T10:00:00",
-    );
-    ci_of_push(work, "HEAD~1", "maintainer").expect(0, "the policy alone");
+        "maintainer",
+    )
+    .expect(0, "the policy alone");
     work.write(workflow, "on: [push]\n");
-    commit_as(
+    let workflow_run = commit_and_ci(
         work,
         "the workflow",
-        "Maintainer <m@example.invalid>",
+        MAINTAINER,
         "2024-01-01T11:00:00",
+        "maintainer",
     );
-    let workflow_run = ci_of_push(work, "HEAD~1", "maintainer");
     workflow_run.expect(0, "the workflow, by the maintainer");
     assert!(
         workflow_run.has("ci_definition_changed"),

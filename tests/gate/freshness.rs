@@ -38,6 +38,27 @@ fn every_mode(forge: &Forge, branch: &str) -> Vec<(&'static str, Verdict)> {
     ]
 }
 
+/// On branch `feature`, task 001-a declares src/a.py and src/b.py and
+/// changes only src/a.py (committed by the agent); main then changes the
+/// other declared file, src/b.py, and lands it. Leaves main checked out.
+fn task_then_main_moves_b(forge: &Forge) {
+    let repo = &forge.work;
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    write_spec(
+        repo,
+        "001-a",
+        &["src/a.py", "src/b.py"],
+        "src/a.py",
+        "alpha",
+    );
+    do_work(repo, "001-a", "src/a.py", "alpha");
+    commit_as(repo, "task a", AGENT, "2024-01-01T10:00:00");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("src/b.py", "b = 1\n");
+    commit_as(repo, "main moves b", HUMAN, "2024-01-01T11:00:00");
+    forge.receive(&["main"]).expect(0, "main moves");
+}
+
 #[test]
 fn a_later_untasked_commit_that_edits_checked_code_makes_the_receipt_stale() {
     let forge = forge();
@@ -94,24 +115,7 @@ fn another_tasks_commit_that_edits_checked_code_makes_the_receipt_stale() {
 fn the_targets_own_newer_content_keeps_a_receipt_current() {
     let forge = forge();
     let repo = &forge.work;
-    repo.git(&["checkout", "-q", "-b", "feature"]);
-    // The task declares both files and changes one.
-    write_spec(
-        repo,
-        "001-a",
-        &["src/a.py", "src/b.py"],
-        "src/a.py",
-        "alpha",
-    );
-    repo.write("src/a.py", "alpha\n");
-    verify(repo, "001-a");
-    write_report(repo, "001-a", &["src/a.py"], "src/a.py", "alpha");
-    commit_as(repo, "task a", AGENT, "2024-01-01T10:00:00");
-    // Main changes the other declared file meanwhile.
-    repo.git(&["checkout", "-q", "main"]);
-    repo.write("src/b.py", "b = 1\n");
-    commit_as(repo, "main moves b", HUMAN, "2024-01-01T11:00:00");
-    forge.receive(&["main"]).expect(0, "main moves");
+    task_then_main_moves_b(&forge);
     // CI's merge takes main's src/b.py: the target's own content.
     forge.ci("main", "feature").expect(0, "check --ci");
     // Merging main into the branch lands the same content.
@@ -158,22 +162,7 @@ fn freshness_task_is_read_as_scope_and_flagged() {
 fn a_squash_after_main_moved_a_declared_file_the_task_did_not_change_stays_current() {
     let forge = forge();
     let repo = &forge.work;
-    repo.git(&["checkout", "-q", "-b", "feature"]);
-    write_spec(
-        repo,
-        "001-a",
-        &["src/a.py", "src/b.py"],
-        "src/a.py",
-        "alpha",
-    );
-    repo.write("src/a.py", "alpha\n");
-    verify(repo, "001-a");
-    write_report(repo, "001-a", &["src/a.py"], "src/a.py", "alpha");
-    commit_as(repo, "task a", AGENT, "2024-01-01T10:00:00");
-    repo.git(&["checkout", "-q", "main"]);
-    repo.write("src/b.py", "b = 1\n");
-    commit_as(repo, "main moves b", HUMAN, "2024-01-01T11:00:00");
-    forge.receive(&["main"]).expect(0, "main moves");
+    task_then_main_moves_b(&forge);
     let old = repo.head();
     repo.git(&["merge", "--squash", "-q", "feature"]);
     commit_as(repo, "task a (squashed)", HUMAN, "2024-01-01T12:00:00");
@@ -198,10 +187,8 @@ fn a_file_the_task_changed_must_land_as_its_check_saw_it() {
         "src/a.py",
         "alpha",
     );
-    repo.write("src/a.py", "alpha\n");
     repo.write("src/helper.py", "help = 1\n");
-    verify(repo, "001-a");
-    write_report(repo, "001-a", &["src/a.py"], "src/a.py", "alpha");
+    do_work(repo, "001-a", "src/a.py", "alpha");
     repo.git(&["add", "src/a.py", ".mastermind"]);
     let out = repo
         .command("git")

@@ -5,6 +5,7 @@
 //! the same landing.
 
 use crate::common::landing::*;
+use crate::common::tasks::task_new;
 use crate::common::{BIN, TestRepo, status, text};
 
 /// `git ARGS` through the installed hooks (no `--no-verify`).
@@ -44,19 +45,7 @@ fn quick_start() -> Forge {
         .receive(&["main"])
         .expect(0, "the configuration lands");
     repo.git(&["switch", "-q", "-c", "change-value"]);
-    let new = repo.run(
-        &[
-            "task",
-            "new",
-            "change-value",
-            "--touches",
-            "lib.py",
-            "--check",
-            "grep -q 2 lib.py",
-        ],
-        None,
-    );
-    assert_eq!(status(&new), 0, "{}", text(&new));
+    task_new(repo, "change-value", "lib.py", "grep -q 2 lib.py");
     repo.write("lib.py", "def value():\n    return 2\n");
     let run = repo.run(
         &[

@@ -61,9 +61,7 @@ fn the_plan_lands_first_then_the_work() {
     // The work on the landed plan, by anyone (the agent): the plan is not
     // theirs to change, and they do not.
     repo.git(&["checkout", "-q", "-b", "work"]);
-    repo.write("src/a.py", "alpha\n");
-    verify(repo, "001-a");
-    write_report(repo, "001-a", &["src/a.py"], "src/a.py", "alpha");
+    do_work(repo, "001-a", "src/a.py", "alpha");
     for (mode, verdict) in every_mode(&forge, "work", "agent-bot") {
         verdict.expect(0, &format!("{mode}: the work"));
         assert!(!verdict.has("task_created"), "{mode}: {verdict:?}");

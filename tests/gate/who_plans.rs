@@ -25,16 +25,19 @@ const ALICE: &str = "Alice <alice@example.com>";
 /// pusher, the signer); untasked work is refused by default.
 const TEAM: &str = "identity:\n  allowed_signers: .mastermind/allowed_signers\nplanning:\n  rules:\n    - action: allow\n      actors: [alice]\n    - action: allow\n      pushers: [alice]\n    - action: allow\n      signers: [alice@example.com]\n";
 
-/// A server (pre-receive is the gate) whose main has the team's policy,
-/// alice's key in the allowed signers, and src/a.py, src/b.py.
-fn team(keys: &Keys) -> Forge {
+/// SSH keys (`None` where the test cannot make them: it returns early)
+/// and a server (pre-receive is the gate) whose main has the team's
+/// policy, alice's key in the allowed signers, and src/a.py, src/b.py.
+fn team() -> Option<(Keys, Forge)> {
+    let keys = Keys::new()?;
     let signers = allowed_line("alice@example.com", &keys.key("alice"));
-    Forge::new(&[
+    let forge = Forge::new(&[
         (".mastermind/hooks.yaml", TEAM),
         (".mastermind/allowed_signers", &signers),
         ("src/a.py", "a = 0\n"),
         ("src/b.py", "b = 0\n"),
-    ])
+    ]);
+    Some((keys, forge))
 }
 
 /// The severity of the first finding `code` in a JSON verdict.
@@ -62,8 +65,7 @@ fn push_as(forge: &Forge, pusher: &str, refspec: &str) -> Verdict {
 
 #[test]
 fn an_agents_new_task_is_no_plan_in_ci_and_pre_receive() {
-    let Some(keys) = Keys::new() else { return };
-    let forge = team(&keys);
+    let Some((_keys, forge)) = team() else { return };
     let repo = &forge.work;
     repo.git(&["checkout", "-q", "-b", "agent"]);
     // Any scope it likes, CI definitions included, its work, a passing
@@ -75,9 +77,7 @@ fn an_agents_new_task_is_no_plan_in_ci_and_pre_receive() {
         "src/a.py",
         "alpha",
     );
-    repo.write("src/a.py", "alpha\n");
-    verify(repo, "001-a");
-    write_report(repo, "001-a", &["src/a.py"], "src/a.py", "alpha");
+    do_work(repo, "001-a", "src/a.py", "alpha");
     commit_as(repo, "task a", FORGED, "2024-01-01T10:00:00");
     let github = forge.github_pull_request("origin/main", "agent", "agent-bot");
     github.expect(1, "GitHub: the agent's pull request");
@@ -154,8 +154,7 @@ fn under_the_defaults_a_task_wrapped_around_untasked_code_is_refused() {
 
 #[test]
 fn a_plan_then_the_work_in_two_changes() {
-    let Some(keys) = Keys::new() else { return };
-    let forge = team(&keys);
+    let Some((_keys, forge)) = team() else { return };
     let repo = &forge.work;
     // 1. alice's plan, alone: CI of her pull request, pre-receive of her
     //    push.
@@ -178,9 +177,7 @@ fn a_plan_then_the_work_in_two_changes() {
     // 2. the agent's work under it: the plan is not the agent's to
     //    change, and it does not.
     repo.git(&["checkout", "-q", "-b", "work", "origin/main"]);
-    repo.write("src/a.py", "alpha\n");
-    verify(repo, "001-a");
-    write_report(repo, "001-a", &["src/a.py"], "src/a.py", "alpha");
+    do_work(repo, "001-a", "src/a.py", "alpha");
     commit_as(repo, "do 001-a", AGENT, "2024-01-01T11:00:00");
     let work = forge.github_pull_request("origin/main", "work", "agent-bot");
     work.expect(0, "the agent's work");
@@ -193,17 +190,14 @@ fn a_plan_then_the_work_in_two_changes() {
 
 #[test]
 fn a_plan_then_the_work_in_one_change_with_a_signed_planning_commit() {
-    let Some(keys) = Keys::new() else { return };
-    let forge = team(&keys);
+    let Some((keys, forge)) = team() else { return };
     let repo = &forge.work;
     let alice = keys.key("alice");
     let eve = keys.key("eve");
     repo.git(&["checkout", "-q", "-b", "task"]);
     write_spec(repo, "001-a", &["src/a.py"], "src/a.py", "alpha");
     let planned = commit_signed(repo, Some(&alice), ALICE, "plan 001-a");
-    repo.write("src/a.py", "alpha\n");
-    verify(repo, "001-a");
-    write_report(repo, "001-a", &["src/a.py"], "src/a.py", "alpha");
+    do_work(repo, "001-a", "src/a.py", "alpha");
     commit_signed(repo, None, AGENT, "do 001-a");
     let ci = forge.github_pull_request("origin/main", "task", "agent-bot");
     ci.expect(0, "the agent's pull request carrying alice's signed plan");
@@ -298,8 +292,7 @@ fn a_plan_then_the_work_in_one_change_with_a_signed_planning_commit() {
 
 #[test]
 fn the_allowed_signers_file_cannot_ride_in_a_task() {
-    let Some(keys) = Keys::new() else { return };
-    let forge = team(&keys);
+    let Some((keys, forge)) = team() else { return };
     let repo = &forge.work;
     let alice = keys.key("alice");
     let eve = keys.key("eve");
@@ -354,10 +347,8 @@ fn the_allowed_signers_file_cannot_ride_in_a_task() {
         "alpha",
     );
     commit_signed(repo, Some(&alice), ALICE, "plan 001-a");
-    repo.write("src/a.py", "alpha\n");
     repo.write(".mastermind/allowed_signers", &listed);
-    verify(repo, "001-a");
-    write_report(repo, "001-a", &["src/a.py"], "src/a.py", "alpha");
+    do_work(repo, "001-a", "src/a.py", "alpha");
     commit_signed(repo, Some(&eve), AGENT, "do 001-a");
     let ci = forge.github_pull_request("origin/main", "agent", "agent-bot");
     ci.expect(1, "a key added under a planner's plan");
@@ -376,25 +367,12 @@ fn the_allowed_signers_file_cannot_ride_in_a_task() {
 
 #[test]
 fn a_planner_widens_an_unstarted_task_on_its_own() {
-    let Some(keys) = Keys::new() else { return };
-    let forge = team(&keys);
+    let Some((_keys, forge)) = team() else { return };
     let repo = &forge.work;
     // alice plans a task with `task new` and lands it (its report is the
     // skeleton `task new` writes).
     repo.git(&["checkout", "-q", "-b", "plan"]);
-    let new = repo.run(
-        &[
-            "task",
-            "new",
-            "fix",
-            "--touches",
-            "src/a.py",
-            "--check",
-            "grep -q alpha src/a.py",
-        ],
-        None,
-    );
-    assert_eq!(new.status.code(), Some(0), "{}", crate::common::text(&new));
+    task_new(repo, "fix", "src/a.py", "grep -q alpha src/a.py");
     commit_as(repo, "plan fix", ALICE, "2024-01-01T10:00:00");
     push_as(&forge, "alice", "plan:main").expect(0, "the plan lands");
     // She widens it with the route `task widen` prints: the spec alone.
@@ -599,8 +577,7 @@ fn a_control_file_in_a_tasks_scope_is_still_a_planners_to_change() {
 
 #[test]
 fn a_plan_on_a_branch_that_is_not_protected_is_work_in_progress() {
-    let Some(keys) = Keys::new() else { return };
-    let forge = team(&keys);
+    let Some((_keys, forge)) = team() else { return };
     let repo = &forge.work;
     repo.git(&["checkout", "-q", "-b", "feature"]);
     do_task(repo, "001-a", "src/a.py", "alpha");

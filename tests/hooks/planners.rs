@@ -7,20 +7,15 @@
 //! agent's task made with `task new`, `verification run` and its report,
 //! CI of its pull request with GitHub's event data.
 
-use crate::common::landing::{Verdict, github_pull_request, verdict};
+use crate::common::landing::{Verdict, gated_server, github_pull_request, verdict};
+use crate::common::tasks::task_new;
 use crate::common::{BIN, TestRepo, status, text};
 use std::process::Output;
 
 /// An empty server repository whose pre-receive hook is the gate, and an
 /// empty clone of it.
 fn empty() -> (TestRepo, TestRepo) {
-    let server = TestRepo::new();
-    let bare = server.path().join("origin.git");
-    server.git(&["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()]);
-    let mut install = server.command(BIN);
-    install.current_dir(&bare).args(["install", "--server"]);
-    let installed = install.output().unwrap();
-    assert_eq!(status(&installed), 0, "{}", text(&installed));
+    let (server, bare) = gated_server();
     let work = TestRepo::new();
     work.git(&["remote", "add", "origin", bare.to_str().unwrap()]);
     (server, work)
@@ -84,19 +79,7 @@ fn agents_task(work: &TestRepo) {
         &git_as(work, "agent-bot", &["checkout", "-q", "-b", "agent"]),
         "branch",
     );
-    let new = work.run(
-        &[
-            "task",
-            "new",
-            "change-value",
-            "--touches",
-            "lib.py",
-            "--check",
-            "grep -q 'return 2' lib.py",
-        ],
-        None,
-    );
-    assert_eq!(status(&new), 0, "{}", text(&new));
+    task_new(work, "change-value", "lib.py", "grep -q 'return 2' lib.py");
     work.write("lib.py", "def value():\n    return 2\n");
     let spec = ".mastermind/tasks/change-value/spec.md";
     let run = work.run(&["verification", "run", spec, "--all", "--quiet"], None);

@@ -83,6 +83,35 @@ impl Landing {
         )
     }
 
+    /// `script` pushes main: it passes, the server's pre-receive passes the
+    /// task, and CI of main's push (from main's tip before it) passes.
+    /// Returns CI's step, for what it must say.
+    fn lands_on_main(&self, what: &str, script: &str) -> Step {
+        let old = self.main_on_server();
+        self.step(what, script)
+            .ok()
+            .says("remote: ok: task .mastermind/tasks/change-value in refs/heads/main");
+        let ci = self.ci_of_main(&old);
+        ci.ok();
+        ci
+    }
+
+    /// The branch `change-value` merged into main with `git merge --no-ff`
+    /// through pre-merge-commit and pushed: it passes and says none of
+    /// `never`, and CI of main's push passes.
+    fn merge_lands(&self, never: &[&str]) {
+        let old = self.main_on_server();
+        let merged = self.step(
+            "git merge --no-ff through pre-merge-commit, then push",
+            "cd demo && git switch -q main && git merge -q --no-ff -m 'Merge change-value' change-value && git push -q origin main",
+        );
+        merged.ok();
+        for text in never {
+            merged.never_says(text);
+        }
+        self.ci_of_main(&old).ok();
+    }
+
     /// Main's tip as the server has it.
     fn main_on_server(&self) -> String {
         let out = run_script(
@@ -160,22 +189,17 @@ fn the_quick_start_task_squash_merged_after_main_moved_passes_everywhere() {
     let Some(land) = Landing::new(NEWS) else {
         return;
     };
-    let old = land.main_on_server();
     land.step(
         "git merge --squash and commit, through pre-commit",
         "cd demo && git merge --squash -q change-value && git commit -qm 'value() returns 2 (#1)'",
     )
     .ok()
     .says("ok: task .mastermind/tasks/change-value (");
-    land.step(
+    land.lands_on_main(
         "git push of main, through pre-push and pre-receive",
         "cd demo && git push -q origin main",
     )
-    .ok()
-    .says("remote: ok: task .mastermind/tasks/change-value in refs/heads/main");
-    land.ci_of_main(&old)
-        .ok()
-        .says("ok: task .mastermind/tasks/change-value (");
+    .says("ok: task .mastermind/tasks/change-value (");
 }
 
 #[test]
@@ -185,27 +209,19 @@ fn a_rebase_merge_a_cherry_pick_and_a_rebased_branch_pass_everywhere() {
     let Some(land) = Landing::new(NEWS) else {
         return;
     };
-    let old = land.main_on_server();
-    land.step(
+    land.lands_on_main(
         "rebase-merge",
         "cd demo && git switch -q -c replay change-value && git rebase -q main && git switch -q main && git merge -q --ff-only replay && git push -q origin main",
-    )
-    .ok()
-    .says("remote: ok: task .mastermind/tasks/change-value in refs/heads/main");
-    land.ci_of_main(&old).ok();
+    );
 
     // A cherry-pick of the task's commit onto main.
     let Some(land) = Landing::new(NEWS) else {
         return;
     };
-    let old = land.main_on_server();
-    land.step(
+    land.lands_on_main(
         "cherry-pick",
         "cd demo && git cherry-pick change-value && git push -q origin main",
-    )
-    .ok()
-    .says("remote: ok: task .mastermind/tasks/change-value in refs/heads/main");
-    land.ci_of_main(&old).ok();
+    );
 
     // The pull request's branch rebased onto the moved main, then merged.
     let Some(land) = Landing::new(NEWS) else {
@@ -218,13 +234,7 @@ fn a_rebase_merge_a_cherry_pick_and_a_rebased_branch_pass_everywhere() {
     .ok()
     .never_says("receipt_snapshot_changed");
     land.ci_of_pull_request("").ok();
-    let old = land.main_on_server();
-    land.step(
-        "git merge --no-ff through pre-merge-commit, then push",
-        "cd demo && git switch -q main && git merge -q --no-ff -m 'Merge change-value' change-value && git push -q origin main",
-    )
-    .ok();
-    land.ci_of_main(&old).ok();
+    land.merge_lands(&[]);
 }
 
 #[test]
@@ -262,14 +272,7 @@ fn a_reviewers_follow_up_belongs_to_the_task_and_a_passing_rerun_clears_it() {
     )
     .ok();
     land.ci_of_pull_request("").ok();
-    let old = land.main_on_server();
-    land.step(
-        "git merge --no-ff through pre-merge-commit, then push",
-        "cd demo && git switch -q main && git merge -q --no-ff -m 'Merge change-value' change-value && git push -q origin main",
-    )
-    .ok()
-    .never_says("untasked_change");
-    land.ci_of_main(&old).ok();
+    land.merge_lands(&["untasked_change"]);
 }
 
 #[test]
@@ -288,13 +291,7 @@ fn a_merge_of_main_that_resolves_a_conflict_in_a_declared_file_belongs_to_the_ta
     .ok()
     .never_says("task_required");
     land.ci_of_pull_request("").ok();
-    let old = land.main_on_server();
-    land.step(
-        "git merge --no-ff through pre-merge-commit, then push",
-        "cd demo && git switch -q main && git merge -q --no-ff -m 'Merge change-value' change-value && git push -q origin main",
-    )
-    .ok();
-    land.ci_of_main(&old).ok();
+    land.merge_lands(&[]);
 }
 
 #[test]

@@ -145,29 +145,26 @@ fn mentions_override(text: &str) -> bool {
 }
 
 fn refuse_path(what: Protected, shown: String) -> Refusal {
-    match what {
-        Protected::Hook => Refusal::new(shown, "deletes or rewrites a git hook", HOOKS_INSTEAD),
-        Protected::GitConfig => Refusal::new(
-            shown,
+    let (rule, instead) = match what {
+        Protected::Hook => ("deletes or rewrites a git hook", HOOKS_INSTEAD),
+        Protected::GitConfig => (
             "rewrites git's configuration or its directory, which decide where git runs hooks",
             HOOKS_INSTEAD,
         ),
-        Protected::HarnessSettings => Refusal::new(
-            shown,
+        Protected::HarnessSettings => (
             "rewrites the agent harness's settings, which decide whether the agent hooks run (their hooks, env and disableAllHooks; Codex's [features] hooks)",
             SETTINGS_INSTEAD,
         ),
-        Protected::HookManager => Refusal::new(
-            shown,
+        Protected::HookManager => (
             "changes a hook manager's scripts or configuration, which decide whether the gate runs in the git hooks",
             MANAGER_INSTEAD,
         ),
-        Protected::Profile => Refusal::new(
-            shown,
+        Protected::Profile => (
             "sets MASTERMIND_HOOKS_* in a shell profile or env file, from where it reaches the hooks",
             OVERRIDE_INSTEAD,
         ),
-    }
+    };
+    Refusal::new(shown, rule, instead)
 }
 
 fn too_deep(what: &str) -> Refusal {

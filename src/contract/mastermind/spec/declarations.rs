@@ -327,6 +327,7 @@ pub fn validate(fm: &Frontmatter) -> Vec<Diagnostic> {
 mod tests {
     use crate::codes::Code;
     use crate::contract::mastermind::spec::tests::{VALID_SPEC, codes};
+    use crate::diagnostic::Diagnostic;
 
     fn with_verify(verify: &str) -> String {
         format!("---\nverify:\n{verify}---\n")
@@ -338,16 +339,21 @@ mod tests {
         )
     }
 
+    /// The spec checker's findings on a spec whose one verify entry shows
+    /// `cmd` and runs `argv` in `.`.
+    fn findings(cmd: &str, id: &str, argv: &str, timeout: &str) -> Vec<Diagnostic> {
+        let spec = with_verify(&observed(cmd, id, argv, ".", timeout));
+        crate::contract::mastermind::spec::check(spec.as_bytes()).1
+    }
+
     #[test]
     fn a_bare_shell_operator_is_refused_with_the_declared_shell_fix() {
-        let spec = with_verify(&observed(
+        let found = findings(
             "npm run build '&&' npm run lint",
             "build",
             "[npm, run, build, '&&', npm, run, lint]",
-            ".",
             "60",
-        ));
-        let found = crate::contract::mastermind::spec::check(spec.as_bytes()).1;
+        );
         assert_eq!(
             found.iter().map(|d| d.code).collect::<Vec<_>>(),
             [Code::verification_argv_shell_operator],
@@ -372,14 +378,12 @@ mod tests {
             "npm run build && npm run lint",
             "'npm run build && npm run lint'",
         ] {
-            let spec = with_verify(&observed(
+            let found = findings(
                 &format!("\"{cmd}\""),
                 "build",
                 "[npm, run, build, '&&', npm, run, lint]",
-                ".",
                 "60",
-            ));
-            let found = crate::contract::mastermind::spec::check(spec.as_bytes()).1;
+            );
             assert_eq!(
                 found.iter().map(|d| d.code).collect::<Vec<_>>(),
                 [Code::verification_argv_shell_operator],
@@ -397,14 +401,12 @@ mod tests {
         ] {
             let display =
                 super::display_command(&serde_saphyr::from_str::<Vec<String>>(argv).unwrap());
-            let spec = with_verify(&observed(
+            let found = findings(
                 &format!("'{}'", display.replace('\'', "''")),
                 "t",
                 argv,
-                ".",
                 "1",
-            ));
-            let found = crate::contract::mastermind::spec::check(spec.as_bytes()).1;
+            );
             assert_eq!(found.len(), 1, "{argv}: {found:?}");
             assert_eq!(found[0].code, Code::verification_argv_shell_operator);
             assert!(
