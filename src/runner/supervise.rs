@@ -163,9 +163,15 @@ pub fn run(
         .stderr(Stdio::piped())
         .process_group(0);
     let started = Instant::now();
+    // From before the spawn until the group is recorded, a signal only sets
+    // the flag (polled below, which kills the group): the child may run
+    // before this thread learns its pid, and a runner ended there would
+    // leave the check running behind it.
+    let spawning = super::signals::defer();
     let mut child: Child = command.spawn()?;
     let pid = child.id();
     super::signals::supervising(pid);
+    drop(spawning);
     let over = Arc::new(AtomicBool::new(false));
     let (done_tx, done_rx) = mpsc::channel();
     let (Some(out), Some(err)) = (child.stdout.take(), child.stderr.take()) else {
