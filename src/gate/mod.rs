@@ -101,6 +101,28 @@ impl<'a> Gate<'a> {
     pub fn target(&self) -> Snapshot<'static> {
         self.landing.target.snapshot()
     }
+
+    /// The protected branch's tip this landing is judged against: whose
+    /// content freshness by scope trusts, whose tasks have landed, whose
+    /// specs are the planner's. Where the landing lands on a protected
+    /// branch other than the default branch (`protected_branches`: a
+    /// release branch, git-flow's `main`), that branch's own tip before the
+    /// change (the target), as a pull request into it has it; else the
+    /// default branch as the mode knows it ([`Landing::protected`]). A
+    /// release branch's own content was judged strictly where it landed,
+    /// as the default branch's was: the same landing gets the same verdict
+    /// in CI, pre-push and pre-receive.
+    pub fn protected(&self) -> Option<ObjectId> {
+        let landing = self.landing;
+        let own_branch = landing.destination.as_ref().is_some_and(|d| {
+            d.default_branch.as_deref() != Some(d.branch.as_str())
+                && d.is_protected(&self.config.protected_branches)
+        });
+        match landing.target.commit {
+            Some(target) if own_branch => Some(target),
+            _ => landing.protected(),
+        }
+    }
 }
 
 /// What a gate run found.

@@ -99,7 +99,7 @@ pub fn check(ctx: &TaskContext<'_>) -> Result<Vec<Diagnostic>> {
     // knows it: a spec that never landed there is the agent's own to
     // change on its branch, whatever its own earlier commits or pushes
     // said.
-    let (before, where_) = match gate.landing.protected() {
+    let (before, where_) = match gate.protected() {
         Some(protected) if Some(protected) != gate.landing.target.commit => {
             let tree = Snapshot::Tree(gate.repo.commit_tree(protected)?);
             (

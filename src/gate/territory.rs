@@ -34,7 +34,7 @@ fn unlanded_tasks(gate: &Gate<'_>) -> Result<Vec<String>> {
     for head in &landing.heads {
         trees.push(repo.commit_tree(*head)?);
     }
-    let protected = match landing.protected() {
+    let protected = match gate.protected() {
         Some(commit) => Some(repo.commit_tree(commit)?),
         None => landing.target.tree,
     };

@@ -366,3 +366,81 @@ fn dropping_a_protected_branch_is_a_loosening() {
         staged.text
     );
 }
+
+#[test]
+fn a_release_branch_trusts_its_own_content_as_the_default_branch_does() {
+    // A task branched from release/1.x declares src/a.py and src/b.py and
+    // changes src/a.py; meanwhile release/1.x (not main) moves src/b.py.
+    // What lands on release/1.x is judged against release/1.x, in every
+    // mode, as a pull request into it already was: the branch's own
+    // content on a path the task had not changed is trusted there, as the
+    // default branch's is where work lands on the default branch.
+    let forge = Forge::new(&[
+        (
+            ".mastermind/hooks.yaml",
+            &format!("{ALLOW_UNTASKED}protected_branches: ['release/*']\n"),
+        ),
+        ("src/a.py", "a = 0\n"),
+        ("src/b.py", "b = 0\n"),
+    ]);
+    let repo = &forge.work;
+    repo.git(&["branch", "release/1.x", "main"]);
+    forge.receive(&["release/1.x"]).expect(0, "release/1.x");
+    repo.git(&["checkout", "-q", "-b", "fix", "release/1.x"]);
+    write_spec(
+        repo,
+        "001-fix",
+        &["src/a.py", "src/b.py"],
+        "src/a.py",
+        "alpha",
+    );
+    do_work(repo, "001-fix", "src/a.py", "alpha");
+    commit_as(repo, "fix a", AGENT, "2024-01-01T10:00:00");
+    forge.receive(&["fix"]).expect(0, "the task's branch");
+
+    repo.git(&["checkout", "-q", "release/1.x"]);
+    repo.write("src/b.py", "b = 1\n");
+    commit_as(
+        repo,
+        "release: b",
+        "Maintainer <m@example.invalid>",
+        "2024-01-01T11:00:00",
+    );
+    forge
+        .receive(&["release/1.x"])
+        .expect(0, "release/1.x moves src/b.py");
+    let before = repo.git(&["rev-parse", "release/1.x"]).trim().to_string();
+
+    let request = pull_request(repo, "release/1.x", "fix", "main");
+    request.expect(0, "CI of the pull request into release/1.x");
+    repo.git(&[
+        "merge",
+        "-q",
+        "--no-ff",
+        "--no-verify",
+        "-m",
+        "merge fix",
+        "fix",
+    ]);
+    for (mode, verdict) in [
+        (
+            "pre-push of the merge to release/1.x",
+            forge.pre_push("release/1.x", "heads/release/1.x"),
+        ),
+        (
+            "CI of the push of release/1.x",
+            pushed(repo, "release/1.x", &before, "main"),
+        ),
+        (
+            "pre-receive of the merge to release/1.x",
+            forge.receive(&["release/1.x"]),
+        ),
+    ] {
+        verdict.expect(0, mode);
+        assert!(
+            !verdict.has("receipt_snapshot_changed"),
+            "{mode}: {verdict:?}"
+        );
+        assert!(!verdict.has("work_in_progress"), "{mode}: {verdict:?}");
+    }
+}

@@ -75,7 +75,7 @@ fn verb(action: UntaskedAction) -> &'static str {
 /// The protected branch's content and its name in messages: what the mode
 /// vouches for, else the local view of it, else the target.
 pub fn protected(gate: &Gate<'_>) -> Result<(Snapshot<'static>, String)> {
-    Ok(match gate.landing.protected() {
+    Ok(match gate.protected() {
         Some(commit) => (
             Snapshot::Tree(gate.repo.commit_tree(commit)?),
             format!("the protected branch (commit {})", short(commit)),

@@ -168,7 +168,7 @@ pub(super) struct Changed {
 /// the protected branch's tip as the mode knows it, else the target.
 fn trusted(ctx: &TaskContext<'_>) -> Result<Snapshot<'static>> {
     let gate = ctx.gate;
-    Ok(match gate.landing.protected() {
+    Ok(match gate.protected() {
         Some(commit) => Snapshot::Tree(gate.repo.commit_tree(commit)?),
         None => gate.target(),
     })
