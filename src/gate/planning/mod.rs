@@ -26,9 +26,10 @@
 //! there is not landing yet, and what lands on a protected branch is
 //! judged strictly.
 //!
-//! The protected branch is the one the mode names
-//! ([`super::identity::Facts::protected`]), else the local clone's default
-//! branch, else the target.
+//! The protected branch is [`Gate::protected`]: the landing's own target
+//! where it lands on a protected branch other than the default, else the
+//! one the mode names ([`super::identity::Facts::protected`]), else the
+//! local clone's default branch, else the target.
 
 pub mod control;
 pub mod task;
