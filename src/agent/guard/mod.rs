@@ -32,8 +32,9 @@
 //!   lefthook's `LEFTHOOK=0` and `LEFTHOOK_EXCLUDE`, hk's `HK=0` and
 //!   `HK_SKIP_*`, pre-commit's and prek's `SKIP` naming the gate) before a
 //!   command that runs git, or exported;
-//! * writing, moving or removing a protected file ([`paths`]): the hooks,
-//!   git's configuration, the harnesses' settings, the hook managers'
+//! * writing, moving or removing a protected file ([`paths`]), also by a
+//!   glob or brace pattern that may expand to one: the hooks, git's
+//!   configuration, the gate's own state, the harnesses' settings, the hook managers'
 //!   scripts and configurations, and shell profiles or env files written
 //!   with `MASTERMIND_HOOKS_*`; by redirection, `rm`, `mv`, `cp`, `ln`,
 //!   `install`, `tee`, `truncate`, `chmod`, `dd of=`, `sed -i`, `perl -i`,
@@ -115,6 +116,7 @@ const SKIP_INSTEAD: &str = "Do not set skip switches; when the gate refuses, fix
 const SETTINGS_INSTEAD: &str = "The harness settings are the user's: leave them as they are, and ask the user if a setting must change.";
 const MANAGER_INSTEAD: &str = "The hook manager's scripts and configuration are the team's: leave them as they are, and ask the user if they must change.";
 const OVERRIDE_INSTEAD: &str = "The agent hooks find mastermind-hooks themselves; MASTERMIND_HOOKS_* is for the user to set, not the agent.";
+const STATE_INSTEAD: &str = "mastermind-hooks keeps that state itself: leave the git directory's mastermind-hooks/ as it is, and ask the user if it must go.";
 const DEPTH_INSTEAD: &str = "Run the commands directly, without so many nested shells or aliases.";
 
 /// How deep aliases and nested scripts are followed; deeper is refused.
@@ -158,6 +160,10 @@ fn refuse_path(what: Protected, shown: String) -> Refusal {
         Protected::HookManager => (
             "changes a hook manager's scripts or configuration, which decide whether the gate runs in the git hooks",
             MANAGER_INSTEAD,
+        ),
+        Protected::GateState => (
+            "rewrites the gate's own state under the git directory (the agent hooks' memory of where the work lands and their count of blocks), which decides what the stop hook judges",
+            STATE_INSTEAD,
         ),
         Protected::Profile => (
             "sets MASTERMIND_HOOKS_* in a shell profile or env file, from where it reaches the hooks",
@@ -445,7 +451,7 @@ impl Walk<'_> {
                     Some("-") => None,
                     Some(word) => match paths::resolve(word, cwd.as_deref(), &self.ctx.places) {
                         Named::Path(path) => Some(path),
-                        Named::Text(_) => None,
+                        Named::Pattern(_) | Named::Text(_) => None,
                     },
                 }
             }

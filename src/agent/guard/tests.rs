@@ -157,6 +157,28 @@ const REFUSED: &[&str] = &[
     "rm -rf .git",
     "echo '[core] hooksPath = /x' >> .git/config",
     "echo '[core]' >> ~/.gitconfig",
+    // the same by a glob or a brace list the shell expands
+    "rm -rf .git/*",
+    "rm -rf .git/h*",
+    "rm -rf .gi?/hooks",
+    "rm -rf .git/{hooks,x}",
+    "rm -rf .{git,x}/hooks",
+    "cd .git && rm -rf h*",
+    "rm -rf .claude/*",
+    "rm -rf ~/.claude/*",
+    "rm -rf .husk*",
+    "rm -f lefthook*",
+    // the gate's own state: the stop hook's memory of the landing target
+    // and the loop guard's count
+    "rm -rf .git/mastermind-hooks",
+    "echo '{}' > .git/mastermind-hooks/agent-hooks/0123.json",
+    "cd .git && rm -rf mastermind-hooks/agent-hooks",
+    // older settings or hook scripts brought back from history
+    "git checkout HEAD~3 -- .claude/settings.json",
+    "git checkout HEAD~3 .husky/pre-commit",
+    "git restore --source=HEAD~3 .claude/settings.json",
+    "git restore -s HEAD~3 -- .husky",
+    "git checkout-index -f .husky/pre-commit",
     // harness settings
     "echo '{\"disableAllHooks\": true}' > .claude/settings.local.json",
     "cat > .claude/settings.local.json <<EOF\n{\"env\": {\"MASTERMIND_HOOKS_BIN\": \"/bin/true\"}}\nEOF",
@@ -248,6 +270,19 @@ const ALLOWED: &[&str] = &[
     "git clone https://example.com/mastermind-hooks && cd mastermind-hooks && cargo install --locked --path .",
     "git update-index --refresh",
     "git rm src/old.rs",
+    "rm -f .git/*.lock",
+    "rm -f .git/index.lock",
+    "rm -rf dist/*.json",
+    "rm -f *.yml",
+    "rm -rf build/* target/debug/*",
+    "rm .claude/agents/*.md",
+    "rm -f src/{a,b}.rs",
+    "ls .git/*",
+    "git checkout -- src/a.rs",
+    "git checkout -b feat origin/main",
+    "git checkout main",
+    "git restore .",
+    "git restore --staged .claude/settings.json",
 ];
 
 #[test]
