@@ -818,3 +818,33 @@ fn hostile_names_stay_data_in_every_format() {
     let junit = render::render(&report, Format::Junit, &options);
     assert_valid_junit(&junit);
 }
+
+/// `--output` onto a FIFO or a device: replacing it would take a named pipe
+/// (or, run as root, `/dev/null` itself) away from whoever uses it, and
+/// writing into it may block; refused before anything runs, left as it is.
+#[test]
+fn an_output_that_is_no_regular_file_is_refused_and_left_alone() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("report.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    for format in ["json", "sarif"] {
+        let output = Command::new(BIN)
+            .current_dir(FIXTURES)
+            .arg("validate")
+            .args(MIXED)
+            .arg("--output")
+            .arg(format!("{format}={}", fifo.display()))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{format}: {stderr}");
+        assert!(
+            stderr.contains("error[output_unwritable]") && stderr.contains("not a regular file"),
+            "{stderr}"
+        );
+        let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(kind.is_fifo(), "{format}: the FIFO was replaced: {kind:?}");
+    }
+}
