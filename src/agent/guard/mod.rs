@@ -272,11 +272,15 @@ fn env_rule(name: &str, value: &str, scope: Scope) -> Option<Refusal> {
 struct Unwrapped {
     words: Vec<String>,
     env: Vec<(String, String)>,
+    /// `xargs` was among the wrappers: the program also gets the words of
+    /// its input.
+    xargs: bool,
 }
 
 fn unwrap(words: &[String]) -> Unwrapped {
     let mut rest: Vec<String> = words.to_vec();
     let mut env = Vec::new();
+    let mut xargs = false;
     for _ in 0..MAX_DEPTH {
         let Some(first) = rest.first().cloned() else {
             break;
@@ -313,6 +317,7 @@ fn unwrap(words: &[String]) -> Unwrapped {
             }
             "command" | "builtin" | "exec" | "nohup" | "time" | "stdbuf" | "setsid" | "sudo"
             | "doas" | "xargs" | "nice" | "ionice" | "chronic" | "unbuffer" => {
+                xargs |= basename(&first) == "xargs";
                 let mut i = 1;
                 while rest.get(i).is_some_and(|w| w.starts_with('-')) {
                     // Options with a value in the next word.
@@ -345,7 +350,11 @@ fn unwrap(words: &[String]) -> Unwrapped {
             _ => break,
         }
     }
-    Unwrapped { words: rest, env }
+    Unwrapped {
+        words: rest,
+        env,
+        xargs,
+    }
 }
 
 /// The value of an option `-X VALUE`, `-XVALUE` (also at the end of a
@@ -515,7 +524,17 @@ impl Walk<'_> {
                 return Some(r);
             }
         }
-        self.program(&unwrapped.words, command, stdin, cwd, depth)
+        // `echo .git/hooks/pre-commit | xargs rm`: the piped words are
+        // arguments (whitespace-separated, as xargs reads them by default).
+        let mut words = unwrapped.words;
+        if unwrapped.xargs {
+            let input = stdin
+                .iter()
+                .chain(&command.herestrings)
+                .chain(&command.heredocs);
+            words.extend(input.flat_map(|t| t.split_whitespace().map(str::to_string)));
+        }
+        self.program(&words, command, stdin, cwd, depth)
     }
 
     /// Judge one program with its arguments (after the wrappers).
@@ -687,9 +706,31 @@ impl Walk<'_> {
             roots => roots.to_vec(),
         };
         let expression = &args[start..];
+        // The paths the walk reaches: each root, and the protected files
+        // below a root that its name and path tests may select (`find .
+        // -name pre-commit -delete`; `find . -name '*.orig' -delete` selects
+        // none of them).
+        let mut reached: Vec<String> = Vec::new();
+        for root in &roots {
+            let Named::Path(dir) = paths::resolve(root, cwd, &self.ctx.places) else {
+                reached.push(root.clone());
+                continue;
+            };
+            if find_selects(expression, root, &dir, &dir) {
+                reached.push(root.clone());
+            }
+            {
+                reached.extend(
+                    paths::below(&dir, &self.ctx.places)
+                        .into_iter()
+                        .filter(|file| find_selects(expression, root, &dir, file))
+                        .map(|file| file.display().to_string()),
+                );
+            }
+        }
         if expression.iter().any(|a| a == "-delete") {
-            for root in &roots {
-                if let Some(r) = self.write("find -delete", root, cwd) {
+            for path in &reached {
+                if let Some(r) = self.write("find -delete", path, cwd) {
                     return Some(r);
                 }
             }
@@ -705,7 +746,7 @@ impl Walk<'_> {
                     .position(|a| a == ";" || a == "+")
                     .map_or(expression.len(), |p| i + 1 + p);
                 let exec = &expression[i + 1..end];
-                for root in &roots {
+                for root in &reached {
                     let words: Vec<String> = exec.iter().map(|w| w.replace("{}", root)).collect();
                     if let Some(r) = self.program(&words, command, None, cwd, depth + 1) {
                         return Some(r);
@@ -717,4 +758,40 @@ impl Walk<'_> {
         }
         None
     }
+}
+
+/// Whether `find ROOT EXPRESSION` (ROOT as written, `dir` resolved) may
+/// select `file`: it has no name or path test, or one of them matches.
+/// Read generously (`-o`, `!` and `-prune` are not followed), so a walk
+/// that may reach a protected file is judged as if it did.
+fn find_selects(expression: &[String], root: &str, dir: &Path, file: &Path) -> bool {
+    let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let shown = match file.strip_prefix(dir) {
+        Ok(rel) if rel.as_os_str().is_empty() => root.to_string(),
+        Ok(rel) => format!("{}/{}", root.trim_end_matches('/'), rel.display()),
+        Err(_) => file.display().to_string(),
+    };
+    let mut tested = false;
+    let mut i = 0;
+    while i < expression.len() {
+        let value = expression.get(i + 1).map(String::as_str).unwrap_or("");
+        let hit = match expression[i].as_str() {
+            "-name" => Some(paths::find_name_matches(value, name, false)),
+            "-iname" => Some(paths::find_name_matches(value, name, true)),
+            "-path" | "-wholename" => Some(paths::find_name_matches(value, &shown, false)),
+            "-ipath" | "-iwholename" => Some(paths::find_name_matches(value, &shown, true)),
+            "-regex" | "-iregex" => Some(true),
+            _ => None,
+        };
+        if let Some(hit) = hit {
+            if hit {
+                return true;
+            }
+            tested = true;
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    !tested
 }

@@ -306,6 +306,67 @@ fn pattern_protected(pattern: &Path, places: &Places, sets_override: bool) -> Op
     tried.iter().find_map(|path| by_name(path, sets_override))
 }
 
+/// Hook names a `find` below a hooks directory is tried with.
+const HOOK_NAMES: &[&str] = &[
+    "pre-commit",
+    "pre-push",
+    "pre-merge-commit",
+    "commit-msg",
+    "prepare-commit-msg",
+    "pre-receive",
+    "pre-rebase",
+    "post-checkout",
+];
+
+/// Protected files a walk of the directory `root` (a `find`) may reach:
+/// the hooks and the gate's state when the git directory or the hooks
+/// directory is below `root`, and the harness settings and hook managers'
+/// files at `root` itself.
+pub fn below(root: &Path, places: &Places) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    if let Some(git_dir) = &places.git_dir {
+        dirs.push(git_dir.join("hooks"));
+        if git_dir.starts_with(root) {
+            found.push(git_dir.join("config"));
+            found.push(
+                git_dir
+                    .join(STATE_DIR)
+                    .join("agent-hooks")
+                    .join("state.json"),
+            );
+        }
+    }
+    dirs.extend(places.hooks_dir.clone());
+    for dir in dirs.iter().filter(|d| d.starts_with(root)) {
+        found.extend(HOOK_NAMES.iter().map(|name| dir.join(name)));
+    }
+    for file in [
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+        ".codex/config.toml",
+        ".codex/hooks.json",
+        ".husky/pre-commit",
+        ".husky/pre-push",
+    ] {
+        found.push(root.join(file));
+    }
+    found.extend(MANAGER_FILES.iter().map(|name| root.join(name)));
+    found
+}
+
+/// Whether `find`'s `-name`-like test `pattern` matches the file name
+/// `name` (fnmatch: a leading `.` is matched by `*`).
+pub fn find_name_matches(pattern: &str, name: &str, fold_case: bool) -> bool {
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(false)
+        .case_insensitive(fold_case)
+        .backslash_escape(true)
+        .build()
+        .map(|glob| glob.compile_matcher().is_match(name))
+        .unwrap_or(true)
+}
+
 fn name_of(path: &Path) -> &str {
     path.file_name().and_then(|n| n.to_str()).unwrap_or("")
 }

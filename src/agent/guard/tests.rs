@@ -168,6 +168,15 @@ const REFUSED: &[&str] = &[
     "rm -rf ~/.claude/*",
     "rm -rf .husk*",
     "rm -f lefthook*",
+    // a walk that reaches a hook or a setting by its tests, names piped to xargs
+    "find . -name pre-commit -delete",
+    "find . -path './.git/hooks/*' -delete",
+    "find . -type f -name settings.json -delete",
+    "find . -name 'pre-*' -exec rm {} \\;",
+    "find . -type f -delete",
+    "echo .git/hooks/pre-commit | xargs rm",
+    "printf '%s\\n' .claude/settings.json | xargs rm -f",
+    "xargs rm <<< .husky/pre-commit",
     // the gate's own state: the stop hook's memory of the landing target
     // and the loop guard's count
     "rm -rf .git/mastermind-hooks",
@@ -271,6 +280,12 @@ const ALLOWED: &[&str] = &[
     "git update-index --refresh",
     "git rm src/old.rs",
     "rm -f .git/*.lock",
+    "find .git -name '*.lock' -delete",
+    "find . -name node_modules -prune -o -name '*.tmp' -delete",
+    "find . -name '*.rs' -exec grep -l foo {} +",
+    "find .git/hooks -name '*.sample' -delete",
+    "echo src/a.rs | xargs rm",
+    "ls | xargs wc -l",
     "rm -f .git/index.lock",
     "rm -rf dist/*.json",
     "rm -f *.yml",
