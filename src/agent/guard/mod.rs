@@ -31,7 +31,8 @@
 //! * the skip switches (`MASTERMIND_HOOKS_SKIP`, husky's `HUSKY=0`,
 //!   lefthook's `LEFTHOOK=0` and `LEFTHOOK_EXCLUDE`, hk's `HK=0` and
 //!   `HK_SKIP_*`, pre-commit's and prek's `SKIP` naming the gate) before a
-//!   command that runs git, or exported;
+//!   command that runs git, or exported (also `NAME=value; export NAME`,
+//!   and any assignment after `set -a`);
 //! * writing, moving or removing a protected file ([`paths`]), also by a
 //!   glob or brace pattern that may expand to one: the hooks, git's
 //!   configuration, the gate's own state, the harnesses' settings, the hook managers'
@@ -128,6 +129,8 @@ pub fn judge(command: &str, ctx: &Context) -> Option<Refusal> {
         ctx,
         sets_override: mentions_override(command),
         aliases: ctx.aliases.clone(),
+        vars: Vec::new(),
+        allexport: false,
     };
     walk.script(command, ctx.cwd.clone(), 0)
 }
@@ -422,6 +425,12 @@ struct Walk<'a> {
     sets_override: bool,
     /// The context's aliases, and those the command defines as it goes.
     aliases: Vec<(String, String)>,
+    /// Shell variables the command line sets (`NAME=value` alone), which a
+    /// later `export NAME` exports.
+    vars: Vec<(String, String)>,
+    /// `set -a` (`set -o allexport`) came before: every assignment after
+    /// it is exported.
+    allexport: bool,
 }
 
 impl Walk<'_> {
@@ -512,6 +521,19 @@ impl Walk<'_> {
                 return Some(r);
             }
         }
+        // `NAME=value` alone sets a shell variable: exported under `set -a`,
+        // else remembered for a later `export NAME`.
+        if command.words.is_empty() {
+            for (name, value) in &command.assignments {
+                if self.allexport
+                    && let Some(r) = env_rule(name, value, Scope::Export)
+                {
+                    return Some(r);
+                }
+                self.vars.retain(|(n, _)| n != name);
+                self.vars.push((name.clone(), value.clone()));
+            }
+        }
         for target in &command.redirects {
             if let Some(r) = self.write(">", target, cwd) {
                 return Some(r);
@@ -571,10 +593,26 @@ impl Walk<'_> {
                     MANAGER_INSTEAD,
                 ))
             }
-            "export" | "declare" | "typeset" | "local" | "readonly" | "setenv" => args
-                .iter()
-                .filter_map(|w| split_assignment(w))
-                .find_map(|(n, v)| env_rule(n, v, Scope::Export)),
+            "export" | "declare" | "typeset" | "local" | "readonly" | "setenv" => {
+                args.iter().find_map(|w| match split_assignment(w) {
+                    Some((n, v)) => env_rule(n, v, Scope::Export),
+                    // `export NAME`: the variable set before.
+                    None => self
+                        .vars
+                        .iter()
+                        .find(|(n, _)| n == w)
+                        .and_then(|(n, v)| env_rule(n, v, Scope::Export)),
+                })
+            }
+            "set"
+                if args.iter().any(|a| {
+                    (a.starts_with('-') && !a.starts_with("--") && a.contains('a'))
+                        || a == "allexport"
+                }) =>
+            {
+                self.allexport = true;
+                None
+            }
             "eval" => self.script(&args.join(" "), cwd.map(Path::to_path_buf), depth + 1),
             "busybox" => self.program(args, command, stdin, cwd, depth + 1),
             shell if is_shell(shell) => self.shell(args, command, stdin, cwd, depth),
