@@ -39,7 +39,9 @@
 //!   scripts and configurations, and shell profiles or env files written
 //!   with `MASTERMIND_HOOKS_*`; by redirection, `rm`, `mv`, `cp`, `ln`,
 //!   `install`, `tee`, `truncate`, `chmod`, `dd of=`, `sed -i`, `perl -i`,
-//!   `find -delete`, `curl -o`, `git rm`, `git mv`, or a file tool;
+//!   `find -delete`, `curl -o`, `tar -x -C`, `unzip -d`, `patch`,
+//!   `awk -i inplace`, `ex`/`vim`, `git rm`, `git mv`, `git checkout`,
+//!   `git restore`, or a file tool;
 //! * taking the gate or a hook manager out: `mastermind-hooks uninstall`,
 //!   `pre-commit uninstall`, `lefthook uninstall`, ...
 //!
@@ -638,6 +640,41 @@ impl Walk<'_> {
                 }) =>
             {
                 self.writes(&format!("{name} -i"), &operands, cwd)
+            }
+            // Programs that write where an option or operand says: an
+            // archive extracted into a directory, a patched file, an
+            // in-place awk, a scripted editor.
+            "tar" | "bsdtar"
+                if args
+                    .first()
+                    .is_some_and(|a| !a.starts_with('-') && a.contains('x'))
+                    || args.iter().any(|a| {
+                        a == "--extract"
+                            || a == "--get"
+                            || (a.starts_with('-') && !a.starts_with("--") && a.contains('x'))
+                    }) =>
+            {
+                option_value(args, 'C', "directory").and_then(|d| self.write(name, &d, cwd))
+            }
+            "unzip" => option_value(args, 'd', "d").and_then(|d| self.write(name, &d, cwd)),
+            "patch" => {
+                let target = option_value(args, 'o', "output")
+                    .or_else(|| option_value(args, 'd', "directory"));
+                target
+                    .iter()
+                    .chain(operands.first().copied())
+                    .find_map(|t| self.write(name, t, cwd))
+            }
+            "awk" | "gawk"
+                if args.windows(2).any(|w| w[0] == "-i" && w[1] == "inplace")
+                    || args
+                        .iter()
+                        .any(|a| a == "-iinplace" || a == "--include=inplace") =>
+            {
+                self.writes(&format!("{name} -i inplace"), &operands, cwd)
+            }
+            "ex" | "ed" | "vi" | "vim" | "nvim" | "nano" | "emacs" => {
+                self.writes(name, &operands, cwd)
             }
             "dd" => args
                 .iter()
