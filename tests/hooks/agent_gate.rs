@@ -479,6 +479,16 @@ fn an_older_binary_names_the_upgrade_and_refuses_only_git_writes() {
             Taken::Allowed(None)
         );
         assert!(shell("git commit -m wip").blocked().contains(upgrade));
+        // The payload's own keys written in the command do not cut it short.
+        for command in [
+            "echo description; git commit -n -m wip",
+            "echo tool_use_id; git push --no-verify",
+        ] {
+            assert!(
+                shell(command).blocked().contains(upgrade),
+                "{harness}: {command}"
+            );
+        }
         // status says so too.
         let out = repo.run_env(
             &["status", "--agent", harness, "--format", "json"],
