@@ -205,8 +205,11 @@ pub fn preflight(
     if let Some(summary) = step_summary.filter(|s| !s.is_empty())
         && args.format == Format::Github
     {
+        // The summary is appended to through a link (the runner's file),
+        // so its identity is where the link leads.
+        let summary = Path::new(summary);
         named.push((
-            identity(Path::new(summary)),
+            std::fs::canonicalize(summary).unwrap_or_else(|_| identity(summary)),
             format!("the job summary ({STEP_SUMMARY_VAR})"),
         ));
     }

@@ -848,3 +848,34 @@ fn an_output_that_is_no_regular_file_is_refused_and_left_alone() {
         assert!(kind.is_fifo(), "{format}: the FIFO was replaced: {kind:?}");
     }
 }
+
+/// The job summary is appended through a link (it is the runner's file),
+/// so an `--output` that the link points at is the same file: refused
+/// before anything runs, and neither file is touched.
+#[test]
+fn an_output_the_job_summary_links_to_is_the_same_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.md");
+    std::fs::write(&report, "# earlier step\n").unwrap();
+    let link = dir.path().join("summary.md");
+    std::os::unix::fs::symlink(&report, &link).unwrap();
+    let output = Command::new(BIN)
+        .current_dir(FIXTURES)
+        .args(["validate", "--format", "github"])
+        .args(MIXED)
+        .arg("--output")
+        .arg(format!("human={}", report.display()))
+        .env("GITHUB_STEP_SUMMARY", &link)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains("names the same file as the job summary"),
+        "{}",
+        stdout(&output)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&report).unwrap(),
+        "# earlier step\n"
+    );
+}
