@@ -961,7 +961,7 @@ codes! {
         "`check --ci --rerun --attestation FILE` cannot write the statement: its directory does not exist or is not writable (checked before any check runs), or writing failed at the end.",
         "Make the attestation file's directory exist and writable (outside the repository's tracked files), then run the job again.";
     output_unwritable: Error, CannotCheck,
-        "An `--output FORMAT=FILE` cannot be written: its directory does not exist or is not writable, FILE is a directory or `-`, or two outputs (or an output and the attestation or the job summary) name the same file. Checked before anything runs.",
+        "An `--output FORMAT=FILE` cannot be written: its directory does not exist or is not writable, FILE is a directory, `-`, or a FIFO, socket or device (`/dev/null`: the output replaces the file, never writes through it), or two outputs (or an output and the attestation or the job summary) name the same file. Checked before anything runs.",
         "Create the directory first (`mkdir -p DIR`), give each output its own file, and keep `--format` for stdout; then run again.";
     attestation_mismatch: Error, Violation,
         "The statement does not attest that the commit passed the re-run: another subject, a predicate of another shape, or a verdict other than pass.",

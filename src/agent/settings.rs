@@ -163,12 +163,17 @@ else v=$(\"$o\" --version 2>/dev/null) || v=; case \"$v\" in \"mastermind-hooks 
 if [ -z \"$mh\" ]; then if ! command -v mastermind-hooks >/dev/null 2>&1; then w=\"$w mastermind-hooks is not on PATH.\"; \
 elif speaks mastermind-hooks; then mh=mastermind-hooks; via=PATH; else says mastermind-hooks \"mastermind-hooks on PATH\"; fi; fi; "
     );
+    // Without a binary, PreToolUse looks for git writes in the command: the
+    // text after `tool_input`, cut at the keys that follow it, matched with
+    // their quotes and the comma before them (inside the command's JSON
+    // string a quote is escaped, so a command that spells a key cannot cut
+    // itself short).
     let (missing, failed) = match sub {
         Subcommand::PreTool => (
             format!(
                 "m=\"mastermind-hooks cannot guard this tool call here:$w {INSTALL} Until then, commands that write to git are refused; everything else runs.\"; \
 case \"$p\" in *tool_name???Bash*|*tool_name????Bash*) ;; *) exit 0;; esac; \
-c=${{p#*tool_input}}; c=${{c%%tool_use_id*}}; c=${{c%%description*}}; \
+c=${{p#*tool_input}}; c=${{c%, \\\"tool_use_id\\\"*}}; c=${{c%,\\\"tool_use_id\\\"*}}; c=${{c%, \\\"description\\\"*}}; c=${{c%,\\\"description\\\"*}}; \
 case \"$c\" in {GIT_WRITES}) echo \"$m\" >&2; exit 2;; esac; exit 0"
             ),
             "echo \"$m\" >&2; exit 2".to_string(),

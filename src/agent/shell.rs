@@ -3,9 +3,10 @@
 //! commands (`&&`, `||`, `;`, `|`, `&`, newlines, `(`, `)`), which command
 //! reads the output of the one before it (a pipeline), redirections (what a
 //! command writes apart from what it reads), here-documents and bash's
-//! here-strings (`<<<`), and the scripts nested in `$(...)`, backquotes and
-//! `( ... )`. Nothing is expanded or run; a word that holds an expansion
-//! keeps its text (`$VAR` stays `$VAR`). Pure: text in, commands out.
+//! here-strings (`<<<`), and the scripts nested in `$(...)`, backquotes,
+//! process substitutions (`>(...)`, `<(...)`) and `( ... )`. Nothing is
+//! expanded or run; a word that holds an expansion keeps its text (`$VAR`
+//! stays `$VAR`). Pure: text in, commands out.
 //!
 //! `shlex` splits words the same way (and the word splitting here is
 //! checked against it in the tests); what `shlex` leaves out is everything
@@ -269,6 +270,14 @@ impl Lexer<'_> {
                         self.at += 1;
                     }
                     tokens.push(Token::Sep(pipe));
+                }
+                '<' | '>' if self.peek(1) == Some('(') => {
+                    // Process substitution `>(...)`, `<(...)`: a word (a
+                    // file name) whose script runs too.
+                    self.at += 2;
+                    let inner = self.balanced();
+                    tokens.push(Token::Word(format!("{c}({inner})")));
+                    self.nested.push(inner);
                 }
                 '<' | '>' => {
                     self.at += 1;

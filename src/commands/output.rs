@@ -154,6 +154,26 @@ pub fn unwritable(path: &Path) -> Option<String> {
     if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
         return Some("it is a directory".to_string());
     }
+    // The file is replaced, never written through: a FIFO, a socket or a
+    // device there (`/dev/null`, replaced under root) is refused instead.
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = meta.file_type();
+        let what = if kind.is_fifo() {
+            Some("a FIFO")
+        } else if kind.is_socket() {
+            Some("a socket")
+        } else if kind.is_char_device() || kind.is_block_device() {
+            Some("a device")
+        } else {
+            None
+        };
+        if let Some(what) = what {
+            return Some(format!(
+                "it is {what}, not a regular file (the output would replace it); name a regular file, or leave the output out"
+            ));
+        }
+    }
     let dir = directory_of(path);
     let shown = dir.display();
     match std::fs::metadata(&dir) {
@@ -185,8 +205,11 @@ pub fn preflight(
     if let Some(summary) = step_summary.filter(|s| !s.is_empty())
         && args.format == Format::Github
     {
+        // The summary is appended to through a link (the runner's file),
+        // so its identity is where the link leads.
+        let summary = Path::new(summary);
         named.push((
-            identity(Path::new(summary)),
+            std::fs::canonicalize(summary).unwrap_or_else(|_| identity(summary)),
             format!("the job summary ({STEP_SUMMARY_VAR})"),
         ));
     }

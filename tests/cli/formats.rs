@@ -818,3 +818,64 @@ fn hostile_names_stay_data_in_every_format() {
     let junit = render::render(&report, Format::Junit, &options);
     assert_valid_junit(&junit);
 }
+
+/// `--output` onto a FIFO or a device: replacing it would take a named pipe
+/// (or, run as root, `/dev/null` itself) away from whoever uses it, and
+/// writing into it may block; refused before anything runs, left as it is.
+#[test]
+fn an_output_that_is_no_regular_file_is_refused_and_left_alone() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("report.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    for format in ["json", "sarif"] {
+        let output = Command::new(BIN)
+            .current_dir(FIXTURES)
+            .arg("validate")
+            .args(MIXED)
+            .arg("--output")
+            .arg(format!("{format}={}", fifo.display()))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{format}: {stderr}");
+        assert!(
+            stderr.contains("error[output_unwritable]") && stderr.contains("not a regular file"),
+            "{stderr}"
+        );
+        let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(kind.is_fifo(), "{format}: the FIFO was replaced: {kind:?}");
+    }
+}
+
+/// The job summary is appended through a link (it is the runner's file),
+/// so an `--output` that the link points at is the same file: refused
+/// before anything runs, and neither file is touched.
+#[test]
+fn an_output_the_job_summary_links_to_is_the_same_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.md");
+    std::fs::write(&report, "# earlier step\n").unwrap();
+    let link = dir.path().join("summary.md");
+    std::os::unix::fs::symlink(&report, &link).unwrap();
+    let output = Command::new(BIN)
+        .current_dir(FIXTURES)
+        .args(["validate", "--format", "github"])
+        .args(MIXED)
+        .arg("--output")
+        .arg(format!("human={}", report.display()))
+        .env("GITHUB_STEP_SUMMARY", &link)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains("names the same file as the job summary"),
+        "{}",
+        stdout(&output)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&report).unwrap(),
+        "# earlier step\n"
+    );
+}

@@ -256,6 +256,57 @@ fn stop_judges_against_the_landing_target_whatever_the_clone_says() {
 }
 
 #[test]
+fn a_remote_that_says_the_work_landed_does_not_blind_the_stop() {
+    for harness in HARNESSES {
+        let (bare, repo) = project(harness);
+        repo.write("src/extra.rs", "// not the task's\n");
+        repo.commit_all("extra");
+        repo.git(&["push", "-q", "-u", "origin", "task"]);
+        let stop = |session: &str| {
+            run_hook(
+                &repo,
+                harness,
+                "Stop",
+                &stop_payload(harness, &repo, session, false),
+                &path_with_binary(),
+                &[],
+            )
+        };
+        // `origin` pointed at a remote whose default branch is the agent's
+        // own tip (a bare clone of its clone): the remote says the work has
+        // landed, the clone's own main says it has not.
+        let fake = TestRepo::clone_of(&repo, &["--bare"]);
+        repo.git(&[
+            "remote",
+            "set-url",
+            "origin",
+            &fake.path().display().to_string(),
+        ]);
+        let reason = stop("fake").blocked().to_string();
+        assert!(
+            reason.contains("- [task_required] src/extra.rs:"),
+            "{harness}: {reason}"
+        );
+        // A tip one commit past HEAD says the same.
+        let ahead = TestRepo::clone_of(&fake, &[]);
+        ahead.git(&["commit", "-q", "--allow-empty", "-m", "on top"]);
+        ahead.git(&["push", "-q", "origin", "HEAD"]);
+        assert!(matches!(stop("ahead"), Taken::Blocked(_)), "{harness}");
+        // The work really landed: main is the agent's tip on the remote and
+        // in the clone.
+        repo.git(&[
+            "remote",
+            "set-url",
+            "origin",
+            &bare.path().display().to_string(),
+        ]);
+        repo.git(&["push", "-q", "origin", "HEAD:main"]);
+        repo.git(&["branch", "-q", "-f", "main", "HEAD"]);
+        assert_eq!(stop("landed"), Taken::Allowed(None), "{harness}");
+    }
+}
+
+#[test]
 fn the_remotes_tip_is_fetched_and_merging_main_adds_nothing_to_judge() {
     let (bare, repo) = project("codex");
     commit_task(&repo);
@@ -428,6 +479,16 @@ fn an_older_binary_names_the_upgrade_and_refuses_only_git_writes() {
             Taken::Allowed(None)
         );
         assert!(shell("git commit -m wip").blocked().contains(upgrade));
+        // The payload's own keys written in the command do not cut it short.
+        for command in [
+            "echo description; git commit -n -m wip",
+            "echo tool_use_id; git push --no-verify",
+        ] {
+            assert!(
+                shell(command).blocked().contains(upgrade),
+                "{harness}: {command}"
+            );
+        }
         // status says so too.
         let out = repo.run_env(
             &["status", "--agent", harness, "--format", "json"],
@@ -648,6 +709,20 @@ const GUARD_CASES: &[(&str, &str, bool)] = &[
         "",
         true,
     ),
+    ("rm -rf .git/*", "", true),
+    ("rm -rf .git/{hooks,x}", "", true),
+    ("rm -rf ../.claude/*", "src", true),
+    (
+        "echo '{\"version\":1}' > .git/mastermind-hooks/agent-hooks/0123.json",
+        "",
+        true,
+    ),
+    ("git checkout HEAD -- .claude/settings.json", "", true),
+    ("find . -name pre-commit -delete", "", true),
+    ("echo .githooks/pre-commit | xargs rm", "", true),
+    ("find .. -name '*.orig' -delete", "src", false),
+    ("rm -f .git/*.lock", "", false),
+    ("git checkout -- src/a.rs", "", false),
     ("rm -rf vendor/lib/.git", "", false),
     ("git config core.hooksPath", "", false),
     ("cp .git/hooks/pre-commit /tmp/pre-commit.bak", "", false),

@@ -206,7 +206,7 @@ impl Walk<'_> {
                     if let Some(dir) = args.get(i + 1) {
                         cwd = match paths::resolve(dir, cwd.as_deref(), &self.ctx.places) {
                             paths::Named::Path(p) => Some(p),
-                            paths::Named::Text(_) => None,
+                            paths::Named::Pattern(_) | paths::Named::Text(_) => None,
                         };
                     }
                     i += 2;
@@ -263,6 +263,9 @@ impl Walk<'_> {
             "rm" | "mv" => rest
                 .iter()
                 .filter(|a| !a.starts_with('-'))
+                .find_map(|a| self.write(&format!("git {sub}"), a, cwd.as_deref())),
+            "checkout" | "restore" | "checkout-index" => written_paths(sub, rest)
+                .into_iter()
                 .find_map(|a| self.write(&format!("git {sub}"), a, cwd.as_deref())),
             _ => None,
         }
@@ -365,6 +368,43 @@ impl Walk<'_> {
         }
         None
     }
+}
+
+/// The paths `git checkout`, `git restore` or `git checkout-index` writes
+/// in the working tree (from the index or from a commit): the pathspecs
+/// after `--`, else every operand (a branch or commit among them names no
+/// protected file). `git restore --staged` alone writes only the index.
+fn written_paths<'a>(sub: &str, rest: &'a [String]) -> Vec<&'a String> {
+    if let Some(dashes) = rest.iter().position(|a| a == "--") {
+        if sub == "restore" && index_only(&rest[..dashes]) {
+            return Vec::new();
+        }
+        return rest[dashes + 1..].iter().collect();
+    }
+    if sub == "restore" && index_only(rest) {
+        return Vec::new();
+    }
+    // Options whose value is the next word.
+    let takes_value = |a: &str| match sub {
+        "checkout" => matches!(a, "-b" | "-B" | "--orphan" | "--conflict"),
+        "restore" => matches!(a, "-s" | "--source" | "--conflict"),
+        _ => matches!(a, "--prefix" | "--stage"),
+    };
+    let mut paths = Vec::new();
+    let mut words = rest.iter();
+    while let Some(a) = words.next() {
+        if takes_value(a) {
+            words.next();
+        } else if !(a.starts_with('-') && a.len() > 1) {
+            paths.push(a);
+        }
+    }
+    paths
+}
+
+fn index_only(options: &[String]) -> bool {
+    let has = |names: &[&str]| options.iter().any(|a| names.contains(&a.as_str()));
+    has(&["--staged", "-S"]) && !has(&["--worktree", "-W", "-SW", "-WS"])
 }
 
 /// `git commit ARGS`: `--no-verify`, or `-n` alone or in a cluster.

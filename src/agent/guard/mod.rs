@@ -31,13 +31,17 @@
 //! * the skip switches (`MASTERMIND_HOOKS_SKIP`, husky's `HUSKY=0`,
 //!   lefthook's `LEFTHOOK=0` and `LEFTHOOK_EXCLUDE`, hk's `HK=0` and
 //!   `HK_SKIP_*`, pre-commit's and prek's `SKIP` naming the gate) before a
-//!   command that runs git, or exported;
-//! * writing, moving or removing a protected file ([`paths`]): the hooks,
-//!   git's configuration, the harnesses' settings, the hook managers'
+//!   command that runs git, or exported (also `NAME=value; export NAME`,
+//!   and any assignment after `set -a`);
+//! * writing, moving or removing a protected file ([`paths`]), also by a
+//!   glob or brace pattern that may expand to one: the hooks, git's
+//!   configuration, the gate's own state, the harnesses' settings, the hook managers'
 //!   scripts and configurations, and shell profiles or env files written
 //!   with `MASTERMIND_HOOKS_*`; by redirection, `rm`, `mv`, `cp`, `ln`,
 //!   `install`, `tee`, `truncate`, `chmod`, `dd of=`, `sed -i`, `perl -i`,
-//!   `find -delete`, `curl -o`, `git rm`, `git mv`, or a file tool;
+//!   `find -delete`, `curl -o`, `tar -x -C`, `unzip -d`, `patch`,
+//!   `awk -i inplace`, `ex`/`vim`, `git rm`, `git mv`, `git checkout`,
+//!   `git restore`, or a file tool;
 //! * taking the gate or a hook manager out: `mastermind-hooks uninstall`,
 //!   `pre-commit uninstall`, `lefthook uninstall`, ...
 //!
@@ -115,6 +119,7 @@ const SKIP_INSTEAD: &str = "Do not set skip switches; when the gate refuses, fix
 const SETTINGS_INSTEAD: &str = "The harness settings are the user's: leave them as they are, and ask the user if a setting must change.";
 const MANAGER_INSTEAD: &str = "The hook manager's scripts and configuration are the team's: leave them as they are, and ask the user if they must change.";
 const OVERRIDE_INSTEAD: &str = "The agent hooks find mastermind-hooks themselves; MASTERMIND_HOOKS_* is for the user to set, not the agent.";
+const STATE_INSTEAD: &str = "mastermind-hooks keeps that state itself: leave the git directory's mastermind-hooks/ as it is, and ask the user if it must go.";
 const DEPTH_INSTEAD: &str = "Run the commands directly, without so many nested shells or aliases.";
 
 /// How deep aliases and nested scripts are followed; deeper is refused.
@@ -126,6 +131,8 @@ pub fn judge(command: &str, ctx: &Context) -> Option<Refusal> {
         ctx,
         sets_override: mentions_override(command),
         aliases: ctx.aliases.clone(),
+        vars: Vec::new(),
+        allexport: false,
     };
     walk.script(command, ctx.cwd.clone(), 0)
 }
@@ -158,6 +165,10 @@ fn refuse_path(what: Protected, shown: String) -> Refusal {
         Protected::HookManager => (
             "changes a hook manager's scripts or configuration, which decide whether the gate runs in the git hooks",
             MANAGER_INSTEAD,
+        ),
+        Protected::GateState => (
+            "rewrites the gate's own state under the git directory (the agent hooks' memory of where the work lands and their count of blocks), which decides what the stop hook judges",
+            STATE_INSTEAD,
         ),
         Protected::Profile => (
             "sets MASTERMIND_HOOKS_* in a shell profile or env file, from where it reaches the hooks",
@@ -266,11 +277,15 @@ fn env_rule(name: &str, value: &str, scope: Scope) -> Option<Refusal> {
 struct Unwrapped {
     words: Vec<String>,
     env: Vec<(String, String)>,
+    /// `xargs` was among the wrappers: the program also gets the words of
+    /// its input.
+    xargs: bool,
 }
 
 fn unwrap(words: &[String]) -> Unwrapped {
     let mut rest: Vec<String> = words.to_vec();
     let mut env = Vec::new();
+    let mut xargs = false;
     for _ in 0..MAX_DEPTH {
         let Some(first) = rest.first().cloned() else {
             break;
@@ -307,6 +322,7 @@ fn unwrap(words: &[String]) -> Unwrapped {
             }
             "command" | "builtin" | "exec" | "nohup" | "time" | "stdbuf" | "setsid" | "sudo"
             | "doas" | "xargs" | "nice" | "ionice" | "chronic" | "unbuffer" => {
+                xargs |= basename(&first) == "xargs";
                 let mut i = 1;
                 while rest.get(i).is_some_and(|w| w.starts_with('-')) {
                     // Options with a value in the next word.
@@ -339,7 +355,11 @@ fn unwrap(words: &[String]) -> Unwrapped {
             _ => break,
         }
     }
-    Unwrapped { words: rest, env }
+    Unwrapped {
+        words: rest,
+        env,
+        xargs,
+    }
 }
 
 /// The value of an option `-X VALUE`, `-XVALUE` (also at the end of a
@@ -407,6 +427,12 @@ struct Walk<'a> {
     sets_override: bool,
     /// The context's aliases, and those the command defines as it goes.
     aliases: Vec<(String, String)>,
+    /// Shell variables the command line sets (`NAME=value` alone), which a
+    /// later `export NAME` exports.
+    vars: Vec<(String, String)>,
+    /// `set -a` (`set -o allexport`) came before: every assignment after
+    /// it is exported.
+    allexport: bool,
 }
 
 impl Walk<'_> {
@@ -445,7 +471,7 @@ impl Walk<'_> {
                     Some("-") => None,
                     Some(word) => match paths::resolve(word, cwd.as_deref(), &self.ctx.places) {
                         Named::Path(path) => Some(path),
-                        Named::Text(_) => None,
+                        Named::Pattern(_) | Named::Text(_) => None,
                     },
                 }
             }
@@ -497,6 +523,19 @@ impl Walk<'_> {
                 return Some(r);
             }
         }
+        // `NAME=value` alone sets a shell variable: exported under `set -a`,
+        // else remembered for a later `export NAME`.
+        if command.words.is_empty() {
+            for (name, value) in &command.assignments {
+                if self.allexport
+                    && let Some(r) = env_rule(name, value, Scope::Export)
+                {
+                    return Some(r);
+                }
+                self.vars.retain(|(n, _)| n != name);
+                self.vars.push((name.clone(), value.clone()));
+            }
+        }
         for target in &command.redirects {
             if let Some(r) = self.write(">", target, cwd) {
                 return Some(r);
@@ -509,7 +548,17 @@ impl Walk<'_> {
                 return Some(r);
             }
         }
-        self.program(&unwrapped.words, command, stdin, cwd, depth)
+        // `echo .git/hooks/pre-commit | xargs rm`: the piped words are
+        // arguments (whitespace-separated, as xargs reads them by default).
+        let mut words = unwrapped.words;
+        if unwrapped.xargs {
+            let input = stdin
+                .iter()
+                .chain(&command.herestrings)
+                .chain(&command.heredocs);
+            words.extend(input.flat_map(|t| t.split_whitespace().map(str::to_string)));
+        }
+        self.program(&words, command, stdin, cwd, depth)
     }
 
     /// Judge one program with its arguments (after the wrappers).
@@ -546,10 +595,26 @@ impl Walk<'_> {
                     MANAGER_INSTEAD,
                 ))
             }
-            "export" | "declare" | "typeset" | "local" | "readonly" | "setenv" => args
-                .iter()
-                .filter_map(|w| split_assignment(w))
-                .find_map(|(n, v)| env_rule(n, v, Scope::Export)),
+            "export" | "declare" | "typeset" | "local" | "readonly" | "setenv" => {
+                args.iter().find_map(|w| match split_assignment(w) {
+                    Some((n, v)) => env_rule(n, v, Scope::Export),
+                    // `export NAME`: the variable set before.
+                    None => self
+                        .vars
+                        .iter()
+                        .find(|(n, _)| n == w)
+                        .and_then(|(n, v)| env_rule(n, v, Scope::Export)),
+                })
+            }
+            "set"
+                if args.iter().any(|a| {
+                    (a.starts_with('-') && !a.starts_with("--") && a.contains('a'))
+                        || a == "allexport"
+                }) =>
+            {
+                self.allexport = true;
+                None
+            }
             "eval" => self.script(&args.join(" "), cwd.map(Path::to_path_buf), depth + 1),
             "busybox" => self.program(args, command, stdin, cwd, depth + 1),
             shell if is_shell(shell) => self.shell(args, command, stdin, cwd, depth),
@@ -575,6 +640,41 @@ impl Walk<'_> {
                 }) =>
             {
                 self.writes(&format!("{name} -i"), &operands, cwd)
+            }
+            // Programs that write where an option or operand says: an
+            // archive extracted into a directory, a patched file, an
+            // in-place awk, a scripted editor.
+            "tar" | "bsdtar"
+                if args
+                    .first()
+                    .is_some_and(|a| !a.starts_with('-') && a.contains('x'))
+                    || args.iter().any(|a| {
+                        a == "--extract"
+                            || a == "--get"
+                            || (a.starts_with('-') && !a.starts_with("--") && a.contains('x'))
+                    }) =>
+            {
+                option_value(args, 'C', "directory").and_then(|d| self.write(name, &d, cwd))
+            }
+            "unzip" => option_value(args, 'd', "d").and_then(|d| self.write(name, &d, cwd)),
+            "patch" => {
+                let target = option_value(args, 'o', "output")
+                    .or_else(|| option_value(args, 'd', "directory"));
+                target
+                    .iter()
+                    .chain(operands.first().copied())
+                    .find_map(|t| self.write(name, t, cwd))
+            }
+            "awk" | "gawk"
+                if args.windows(2).any(|w| w[0] == "-i" && w[1] == "inplace")
+                    || args
+                        .iter()
+                        .any(|a| a == "-iinplace" || a == "--include=inplace") =>
+            {
+                self.writes(&format!("{name} -i inplace"), &operands, cwd)
+            }
+            "ex" | "ed" | "vi" | "vim" | "nvim" | "nano" | "emacs" => {
+                self.writes(name, &operands, cwd)
             }
             "dd" => args
                 .iter()
@@ -681,9 +781,31 @@ impl Walk<'_> {
             roots => roots.to_vec(),
         };
         let expression = &args[start..];
+        // The paths the walk reaches: each root, and the protected files
+        // below a root that its name and path tests may select (`find .
+        // -name pre-commit -delete`; `find . -name '*.orig' -delete` selects
+        // none of them).
+        let mut reached: Vec<String> = Vec::new();
+        for root in &roots {
+            let Named::Path(dir) = paths::resolve(root, cwd, &self.ctx.places) else {
+                reached.push(root.clone());
+                continue;
+            };
+            if find_selects(expression, root, &dir, &dir) {
+                reached.push(root.clone());
+            }
+            {
+                reached.extend(
+                    paths::below(&dir, &self.ctx.places)
+                        .into_iter()
+                        .filter(|file| find_selects(expression, root, &dir, file))
+                        .map(|file| file.display().to_string()),
+                );
+            }
+        }
         if expression.iter().any(|a| a == "-delete") {
-            for root in &roots {
-                if let Some(r) = self.write("find -delete", root, cwd) {
+            for path in &reached {
+                if let Some(r) = self.write("find -delete", path, cwd) {
                     return Some(r);
                 }
             }
@@ -699,7 +821,7 @@ impl Walk<'_> {
                     .position(|a| a == ";" || a == "+")
                     .map_or(expression.len(), |p| i + 1 + p);
                 let exec = &expression[i + 1..end];
-                for root in &roots {
+                for root in &reached {
                     let words: Vec<String> = exec.iter().map(|w| w.replace("{}", root)).collect();
                     if let Some(r) = self.program(&words, command, None, cwd, depth + 1) {
                         return Some(r);
@@ -711,4 +833,40 @@ impl Walk<'_> {
         }
         None
     }
+}
+
+/// Whether `find ROOT EXPRESSION` (ROOT as written, `dir` resolved) may
+/// select `file`: it has no name or path test, or one of them matches.
+/// Read generously (`-o`, `!` and `-prune` are not followed), so a walk
+/// that may reach a protected file is judged as if it did.
+fn find_selects(expression: &[String], root: &str, dir: &Path, file: &Path) -> bool {
+    let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let shown = match file.strip_prefix(dir) {
+        Ok(rel) if rel.as_os_str().is_empty() => root.to_string(),
+        Ok(rel) => format!("{}/{}", root.trim_end_matches('/'), rel.display()),
+        Err(_) => file.display().to_string(),
+    };
+    let mut tested = false;
+    let mut i = 0;
+    while i < expression.len() {
+        let value = expression.get(i + 1).map(String::as_str).unwrap_or("");
+        let hit = match expression[i].as_str() {
+            "-name" => Some(paths::find_name_matches(value, name, false)),
+            "-iname" => Some(paths::find_name_matches(value, name, true)),
+            "-path" | "-wholename" => Some(paths::find_name_matches(value, &shown, false)),
+            "-ipath" | "-iwholename" => Some(paths::find_name_matches(value, &shown, true)),
+            "-regex" | "-iregex" => Some(true),
+            _ => None,
+        };
+        if let Some(hit) = hit {
+            if hit {
+                return true;
+            }
+            tested = true;
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    !tested
 }

@@ -1,14 +1,20 @@
 //! Which files switch the hooks off when they are written, and how a word
 //! of a command names one: resolved against the session's working
 //! directory (and the `cd`s before it), `~` and `$HOME`, then normalized
-//! lexically (`.git//hooks`, `.git/./hooks`, `a/../.git/hooks`). A word the
-//! guard cannot resolve (another variable, a command substitution, a glob)
-//! is judged by its text.
+//! lexically (`.git//hooks`, `.git/./hooks`, `a/../.git/hooks`). A word
+//! with a glob or a brace expansion (`.git/*`, `.husk?`, `.git/{hooks,x}`)
+//! is a pattern, protected when the shell could expand it to a protected
+//! file or a directory holding one (matched as the shell matches: `*` never
+//! crosses a `/` nor takes a leading `.`). A word the guard cannot resolve
+//! (another variable, a command substitution) is judged by its text.
 //!
 //! The protected files:
 //!
 //! * the repository's hooks directory (`git rev-parse --git-path hooks`,
 //!   which follows `core.hooksPath`) and the default `.git/hooks`;
+//! * the gate's own state under the git directory (`mastermind-hooks/`:
+//!   the agent hooks' memory of the landing target and their block counts,
+//!   the runner's records), which decide what the stop hook judges;
 //! * the git directory itself and git's configuration files (the
 //!   repository's `config`, `~/.gitconfig`, `~/.config/git/config`,
 //!   `/etc/gitconfig`), which decide where hooks run;
@@ -40,7 +46,13 @@ pub enum Protected {
     HookManager,
     /// A shell profile or env file, written with `MASTERMIND_HOOKS_*`.
     Profile,
+    /// The gate's own state under the git directory.
+    GateState,
 }
+
+/// The gate's state directory below the git directory (as
+/// `crate::agent::loop_guard` and the runner keep it).
+pub const STATE_DIR: &str = "mastermind-hooks";
 
 /// The hook managers' configuration files (as `crate::install` reads them).
 pub const MANAGER_FILES: &[&str] = &[
@@ -107,6 +119,9 @@ pub struct Places {
 pub enum Named {
     /// Resolved to an absolute, normalized path.
     Path(PathBuf),
+    /// A glob or brace pattern, made absolute and normalized: every path
+    /// the shell may expand it to.
+    Pattern(PathBuf),
     /// Not resolvable here: its text, normalized.
     Text(String),
 }
@@ -130,7 +145,17 @@ pub fn normalize(path: &Path) -> PathBuf {
 }
 
 fn dynamic(word: &str) -> bool {
-    word.contains(['$', '`', '*', '?', '['])
+    word.contains(['$', '`'])
+}
+
+/// Whether the shell expands `word` as a glob or a brace list.
+fn is_pattern(word: &str) -> bool {
+    word.contains(['*', '?', '['])
+        || word.split_once('{').is_some_and(|(_, after)| {
+            after
+                .split_once('}')
+                .is_some_and(|(list, _)| list.contains(','))
+        })
 }
 
 /// Resolve `word` against `cwd` (the virtual working directory; `None`
@@ -147,9 +172,199 @@ pub fn resolve(word: &str, cwd: Option<&Path>, places: &Places) -> Named {
         None => (cwd, word),
     };
     match base {
+        Some(base) if !dynamic(rest) && is_pattern(rest) => {
+            Named::Pattern(normalize(&base.join(rest)))
+        }
         Some(base) if !dynamic(rest) => Named::Path(normalize(&base.join(rest))),
         _ => Named::Text(normalize(Path::new(word)).to_string_lossy().into_owned()),
     }
+}
+
+/// Whether the glob component `pattern` matches the file name `name` as
+/// the shell matches it: a leading `.` only by a leading `.`.
+fn component_matches(pattern: &str, name: &str) -> bool {
+    if name.starts_with('.') && !pattern.starts_with('.') {
+        return false;
+    }
+    if !is_pattern(pattern) {
+        return pattern == name;
+    }
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .map(|glob| glob.compile_matcher().is_match(name))
+        .unwrap_or(false)
+}
+
+fn components(path: &Path) -> Vec<String> {
+    path.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect()
+}
+
+/// Whether `pattern` may expand to `anchor` itself or, with `subtree`, to
+/// anything at or below it.
+fn pattern_reaches(pattern: &[String], anchor: &Path, subtree: bool) -> bool {
+    let anchor = components(anchor);
+    let fits = if subtree {
+        pattern.len() >= anchor.len()
+    } else {
+        pattern.len() == anchor.len()
+    };
+    fits && anchor
+        .iter()
+        .zip(pattern)
+        .all(|(name, pat)| component_matches(pat, name))
+}
+
+/// The names a pattern's component is tried against for the protections
+/// by name: inside a harness's directory (`.claude/*`), else only where the
+/// component starts with text of its own (`.c*`, `lefthook*`, not
+/// `*.json`), so a pattern over ordinary files is never taken for a hook
+/// manager's configuration.
+fn named_candidates(component: &str, parent: &str) -> Vec<&'static str> {
+    let literal_start =
+        !component.starts_with(['*', '?', '[', '{']) || matches!(parent, ".claude" | ".codex");
+    if !is_pattern(component) || !literal_start {
+        return Vec::new();
+    }
+    const NAMES: &[&str] = &[
+        ".claude",
+        ".codex",
+        ".husky",
+        "settings.json",
+        "settings.local.json",
+        "managed-settings.json",
+        "config.toml",
+        "hooks.json",
+        "requirements.toml",
+        ".env",
+    ];
+    NAMES
+        .iter()
+        .chain(MANAGER_FILES)
+        .chain(PROFILES)
+        .copied()
+        .filter(|name| component_matches(component, name))
+        .collect()
+}
+
+/// What a pattern may expand to that is protected.
+fn pattern_protected(pattern: &Path, places: &Places, sets_override: bool) -> Option<Protected> {
+    let parts = components(pattern);
+    if let Some(git_dir) = &places.git_dir {
+        let subtrees = [
+            (places.hooks_dir.clone(), Protected::Hook),
+            (Some(git_dir.join("hooks")), Protected::Hook),
+            (Some(git_dir.join(STATE_DIR)), Protected::GateState),
+        ];
+        for (dir, what) in subtrees {
+            if dir.is_some_and(|d| pattern_reaches(&parts, &d, true)) {
+                return Some(what);
+            }
+        }
+        if pattern_reaches(&parts, git_dir, false)
+            || pattern_reaches(&parts, &git_dir.join("config"), false)
+        {
+            return Some(Protected::GitConfig);
+        }
+    } else {
+        let text = pattern.to_string_lossy().into_owned();
+        if let Some(what) = protected(&Named::Text(text), places, sets_override) {
+            return Some(what);
+        }
+    }
+    if let Some(home) = &places.home {
+        for config in [home.join(".gitconfig"), home.join(".config/git/config")] {
+            if pattern_reaches(&parts, &config, false) {
+                return Some(Protected::GitConfig);
+            }
+        }
+    }
+    // The protections by name: each of the last two components in turn
+    // replaced by the protected names it matches (`.claude/*`, `.husk?`,
+    // `.claud?/settings.json`); a protected directory anywhere above
+    // (`.husky/*`) is seen by name as it is.
+    let mut tried: Vec<PathBuf> = vec![pattern.to_path_buf()];
+    for back in 1..=2.min(parts.len()) {
+        let at = parts.len() - back;
+        let mut more = Vec::new();
+        for path in &tried {
+            let mut path_parts = components(path);
+            let parent = at
+                .checked_sub(1)
+                .map(|i| path_parts[i].clone())
+                .unwrap_or_default();
+            for name in named_candidates(&parts[at], &parent) {
+                path_parts[at] = name.to_string();
+                more.push(path_parts.iter().collect::<PathBuf>());
+            }
+        }
+        tried.extend(more);
+    }
+    tried.iter().find_map(|path| by_name(path, sets_override))
+}
+
+/// Hook names a `find` below a hooks directory is tried with.
+const HOOK_NAMES: &[&str] = &[
+    "pre-commit",
+    "pre-push",
+    "pre-merge-commit",
+    "commit-msg",
+    "prepare-commit-msg",
+    "pre-receive",
+    "pre-rebase",
+    "post-checkout",
+];
+
+/// Protected files a walk of the directory `root` (a `find`) may reach:
+/// the hooks and the gate's state when the git directory or the hooks
+/// directory is below `root`, and the harness settings and hook managers'
+/// files at `root` itself.
+pub fn below(root: &Path, places: &Places) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    if let Some(git_dir) = &places.git_dir {
+        dirs.push(git_dir.join("hooks"));
+        if git_dir.starts_with(root) {
+            found.push(git_dir.join("config"));
+            found.push(
+                git_dir
+                    .join(STATE_DIR)
+                    .join("agent-hooks")
+                    .join("state.json"),
+            );
+        }
+    }
+    dirs.extend(places.hooks_dir.clone());
+    for dir in dirs.iter().filter(|d| d.starts_with(root)) {
+        found.extend(HOOK_NAMES.iter().map(|name| dir.join(name)));
+    }
+    for file in [
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+        ".codex/config.toml",
+        ".codex/hooks.json",
+        ".husky/pre-commit",
+        ".husky/pre-push",
+    ] {
+        found.push(root.join(file));
+    }
+    found.extend(MANAGER_FILES.iter().map(|name| root.join(name)));
+    found
+}
+
+/// Whether `find`'s `-name`-like test `pattern` matches the file name
+/// `name` (fnmatch: a leading `.` is matched by `*`).
+pub fn find_name_matches(pattern: &str, name: &str, fold_case: bool) -> bool {
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(false)
+        .case_insensitive(fold_case)
+        .backslash_escape(true)
+        .build()
+        .map(|glob| glob.compile_matcher().is_match(name))
+        .unwrap_or(true)
 }
 
 fn name_of(path: &Path) -> &str {
@@ -208,11 +423,17 @@ pub fn protected(named: &Named, places: &Places, sets_override: bool) -> Option<
                 if name_of(path) == ".git" || text.ends_with("/.git/config") {
                     return Some(Protected::GitConfig);
                 }
+                if text.contains(&format!("/.git/{STATE_DIR}")) {
+                    return Some(Protected::GateState);
+                }
             }
-            if let Some(git_dir) = &places.git_dir
-                && (path == git_dir || path == &git_dir.join("config"))
-            {
-                return Some(Protected::GitConfig);
+            if let Some(git_dir) = &places.git_dir {
+                if path.starts_with(git_dir.join(STATE_DIR)) {
+                    return Some(Protected::GateState);
+                }
+                if path == git_dir || path == &git_dir.join("config") {
+                    return Some(Protected::GitConfig);
+                }
             }
             if let Some(home) = &places.home
                 && (path == &home.join(".gitconfig") || path == &home.join(".config/git/config"))
@@ -233,6 +454,9 @@ pub fn protected(named: &Named, places: &Places, sets_override: bool) -> Option<
             if hooks {
                 return Some(Protected::Hook);
             }
+            if segments.windows(2).any(|w| w == [".git", STATE_DIR]) {
+                return Some(Protected::GateState);
+            }
             if segments.last() == Some(&".git")
                 || segments.ends_with(&[".git", "config"])
                 || text.ends_with(".gitconfig")
@@ -245,6 +469,7 @@ pub fn protected(named: &Named, places: &Places, sets_override: bool) -> Option<
             }
             by_name(path, sets_override)
         }
+        Named::Pattern(pattern) => pattern_protected(pattern, places, sets_override),
     }
 }
 

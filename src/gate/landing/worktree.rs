@@ -43,7 +43,8 @@ pub struct AgentTarget {
 
 /// The agent's work as its stop hook judges it: every commit since the
 /// merge base of HEAD with the default branch (as the remote reports it,
-/// else every default branch the clone knows) and with its upstream
+/// else every default branch the clone knows; both where the remote's
+/// default branch is HEAD or past it) and with its upstream
 /// (`@{upstream}`), whichever is oldest, never a ref that points at HEAD
 /// itself (a pushed
 /// branch's upstream, a tracking ref moved onto HEAD), and the working tree,
@@ -67,16 +68,28 @@ pub fn agent_landing(repo: &Repo, target: &AgentTarget) -> Result<Landing, RepoE
     // else every default branch the clone knows (a remote's HEAD, main or
     // master, the local main or master), so one moved ref hides nothing.
     let mut others: Vec<gix::ObjectId> = Vec::new();
-    match &target.remote_default {
-        Some((_, tip)) => others.push(*tip),
-        None => {
-            others.extend(crate::repo::remote::local_default_tips(repo));
-            for branch in ["main", "master"] {
-                if let Ok(id) = repo.resolve_commit(&format!("refs/heads/{branch}")) {
-                    others.push(id);
-                }
+    let clone_knows = |others: &mut Vec<gix::ObjectId>| {
+        others.extend(crate::repo::remote::local_default_tips(repo));
+        for branch in ["main", "master"] {
+            if let Ok(id) = repo.resolve_commit(&format!("refs/heads/{branch}")) {
+                others.push(id);
             }
         }
+    };
+    match &target.remote_default {
+        Some((_, tip)) => {
+            others.push(*tip);
+            // The remote says the work has landed (its default branch is
+            // HEAD or past it): a remote the agent pointed `origin` at says
+            // that too, so the clone's own default branches must agree
+            // (where the work really landed they are HEAD, and add nothing).
+            if let Some(head) = head
+                && repo.merge_base(head, *tip)? == Some(head)
+            {
+                clone_knows(&mut others);
+            }
+        }
+        None => clone_knows(&mut others),
     }
     others.extend(upstream);
     let since = match head {
