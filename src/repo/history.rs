@@ -423,6 +423,18 @@ impl Repo {
     }
 }
 
+/// The parents of every two-parent merge among `commits`: the merges
+/// [`Repo::commit_changes`] asks git for, to compute ahead in one process
+/// ([`Repo::prepare_merges`]).
+pub fn merge_pairs(commits: &[CommitMeta]) -> impl Iterator<Item = (ObjectId, ObjectId)> + '_ {
+    commits
+        .iter()
+        .filter_map(|meta| match meta.parents.as_slice() {
+            [ours, theirs] => Some((*ours, *theirs)),
+            _ => None,
+        })
+}
+
 /// Order commits so that every commit comes after all of its parents that
 /// are in the list; among independent commits, older walk positions first.
 pub(crate) fn topological(commits: Vec<CommitMeta>) -> Vec<CommitMeta> {

@@ -1,11 +1,15 @@
 //! Merges as git makes them (DESIGN.md section 5): every merge base and
 //! git's own merge algorithm, by running `git merge-tree --write-tree`
-//! (git 2.38 or newer) once per pair of commits. git writes the merge's new
-//! objects (the result's trees, merged blobs, virtual merge bases) into a
-//! scratch object directory outside the repository, reading the
-//! repository's own objects (and a pre-receive quarantine) as alternates;
-//! they are carried into this process's in-memory object store, so nothing
-//! is ever written to the repository.
+//! (git 2.38 or newer). The merges of a whole range are computed ahead in
+//! one process ([`Repo::prepare_merges`]: `git merge-tree --stdin`, git
+//! 2.40 or newer), so a history with a thousand merges costs one process,
+//! not a thousand; a merge that batch did not settle (an older git, a
+//! merge git refuses) is computed alone when asked, which gives its error.
+//! git writes the merge's new objects (the result's trees, merged blobs,
+//! virtual merge bases) into a scratch object directory outside the
+//! repository, reading the repository's own objects (and a pre-receive
+//! quarantine) as alternates; they are carried into this process's
+//! in-memory object store, so nothing is ever written to the repository.
 //!
 //! What a merge owns ([`own_changes`]) is what its result makes differ from
 //! that merge, plus the paths the merge could not resolve: one routine for
@@ -47,6 +51,53 @@ fn parse_merge_tree(stdout: &[u8]) -> Option<Merge> {
     Some(Merge { tree, conflicts })
 }
 
+/// Parse the output of `git merge-tree --stdin --write-tree -z --name-only
+/// --no-messages` for `count` merges: per merge its status (`1` clean, `0`
+/// conflicted), the tree id and the conflicted paths, each NUL-terminated,
+/// and an empty field closing the merge. `None` unless it is exactly
+/// `count` well-formed merges (a status below 0 is a merge git could not
+/// make).
+fn parse_merge_tree_batch(stdout: &[u8], count: usize) -> Option<Vec<Merge>> {
+    let mut fields = stdout.split(|b| *b == 0);
+    let mut merges = Vec::with_capacity(count);
+    for _ in 0..count {
+        let clean = match fields.next()? {
+            b"1" => true,
+            b"0" => false,
+            _ => return None,
+        };
+        let tree = ObjectId::from_hex(fields.next()?).ok()?;
+        let mut conflicts: Vec<BString> = Vec::new();
+        loop {
+            match fields.next()? {
+                b"" => break,
+                path => conflicts.push(BString::from(path)),
+            }
+        }
+        // A conflict git reports only as a message (a directory rename
+        // split between sides) leaves no path: the merge is still taken as
+        // the tree it wrote, as for a single merge.
+        if clean && !conflicts.is_empty() {
+            return None;
+        }
+        conflicts.sort();
+        conflicts.dedup();
+        merges.push(Merge { tree, conflicts });
+    }
+    // Nothing after the last merge but the end of the output.
+    match (fields.next(), fields.next()) {
+        (Some(b""), None) | (None, None) => Some(merges),
+        _ => None,
+    }
+}
+
+/// What a merge of two commits is before any merging: an answer git would
+/// give without merging anything, or a merge git must make.
+enum Before {
+    Known(Option<Merge>),
+    NeedsGit,
+}
+
 impl Repo {
     /// Git's merge of `ours` and `theirs`, computed once per pair; `None`
     /// when they share no history (or a shallow clone hides it).
@@ -62,51 +113,123 @@ impl Repo {
     }
 
     fn compute_merge(&self, ours: ObjectId, theirs: ObjectId) -> Result<Option<Merge>> {
-        let whole = |tree| Merge {
-            tree,
-            conflicts: Vec::new(),
+        match self.before_merging(ours, theirs)? {
+            Before::Known(merge) => Ok(merge),
+            Before::NeedsGit => self.git_merge_tree(ours, theirs).map(Some),
+        }
+    }
+
+    /// The exact answers git would give without merging anything: one side
+    /// contains the other (the merge base is that side), both sides hold
+    /// the same tree, or they share no history.
+    fn before_merging(&self, ours: ObjectId, theirs: ObjectId) -> Result<Before> {
+        let whole = |tree| {
+            Before::Known(Some(Merge {
+                tree,
+                conflicts: Vec::new(),
+            }))
         };
         let our_tree = self.commit_tree(ours)?;
         let their_tree = self.commit_tree(theirs)?;
-        // Exact answers git would give without merging anything: one side
-        // contains the other (the merge base is that side), or both sides
-        // hold the same tree.
         if ours == theirs || our_tree == their_tree {
-            return Ok(Some(whole(our_tree)));
+            return Ok(whole(our_tree));
         }
-        match self.merge_base(ours, theirs)? {
-            None => return Ok(None),
-            Some(base) if base == ours => return Ok(Some(whole(their_tree))),
-            Some(base) if base == theirs => return Ok(Some(whole(our_tree))),
-            Some(_) => {}
+        Ok(match self.merge_base(ours, theirs)? {
+            None => Before::Known(None),
+            Some(base) if base == ours => whole(their_tree),
+            Some(base) if base == theirs => whole(our_tree),
+            Some(_) => Before::NeedsGit,
+        })
+    }
+
+    /// Compute git's merges of `pairs` (ours, theirs) ahead, in one
+    /// `git merge-tree --stdin` process for all those git must make, so
+    /// that [`Repo::merge_commits`] finds them done. Best effort: a pair
+    /// it cannot settle (a git before 2.40, which has no `--stdin`, a merge
+    /// git refuses, a commit that cannot be read) is left to
+    /// [`Repo::merge_commits`], which computes it alone and gives its error.
+    pub fn prepare_merges(&self, pairs: impl IntoIterator<Item = (ObjectId, ObjectId)>) {
+        let mut batch: Vec<(ObjectId, ObjectId)> = Vec::new();
+        for pair in pairs {
+            if self.merges.borrow().contains_key(&pair) || batch.contains(&pair) {
+                continue;
+            }
+            match self.before_merging(pair.0, pair.1) {
+                Ok(Before::Known(merge)) => {
+                    self.merges.borrow_mut().insert(pair, merge);
+                }
+                Ok(Before::NeedsGit) => batch.push(pair),
+                Err(_) => {}
+            }
         }
-        self.git_merge_tree(ours, theirs).map(Some)
+        // One merge costs one process either way; its errors are the
+        // single merge's to give.
+        if batch.len() < 2 || !self.batch_merges.get() {
+            return;
+        }
+        match self.git_merge_tree_batch(&batch) {
+            Some(merges) => {
+                let mut memo = self.merges.borrow_mut();
+                for (pair, merge) in batch.into_iter().zip(merges) {
+                    memo.insert(pair, Some(merge));
+                }
+            }
+            None => self.batch_merges.set(false),
+        }
+    }
+
+    /// `git merge-tree --stdin` over `pairs`, its objects carried into
+    /// memory: the merges in order, or `None` where git could not make
+    /// them all (or has no `--stdin`).
+    fn git_merge_tree_batch(&self, pairs: &[(ObjectId, ObjectId)]) -> Option<Vec<Merge>> {
+        use std::io::Write;
+        let scratch = MergeScratch::new(self).ok()?;
+        let mut command = scratch.command(self);
+        command
+            .args([
+                "merge-tree",
+                "--stdin",
+                "--write-tree",
+                "-z",
+                "--name-only",
+                "--no-messages",
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let mut child = command.spawn().ok()?;
+        let input: String = pairs
+            .iter()
+            .map(|(ours, theirs)| format!("{ours} {theirs}\n"))
+            .collect();
+        let mut stdin = child.stdin.take()?;
+        // Written beside the reading: git answers each line as it reads it,
+        // and a full pipe either way would stop both processes.
+        let writer = std::thread::Builder::new()
+            .name("merge-tree-stdin".into())
+            .spawn(move || stdin.write_all(input.as_bytes()));
+        let output = child.wait_with_output().ok();
+        let wrote = match writer {
+            Ok(writer) => writer.join().ok().is_some_and(|w| w.is_ok()),
+            Err(_) => false,
+        };
+        let output = output?;
+        if !wrote || output.status.code() != Some(0) {
+            return None;
+        }
+        let merges = parse_merge_tree_batch(&output.stdout, pairs.len())?;
+        self.adopt_loose_objects(&scratch.objects).ok()?;
+        Some(merges)
     }
 
     /// Run `git merge-tree --write-tree` with its object writes sent to a
     /// scratch directory, and carry the new objects into memory.
     fn git_merge_tree(&self, ours: ObjectId, theirs: ObjectId) -> Result<Merge> {
         let what = format!("the merge of {} and {}", short(ours), short(theirs));
-        let scratch = tempfile::Builder::new()
-            .prefix("mastermind-hooks-merge-")
-            .tempdir()
-            .map_err(|e| {
-                unavailable(format!("cannot compute {what}: no scratch directory: {e}"))
-            })?;
-        let objects = scratch.path().join("objects");
-        std::fs::create_dir_all(&objects)
+        let scratch = MergeScratch::new(self)
             .map_err(|e| unavailable(format!("cannot compute {what}: {e}")))?;
-        let alternates = std::env::join_paths(self.object_dirs.iter())
-            .map_err(|e| unavailable(format!("cannot compute {what}: {e}")))?;
-        let mut command = Command::new("git");
-        let names: Vec<std::ffi::OsString> = std::env::vars_os().map(|(name, _)| name).collect();
-        for name in crate::process_env::git_local_vars_to_clear(names.iter().map(|n| n.as_os_str()))
-        {
-            command.env_remove(name);
-        }
+        let mut command = scratch.command(self);
         command
-            .arg("--git-dir")
-            .arg(self.git_dir())
             .args([
                 "merge-tree",
                 "--write-tree",
@@ -116,11 +239,6 @@ impl Repo {
             ])
             .arg(ours.to_string())
             .arg(theirs.to_string())
-            .env("GIT_OBJECT_DIRECTORY", &objects)
-            .env("GIT_ALTERNATE_OBJECT_DIRECTORIES", &alternates)
-            // As the gate itself: replace refs would show git other commits.
-            .env("GIT_NO_REPLACE_OBJECTS", "1")
-            .env("GIT_TERMINAL_PROMPT", "0")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -147,7 +265,7 @@ impl Repo {
                 stderr.trim()
             )));
         };
-        self.adopt_loose_objects(&objects)?;
+        self.adopt_loose_objects(&scratch.objects)?;
         Ok(merged)
     }
 
@@ -169,6 +287,53 @@ impl Repo {
                 .map_err(|e| unavailable(format!("cannot keep the merge's object {id}: {e}")))?;
         }
         Ok(())
+    }
+}
+
+/// A scratch object directory for git's merges, removed when dropped, and
+/// the object directories git reads beside it.
+struct MergeScratch {
+    _dir: tempfile::TempDir,
+    objects: std::path::PathBuf,
+    alternates: std::ffi::OsString,
+}
+
+impl MergeScratch {
+    fn new(repo: &Repo) -> std::result::Result<MergeScratch, String> {
+        let dir = tempfile::Builder::new()
+            .prefix("mastermind-hooks-merge-")
+            .tempdir()
+            .map_err(|e| format!("no scratch directory: {e}"))?;
+        let objects = dir.path().join("objects");
+        std::fs::create_dir_all(&objects).map_err(|e| e.to_string())?;
+        let alternates =
+            std::env::join_paths(repo.object_dirs.iter()).map_err(|e| e.to_string())?;
+        Ok(MergeScratch {
+            _dir: dir,
+            objects,
+            alternates,
+        })
+    }
+
+    /// `git` on the repository, writing its objects here and reading the
+    /// repository's as alternates, with none of the caller's repository
+    /// variables and no replace refs.
+    fn command(&self, repo: &Repo) -> Command {
+        let mut command = Command::new("git");
+        let names: Vec<std::ffi::OsString> = std::env::vars_os().map(|(name, _)| name).collect();
+        for name in crate::process_env::git_local_vars_to_clear(names.iter().map(|n| n.as_os_str()))
+        {
+            command.env_remove(name);
+        }
+        command
+            .arg("--git-dir")
+            .arg(repo.git_dir())
+            .env("GIT_OBJECT_DIRECTORY", &self.objects)
+            .env("GIT_ALTERNATE_OBJECT_DIRECTORIES", &self.alternates)
+            // As the gate itself: replace refs would show git other commits.
+            .env("GIT_NO_REPLACE_OBJECTS", "1")
+            .env("GIT_TERMINAL_PROMPT", "0");
+        command
     }
 }
 
@@ -262,5 +427,34 @@ mod tests {
         );
         assert_eq!(parse_merge_tree(b""), None);
         assert_eq!(parse_merge_tree(b"not a tree\0"), None);
+    }
+
+    #[test]
+    fn batch_output_is_status_tree_paths_and_an_empty_field_per_merge() {
+        let tree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+        let two = format!("1\0{tree}\0\x000\0{tree}\0b\0a\0\0");
+        let merges = parse_merge_tree_batch(two.as_bytes(), 2).unwrap();
+        assert!(merges[0].conflicts.is_empty());
+        assert_eq!(
+            merges[1].conflicts,
+            [BString::from("a"), BString::from("b")]
+        );
+        // Too few, too many, a failed merge, a clean merge with conflicted
+        // paths, and anything after the last merge: not believed.
+        assert_eq!(parse_merge_tree_batch(two.as_bytes(), 3), None);
+        assert_eq!(parse_merge_tree_batch(two.as_bytes(), 1), None);
+        let failed = format!("-1\0{tree}\0\0");
+        assert_eq!(parse_merge_tree_batch(failed.as_bytes(), 1), None);
+        let clean_with_paths = format!("1\0{tree}\0a\0\0");
+        assert_eq!(parse_merge_tree_batch(clean_with_paths.as_bytes(), 1), None);
+        let conflicted_without = format!("0\0{tree}\0\0");
+        let merges = parse_merge_tree_batch(conflicted_without.as_bytes(), 1).unwrap();
+        assert!(
+            merges[0].conflicts.is_empty(),
+            "as `parse_merge_tree` takes it"
+        );
+        let trailing = format!("1\0{tree}\0\0junk");
+        assert_eq!(parse_merge_tree_batch(trailing.as_bytes(), 1), None);
+        assert_eq!(parse_merge_tree_batch(b"", 0), Some(Vec::new()));
     }
 }

@@ -89,6 +89,10 @@ pub struct Repo {
     object_dirs: Vec<PathBuf>,
     /// Merges computed so far ([`merge`]), by (ours, theirs).
     merges: RefCell<HashMap<(ObjectId, ObjectId), Option<merge::Merge>>>,
+    /// Whether merges may still be computed in bulk ([`Repo::prepare_merges`]):
+    /// cleared once a batch fails (a git without `--stdin`), so the rest
+    /// go one by one without trying again.
+    batch_merges: std::cell::Cell<bool>,
     /// Large trees decoded once into a name index (`.mastermind/tasks` with
     /// thousands of folders): a lookup there costs a hash, not a scan, so
     /// one change touching N task folders costs O(N), not O(N²).
@@ -164,6 +168,7 @@ impl Repo {
             inner,
             object_dirs: vec![own],
             merges: RefCell::new(HashMap::new()),
+            batch_merges: std::cell::Cell::new(true),
             tree_index: RefCell::new(HashMap::new()),
             index_memo: RefCell::new(None),
             small_blobs: RefCell::new(HashMap::new()),
@@ -197,6 +202,7 @@ impl Repo {
             inner: self.inner.with_object_memory(),
             object_dirs: dirs,
             merges: RefCell::new(HashMap::new()),
+            batch_merges: std::cell::Cell::new(true),
             tree_index: RefCell::new(HashMap::new()),
             index_memo: RefCell::new(None),
             small_blobs: RefCell::new(HashMap::new()),

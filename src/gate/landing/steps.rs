@@ -57,7 +57,9 @@ pub fn commits(
     tips: &[ObjectId],
     hidden: &[ObjectId],
 ) -> Result<Vec<Step>, RepoError> {
-    repo.range(tips, hidden)?
+    let range = repo.range(tips, hidden)?;
+    repo.prepare_merges(crate::repo::history::merge_pairs(&range));
+    range
         .iter()
         .map(|meta| Ok(Step::commit(meta, repo.commit_changes(meta)?)))
         .collect()
