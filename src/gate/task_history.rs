@@ -118,7 +118,7 @@ pub fn history(
     }
     let mut steps = Vec::with_capacity(found.len());
     let found = crate::repo::history::topological(found);
-    repo.prepare_merges(crate::repo::history::merge_pairs(&found));
+    repo.prepare_merges(&found);
     for meta in found {
         steps.push(earlier.step(repo, &meta)?);
     }

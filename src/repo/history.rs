@@ -137,16 +137,19 @@ impl Repo {
             Some(parent) => Some(self.commit_tree(*parent)?),
             None => None,
         };
-        let changes = self.tree_changes(first, Some(meta.tree))?;
         let (Some(first), [ours, theirs]) = (first, meta.parents.as_slice()) else {
-            return Ok(changes);
+            return self.tree_changes(first, Some(meta.tree));
         };
         match self.merge_commits(*ours, *theirs)? {
+            // The merge is exactly git's clean merge of its parents (most
+            // merges): it owns nothing, and neither tree needs comparing.
+            Some(merge) if merge.tree == meta.tree && merge.conflicts.is_empty() => Ok(Vec::new()),
             Some(merge) => {
+                let changes = self.tree_changes(Some(first), Some(meta.tree))?;
                 let second = self.commit_tree(*theirs)?;
                 super::merge::own_changes(self, changes, first, second, &merge)
             }
-            None => Ok(changes),
+            None => self.tree_changes(Some(first), Some(meta.tree)),
         }
     }
 
@@ -424,9 +427,11 @@ impl Repo {
 }
 
 /// The parents of every two-parent merge among `commits`: the merges
-/// [`Repo::commit_changes`] asks git for, to compute ahead in one process
+/// [`Repo::commit_changes`] asks git for, computed ahead in one process
 /// ([`Repo::prepare_merges`]).
-pub fn merge_pairs(commits: &[CommitMeta]) -> impl Iterator<Item = (ObjectId, ObjectId)> + '_ {
+pub(crate) fn merge_pairs(
+    commits: &[CommitMeta],
+) -> impl Iterator<Item = (ObjectId, ObjectId)> + '_ {
     commits
         .iter()
         .filter_map(|meta| match meta.parents.as_slice() {

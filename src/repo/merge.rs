@@ -16,12 +16,13 @@
 //! committed merges, the pending merge of pre-merge-commit and CI's landing.
 
 use super::changes::{ChangeKind, PathChange};
+use super::history::CommitMeta;
 use super::tree::{Entry, short};
 use super::{Repo, RepoError, Result};
 use crate::codes::Code;
 use gix::ObjectId;
 use gix::bstr::{BString, ByteSlice};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -105,6 +106,17 @@ impl Repo {
         if let Some(done) = self.merges.borrow().get(&(ours, theirs)) {
             return Ok(done.clone());
         }
+        let pending = self
+            .pending_merges
+            .borrow()
+            .as_ref()
+            .is_some_and(|p| p.pairs.contains(&(ours, theirs)));
+        if pending {
+            self.settle_merges();
+            if let Some(done) = self.merges.borrow().get(&(ours, theirs)) {
+                return Ok(done.clone());
+            }
+        }
         let merged = self.compute_merge(ours, theirs)?;
         self.merges
             .borrow_mut()
@@ -113,16 +125,22 @@ impl Repo {
     }
 
     fn compute_merge(&self, ours: ObjectId, theirs: ObjectId) -> Result<Option<Merge>> {
-        match self.before_merging(ours, theirs)? {
+        let base = |ours, theirs| self.merge_base(ours, theirs);
+        match self.before_merging(ours, theirs, base)? {
             Before::Known(merge) => Ok(merge),
             Before::NeedsGit => self.git_merge_tree(ours, theirs).map(Some),
         }
     }
 
     /// The exact answers git would give without merging anything: one side
-    /// contains the other (the merge base is that side), both sides hold
-    /// the same tree, or they share no history.
-    fn before_merging(&self, ours: ObjectId, theirs: ObjectId) -> Result<Before> {
+    /// contains the other (the merge base, by `merge_base`, is that side),
+    /// both sides hold the same tree, or they share no history.
+    fn before_merging(
+        &self,
+        ours: ObjectId,
+        theirs: ObjectId,
+        mut merge_base: impl FnMut(ObjectId, ObjectId) -> Result<Option<ObjectId>>,
+    ) -> Result<Before> {
         let whole = |tree| {
             Before::Known(Some(Merge {
                 tree,
@@ -134,7 +152,7 @@ impl Repo {
         if ours == theirs || our_tree == their_tree {
             return Ok(whole(our_tree));
         }
-        Ok(match self.merge_base(ours, theirs)? {
+        Ok(match merge_base(ours, theirs)? {
             None => Before::Known(None),
             Some(base) if base == ours => whole(their_tree),
             Some(base) if base == theirs => whole(our_tree),
@@ -148,17 +166,53 @@ impl Repo {
     /// it cannot settle (a git before 2.40, which has no `--stdin`, a merge
     /// git refuses, a commit that cannot be read) is left to
     /// [`Repo::merge_commits`], which computes it alone and gives its error.
-    pub fn prepare_merges(&self, pairs: impl IntoIterator<Item = (ObjectId, ObjectId)>) {
+    pub fn prepare_merges(&self, commits: &[CommitMeta]) {
+        self.start_merges(commits);
+        self.settle_merges();
+    }
+
+    /// [`Repo::prepare_merges`] in the background: git merges while the
+    /// caller does other work; the first [`Repo::merge_commits`] of one of
+    /// these pairs (or [`Repo::settle_merges`]) waits for it. The caller
+    /// settles before it returns, so no thread outlives its work.
+    pub fn start_merges(&self, commits: &[CommitMeta]) {
+        self.settle_merges();
+        let parents: HashMap<ObjectId, &[ObjectId]> = commits
+            .iter()
+            .map(|meta| (meta.id, meta.parents.as_slice()))
+            .collect();
         let mut batch: Vec<(ObjectId, ObjectId)> = Vec::new();
-        for pair in pairs {
-            if self.merges.borrow().contains_key(&pair) || batch.contains(&pair) {
+        let mut queued: HashSet<(ObjectId, ObjectId)> = HashSet::new();
+        for pair in super::history::merge_pairs(commits) {
+            if self.merges.borrow().contains_key(&pair) || !queued.insert(pair) {
                 continue;
             }
-            match self.before_merging(pair.0, pair.1) {
-                Ok(Before::Known(merge)) => {
-                    self.merges.borrow_mut().insert(pair, merge);
+            // Only the answers that need no walk of the history: the merge
+            // bases are git's to find (the walks cost more than the
+            // merges). A pair without common history makes git refuse the
+            // whole batch; the merge bases are then found and the batch
+            // retried.
+            match self.same_sides(pair.0, pair.1) {
+                Ok(Some(merge)) => {
+                    self.merges.borrow_mut().insert(pair, Some(merge));
                 }
-                Ok(Before::NeedsGit) => batch.push(pair),
+                Ok(None) if contains(&parents, pair.1, pair.0) => {
+                    // The second parent's history holds the first (a
+                    // branch rebased before it was merged, as merge queues
+                    // land them): the merge base is the first parent, and
+                    // git's merge is the second parent's tree.
+                    match self.commit_tree(pair.1) {
+                        Ok(tree) => {
+                            let merge = Merge {
+                                tree,
+                                conflicts: Vec::new(),
+                            };
+                            self.merges.borrow_mut().insert(pair, Some(merge));
+                        }
+                        Err(_) => batch.push(pair),
+                    }
+                }
+                Ok(None) => batch.push(pair),
                 Err(_) => {}
             }
         }
@@ -167,59 +221,79 @@ impl Repo {
         if batch.len() < 2 || !self.batch_merges.get() {
             return;
         }
-        match self.git_merge_tree_batch(&batch) {
-            Some(merges) => {
-                let mut memo = self.merges.borrow_mut();
-                for (pair, merge) in batch.into_iter().zip(merges) {
-                    memo.insert(pair, Some(merge));
-                }
-            }
-            None => self.batch_merges.set(false),
+        if let Some(pending) = PendingMerges::spawn(self, batch) {
+            *self.pending_merges.borrow_mut() = Some(pending);
         }
     }
 
-    /// `git merge-tree --stdin` over `pairs`, its objects carried into
-    /// memory: the merges in order, or `None` where git could not make
-    /// them all (or has no `--stdin`).
-    fn git_merge_tree_batch(&self, pairs: &[(ObjectId, ObjectId)]) -> Option<Vec<Merge>> {
-        use std::io::Write;
-        let scratch = MergeScratch::new(self).ok()?;
-        let mut command = scratch.command(self);
-        command
-            .args([
-                "merge-tree",
-                "--stdin",
-                "--write-tree",
-                "-z",
-                "--name-only",
-                "--no-messages",
-            ])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        let mut child = command.spawn().ok()?;
-        let input: String = pairs
-            .iter()
-            .map(|(ours, theirs)| format!("{ours} {theirs}\n"))
-            .collect();
-        let mut stdin = child.stdin.take()?;
-        // Written beside the reading: git answers each line as it reads it,
-        // and a full pipe either way would stop both processes.
-        let writer = std::thread::Builder::new()
-            .name("merge-tree-stdin".into())
-            .spawn(move || stdin.write_all(input.as_bytes()));
-        let output = child.wait_with_output().ok();
-        let wrote = match writer {
-            Ok(writer) => writer.join().ok().is_some_and(|w| w.is_ok()),
-            Err(_) => false,
+    /// Wait for the merges [`Repo::start_merges`] started and keep them; a
+    /// batch git refused is retried without the pairs that need no git
+    /// (found through their merge bases), and what is still unsettled is
+    /// left to [`Repo::merge_commits`], one merge at a time.
+    pub fn settle_merges(&self) {
+        let Some(pending) = self.pending_merges.borrow_mut().take() else {
+            return;
         };
-        let output = output?;
-        if !wrote || output.status.code() != Some(0) {
-            return None;
+        let pairs = pending.pairs.clone();
+        match pending.finish(self) {
+            Batch::Merged(merges) => self.keep_merges(pairs, merges),
+            Batch::NoStdin => self.batch_merges.set(false),
+            Batch::Refused => self.merges_through_bases(pairs),
         }
-        let merges = parse_merge_tree_batch(&output.stdout, pairs.len())?;
-        self.adopt_loose_objects(&scratch.objects).ok()?;
-        Some(merges)
+    }
+
+    fn keep_merges(&self, pairs: Vec<(ObjectId, ObjectId)>, merges: Vec<Merge>) {
+        let mut memo = self.merges.borrow_mut();
+        for (pair, merge) in pairs.into_iter().zip(merges) {
+            memo.insert(pair, Some(merge));
+        }
+    }
+
+    /// The merges of `pairs` with their merge bases found first (one commit
+    /// graph for all of them: each commit is read once), so that only the
+    /// merges git must make are sent to it, in one more batch.
+    fn merges_through_bases(&self, pairs: Vec<(ObjectId, ObjectId)>) {
+        let Ok(commit_graph) = self.gix().commit_graph_if_enabled() else {
+            return;
+        };
+        let mut graph = self.gix().revision_graph(commit_graph.as_ref());
+        let mut merge_base = |ours: ObjectId, theirs: ObjectId| {
+            self.gix()
+                .merge_base_with_graph(ours, theirs, &mut graph)
+                .map(|base| base.map(|id| id.detach()))
+                .map_err(|e| unavailable(format!("cannot compute a merge base: {e}")))
+        };
+        let mut batch = Vec::new();
+        for pair in pairs {
+            match self.before_merging(pair.0, pair.1, &mut merge_base) {
+                Ok(Before::Known(merge)) => {
+                    self.merges.borrow_mut().insert(pair, merge);
+                }
+                Ok(Before::NeedsGit) => batch.push(pair),
+                Err(_) => {}
+            }
+        }
+        if batch.len() < 2 {
+            return;
+        }
+        let finished = PendingMerges::spawn(self, batch.clone()).map(|p| p.finish(self));
+        match finished {
+            Some(Batch::Merged(merges)) => self.keep_merges(batch, merges),
+            _ => self.batch_merges.set(false),
+        }
+    }
+
+    /// The merge of two commits when they are the same commit or hold the
+    /// same tree: that tree, as git's merge would give it.
+    fn same_sides(&self, ours: ObjectId, theirs: ObjectId) -> Result<Option<Merge>> {
+        let our_tree = self.commit_tree(ours)?;
+        if ours == theirs || our_tree == self.commit_tree(theirs)? {
+            return Ok(Some(Merge {
+                tree: our_tree,
+                conflicts: Vec::new(),
+            }));
+        }
+        Ok(None)
     }
 
     /// Run `git merge-tree --write-tree` with its object writes sent to a
@@ -335,6 +409,146 @@ impl MergeScratch {
             .env("GIT_TERMINAL_PROMPT", "0");
         command
     }
+}
+
+/// The most commits [`contains`] visits for one merge.
+const CONTAINS_STEPS: usize = 64;
+
+/// Whether `ancestor` is `tip` or in its history, by the `parents` of the
+/// commits at hand only, visiting at most [`CONTAINS_STEPS`] of them:
+/// `false` means "not found that way", never "not an ancestor".
+fn contains(parents: &HashMap<ObjectId, &[ObjectId]>, tip: ObjectId, ancestor: ObjectId) -> bool {
+    let mut stack = vec![tip];
+    let mut seen: HashSet<ObjectId> = HashSet::new();
+    while let Some(commit) = stack.pop() {
+        if commit == ancestor {
+            return true;
+        }
+        if !seen.insert(commit) || seen.len() > CONTAINS_STEPS {
+            continue;
+        }
+        if let Some(up) = parents.get(&commit) {
+            stack.extend(up.iter().copied());
+        }
+    }
+    false
+}
+
+/// How a batch of merges ended.
+enum Batch {
+    /// Every merge, in the order asked.
+    Merged(Vec<Merge>),
+    /// This git has no `git merge-tree --stdin` (before 2.40).
+    NoStdin,
+    /// git refused or failed (a pair without common history stops it).
+    Refused,
+}
+
+/// Merges a batch process takes at least: fewer are not worth a process.
+const MERGES_PER_PROCESS: usize = 32;
+
+/// `git merge-tree --stdin` processes merging `pairs` (one per core for a
+/// large batch, each a consecutive share), each one's input written and
+/// output read on a thread of its own, all writing their objects into
+/// `scratch`.
+pub(crate) struct PendingMerges {
+    pairs: Vec<(ObjectId, ObjectId)>,
+    scratch: MergeScratch,
+    runs: Vec<std::thread::JoinHandle<Option<std::process::Output>>>,
+}
+
+impl PendingMerges {
+    fn spawn(repo: &Repo, pairs: Vec<(ObjectId, ObjectId)>) -> Option<PendingMerges> {
+        let scratch = MergeScratch::new(repo).ok()?;
+        let processes = super::parallel::cores()
+            .min(pairs.len() / MERGES_PER_PROCESS)
+            .clamp(1, 8);
+        let share = pairs.len().div_ceil(processes);
+        let mut runs = Vec::with_capacity(processes);
+        for chunk in pairs.chunks(share.max(1)) {
+            let input: String = chunk
+                .iter()
+                .map(|(ours, theirs)| format!("{ours} {theirs}\n"))
+                .collect();
+            runs.push(spawn_merge_tree(scratch.command(repo), input)?);
+        }
+        Some(PendingMerges {
+            pairs,
+            scratch,
+            runs,
+        })
+    }
+
+    /// Wait for git, read its answers and carry its objects into memory.
+    fn finish(self, repo: &Repo) -> Batch {
+        let mut outputs = Vec::with_capacity(self.runs.len());
+        for run in self.runs {
+            match run.join() {
+                Ok(Some(output)) => outputs.push(output),
+                _ => return Batch::Refused,
+            }
+        }
+        let share = self.pairs.len().div_ceil(outputs.len().max(1));
+        let mut merges = Vec::with_capacity(self.pairs.len());
+        for (output, chunk) in outputs.iter().zip(self.pairs.chunks(share.max(1))) {
+            match output.status.code() {
+                Some(0) => {}
+                // Usage error: an option this git does not know.
+                Some(129) => return Batch::NoStdin,
+                _ => return Batch::Refused,
+            }
+            match parse_merge_tree_batch(&output.stdout, chunk.len()) {
+                Some(done) => merges.extend(done),
+                None => return Batch::Refused,
+            }
+        }
+        if merges.len() != self.pairs.len() {
+            return Batch::Refused;
+        }
+        match repo.adopt_loose_objects(&self.scratch.objects) {
+            Ok(()) => Batch::Merged(merges),
+            Err(_) => Batch::Refused,
+        }
+    }
+}
+
+/// Start `command` (`git merge-tree --stdin ...`) on a thread that writes
+/// `input` to it and collects its output.
+fn spawn_merge_tree(
+    mut command: Command,
+    input: String,
+) -> Option<std::thread::JoinHandle<Option<std::process::Output>>> {
+    use std::io::Write;
+    command
+        .args([
+            "merge-tree",
+            "--stdin",
+            "--write-tree",
+            "-z",
+            "--name-only",
+            "--no-messages",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    std::thread::Builder::new()
+        .name("merge-tree".into())
+        .spawn(move || {
+            let mut child = command.spawn().ok()?;
+            let mut stdin = child.stdin.take()?;
+            // Written beside the reading: git answers each line as it
+            // reads it, and a full pipe either way would stop both.
+            let writer = std::thread::Builder::new()
+                .name("merge-tree-stdin".into())
+                .spawn(move || stdin.write_all(input.as_bytes()));
+            let output = child.wait_with_output().ok();
+            let wrote = match writer {
+                Ok(writer) => writer.join().ok().is_some_and(|w| w.is_ok()),
+                Err(_) => false,
+            };
+            output.filter(|_| wrote)
+        })
+        .ok()
 }
 
 /// What a two-parent merge owns, given `changes` (its result against its

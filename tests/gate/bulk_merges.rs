@@ -64,8 +64,9 @@ fn merge(repo: &TestRepo, other: &str, extra: &[&str], resolve: impl FnOnce(&Tes
     commit(repo, &format!("merge {other}"));
 }
 
-/// A history of `rounds` merges into `main` of every kind, from `seed`.
-fn history(seed: u64, rounds: usize) -> TestRepo {
+/// A history of `rounds` merges into `main` of every kind, from `seed`,
+/// ending (with `stranger`) in a merge of an unrelated history.
+fn history(seed: u64, rounds: usize, stranger: bool) -> TestRepo {
     let repo = TestRepo::new();
     let mut rng = Lcg(seed);
     for f in 0..8 {
@@ -198,6 +199,9 @@ fn history(seed: u64, rounds: usize) -> TestRepo {
             }
         }
     }
+    if !stranger {
+        return repo;
+    }
     // And a merge of an unrelated history.
     repo.git(&["checkout", "-q", "--orphan", "stranger"]);
     repo.git(&["rm", "-rq", "--cached", "."]);
@@ -251,12 +255,22 @@ fn git_merge(repo: &TestRepo, ours: ObjectId, theirs: ObjectId) -> Option<Merge>
 
 #[test]
 fn merges_in_bulk_are_git_merges_one_by_one() {
-    for seed in [1, 7, 53] {
-        let repo = history(seed, 24);
+    // The last history has enough merges for a process per core (at least
+    // 32 merges each), so a machine with two cores merges it in two.
+    for (seed, rounds) in [(1, 24), (7, 24), (53, 80)] {
+        let repo = history(seed, rounds, true);
         let pairs = merge_pairs(&repo);
-        assert!(pairs.len() >= 24, "seed {seed}: {} merges", pairs.len());
+        assert!(pairs.len() >= rounds, "seed {seed}: {} merges", pairs.len());
         let bulk = Repo::discover(repo.path()).expect("open");
-        bulk.prepare_merges(pairs.iter().copied());
+        let commits: Vec<_> = repo
+            .git(&["rev-list", "main"])
+            .lines()
+            .map(|id| {
+                let id = ObjectId::from_hex(id.as_bytes()).expect("id");
+                bulk.commit_meta(id).expect("meta")
+            })
+            .collect();
+        bulk.prepare_merges(&commits);
         let single = Repo::discover(repo.path()).expect("open");
         let mut conflicted = 0;
         for (ours, theirs) in &pairs {
@@ -271,15 +285,32 @@ fn merges_in_bulk_are_git_merges_one_by_one() {
             conflicted += usize::from(by_git.is_some_and(|m| !m.conflicts.is_empty()));
         }
         assert!(conflicted > 0, "seed {seed}: some merge conflicts");
-        // What each merge owns follows: the same in both.
+        // What each merge owns follows: the same in both, and the same as
+        // the long way round (every path of the merge against its first
+        // parent, held against git's merge), which a merge equal to git's
+        // clean merge skips.
         for line in repo.git(&["rev-list", "main"]).lines() {
             let id = ObjectId::from_hex(line.as_bytes()).expect("id");
             let meta = bulk.commit_meta(id).expect("meta");
+            let owned = bulk.commit_changes(&meta).expect("bulk changes");
             assert_eq!(
-                bulk.commit_changes(&meta).expect("bulk changes"),
+                owned,
                 single.commit_changes(&meta).expect("single changes"),
                 "seed {seed}: commit {id}"
             );
+            if let [ours, theirs] = meta.parents.as_slice()
+                && let Some(merge) = single.merge_commits(*ours, *theirs).expect("merge")
+            {
+                let first = single.commit_tree(*ours).expect("tree");
+                let second = single.commit_tree(*theirs).expect("tree");
+                let all = single
+                    .tree_changes(Some(first), Some(meta.tree))
+                    .expect("changes");
+                let long_way =
+                    mastermind_hooks::repo::merge::own_changes(&single, all, first, second, &merge)
+                        .expect("own changes");
+                assert_eq!(owned, long_way, "seed {seed}: merge {id}");
+            }
         }
     }
 }
@@ -305,53 +336,58 @@ fn logging_git(dir: &std::path::Path) -> std::path::PathBuf {
 
 #[test]
 fn a_range_costs_one_merge_process_and_an_old_git_gets_the_same_verdict() {
-    let repo = history(11, 12);
-    let merges = merge_pairs(&repo).len();
-    let base = repo.git(&["rev-list", "--max-parents=0", "main"]);
-    let base = base.lines().last().expect("root").to_string();
-    let scratch = tempfile::tempdir().expect("scratch");
-    let bin = logging_git(scratch.path());
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let log = scratch.path().join("log");
-    let run = |no_stdin: bool| {
-        let _ = std::fs::remove_file(&log);
-        let mut cmd = repo.command(crate::common::BIN);
-        cmd.args([
-            "check", "--ci", "--base", &base, "--head", "main", "--format", "json",
-        ])
-        .env("PATH", &path);
-        if no_stdin {
-            cmd.env("NO_STDIN", "1");
-        }
-        let out = cmd.output().expect("run");
-        let calls = std::fs::read_to_string(&log).unwrap_or_default();
-        let merge_trees: Vec<String> = calls
-            .lines()
-            .filter(|l| l.contains("merge-tree"))
-            .map(str::to_string)
-            .collect();
-        (out, merge_trees)
-    };
-    let (bulk, bulk_calls) = run(false);
-    let (old, old_calls) = run(true);
-    assert_eq!(
-        bulk_calls.len(),
-        1,
-        "one merge-tree process for the range: {bulk_calls:?}"
-    );
-    assert!(bulk_calls[0].contains("--stdin"));
-    assert!(
-        old_calls.len() > 2,
-        "without --stdin, one per merge git must make ({merges} merges): {old_calls:?}"
-    );
-    assert_eq!(bulk.status.code(), old.status.code(), "{}", text(&old));
-    assert_eq!(
-        String::from_utf8_lossy(&bulk.stdout),
-        String::from_utf8_lossy(&old.stdout),
-        "the same report either way"
-    );
+    // Without and with a merge of an unrelated history, which makes git
+    // refuse the batch: then the merge bases are found and the merges git
+    // must make are sent again, once.
+    for (stranger, processes) in [(false, 1), (true, 2)] {
+        let repo = history(11, 12, stranger);
+        let merges = merge_pairs(&repo).len();
+        let base = repo.git(&["rev-list", "--max-parents=0", "main"]);
+        let base = base.lines().last().expect("root").to_string();
+        let scratch = tempfile::tempdir().expect("scratch");
+        let bin = logging_git(scratch.path());
+        let path = format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let log = scratch.path().join("log");
+        let run = |no_stdin: bool| {
+            let _ = std::fs::remove_file(&log);
+            let mut cmd = repo.command(crate::common::BIN);
+            cmd.args([
+                "check", "--ci", "--base", &base, "--head", "main", "--format", "json",
+            ])
+            .env("PATH", &path);
+            if no_stdin {
+                cmd.env("NO_STDIN", "1");
+            }
+            let out = cmd.output().expect("run");
+            let calls = std::fs::read_to_string(&log).unwrap_or_default();
+            let merge_trees: Vec<String> = calls
+                .lines()
+                .filter(|l| l.contains("merge-tree"))
+                .map(str::to_string)
+                .collect();
+            (out, merge_trees)
+        };
+        let (bulk, bulk_calls) = run(false);
+        let (old, old_calls) = run(true);
+        assert_eq!(
+            bulk_calls.len(),
+            processes,
+            "stranger {stranger}: merge-tree processes for the range: {bulk_calls:?}"
+        );
+        assert!(bulk_calls.iter().all(|call| call.contains("--stdin")));
+        assert!(
+            old_calls.len() > 2,
+            "without --stdin, one per merge git must make ({merges} merges): {old_calls:?}"
+        );
+        assert_eq!(bulk.status.code(), old.status.code(), "{}", text(&old));
+        assert_eq!(
+            String::from_utf8_lossy(&bulk.stdout),
+            String::from_utf8_lossy(&old.stdout),
+            "stranger {stranger}: the same report either way"
+        );
+    }
 }
