@@ -85,6 +85,7 @@ impl Repo {
         let committer = decoded
             .committer()
             .map_err(|e| unavailable(format!("commit {id} has an unreadable committer: {e}")))?;
+        self.commit_trees.borrow_mut().insert(id, decoded.tree());
         Ok(CommitMeta {
             id,
             parents: decoded.parents().collect(),

@@ -118,6 +118,13 @@ pub struct Repo {
     /// A batch of merges git is computing in the background
     /// ([`Repo::start_merges`]).
     pending_merges: RefCell<Option<merge::PendingMerges>>,
+    /// The tree of every commit read so far ([`Repo::commit_tree`]): a
+    /// range's changes ask for each parent's tree, whose commit the walk
+    /// has already decoded.
+    pub(crate) commit_trees: RefCell<HashMap<ObjectId, ObjectId>>,
+    /// Merge bases found so far, by the pair asked ([`Repo::merge_base`]):
+    /// CI's landing asks for the same pair twice, each a walk of history.
+    merge_bases: RefCell<HashMap<(ObjectId, ObjectId), Option<ObjectId>>>,
     /// Large trees decoded once into a name index (`.mastermind/tasks` with
     /// thousands of folders): a lookup there costs a hash, not a scan, so
     /// one change touching N task folders costs O(N), not O(N²).
@@ -196,6 +203,8 @@ impl Repo {
             merges: RefCell::new(HashMap::new()),
             batch_merges: std::cell::Cell::new(true),
             pending_merges: RefCell::new(None),
+            commit_trees: RefCell::new(HashMap::new()),
+            merge_bases: RefCell::new(HashMap::new()),
             tree_index: RefCell::new(HashMap::new()),
             index_memo: RefCell::new(None),
             small_blobs: RefCell::new(HashMap::new()),
@@ -232,6 +241,8 @@ impl Repo {
             merges: RefCell::new(HashMap::new()),
             batch_merges: std::cell::Cell::new(true),
             pending_merges: RefCell::new(None),
+            commit_trees: RefCell::new(HashMap::new()),
+            merge_bases: RefCell::new(HashMap::new()),
             tree_index: RefCell::new(HashMap::new()),
             index_memo: RefCell::new(None),
             small_blobs: RefCell::new(HashMap::new()),
@@ -394,20 +405,29 @@ impl Repo {
 
     /// The tree of a commit.
     pub fn commit_tree(&self, commit: ObjectId) -> Result<ObjectId> {
+        if let Some(tree) = self.commit_trees.borrow().get(&commit) {
+            return Ok(*tree);
+        }
         let data = self.loose_or(&commit, gix::object::Kind::Commit, || {
             self.inner
                 .find_commit(commit)
                 .map(|found| found.detach().data)
                 .map_err(|e| object_error(&format!("commit {commit}"), e))
         })?;
-        gix::objs::CommitRefIter::from_bytes(&data, commit.kind())
+        let tree = gix::objs::CommitRefIter::from_bytes(&data, commit.kind())
             .tree_id()
-            .map_err(|e| object_error("commit tree", e))
+            .map_err(|e| object_error("commit tree", e))?;
+        self.commit_trees.borrow_mut().insert(commit, tree);
+        Ok(tree)
     }
 
     /// The best merge base of two commits.
     pub fn merge_base(&self, one: ObjectId, two: ObjectId) -> Result<Option<ObjectId>> {
-        self.inner
+        if let Some(known) = self.merge_bases.borrow().get(&(one, two)) {
+            return Ok(*known);
+        }
+        let base = self
+            .inner
             .merge_base(one, two)
             .map(|base| base.map(|id| id.detach()))
             .map_err(|e| {
@@ -415,7 +435,9 @@ impl Repo {
                     Code::git_object_unavailable,
                     format!("cannot compute the merge base of {one} and {two}: {e}"),
                 )
-            })
+            })?;
+        self.merge_bases.borrow_mut().insert((one, two), base);
+        Ok(base)
     }
 
     /// True for a partial clone (`git clone --filter=...`): objects may be
