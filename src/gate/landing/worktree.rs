@@ -39,6 +39,9 @@ pub struct AgentTarget {
     /// The default branch as the remote reports it (name and tip), when
     /// the clone has the tip; `None`: the clone's own view of it.
     pub remote_default: Option<(String, gix::ObjectId)>,
+    /// HEAD as the hook read it before the gate started: the gate's own
+    /// handle on the repository takes it instead of reading HEAD again.
+    pub head: Option<crate::repo::refs::HeadState>,
 }
 
 /// The agent's work as its stop hook judges it: every commit since the
@@ -53,6 +56,9 @@ pub struct AgentTarget {
 /// committed on its branch relaxes nothing. It is judged as it would land
 /// on the protected branch ([`ViewKind::Agent`]).
 pub fn agent_landing(repo: &Repo, target: &AgentTarget) -> Result<Landing, RepoError> {
+    if let Some(head) = &target.head {
+        repo.assume_head(head.clone());
+    }
     let head = repo.head_commit()?;
     let known = match &target.remote_default {
         Some(reported) => Some(reported.clone()),
