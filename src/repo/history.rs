@@ -427,6 +427,32 @@ impl Repo {
     }
 }
 
+impl Repo {
+    /// Compute git's merges of the two-parent merges among `commits`
+    /// ahead, in one `git merge-tree --stdin` process for all those git
+    /// must make, so that [`Repo::merge_commits`] finds them done. Best
+    /// effort: a pair it cannot settle (a git before 2.40, which has no
+    /// `--stdin`, a merge git refuses, a commit that cannot be read) is
+    /// left to [`Repo::merge_commits`], which computes it alone and gives
+    /// its error.
+    pub fn prepare_merges(&self, commits: &[CommitMeta]) {
+        self.start_merges(commits);
+        self.settle_merges();
+    }
+
+    /// [`Repo::prepare_merges`] in the background: git merges while the
+    /// caller does other work; the first [`Repo::merge_commits`] of one of
+    /// these pairs (or [`Repo::settle_merges`]) waits for it. The caller
+    /// settles before it returns, so no thread outlives its work.
+    pub fn start_merges(&self, commits: &[CommitMeta]) {
+        let parents: HashMap<ObjectId, &[ObjectId]> = commits
+            .iter()
+            .map(|meta| (meta.id, meta.parents.as_slice()))
+            .collect();
+        self.start_merge_pairs(merge_pairs(commits), &parents);
+    }
+}
+
 /// The parents of every two-parent merge among `commits`: the merges
 /// [`Repo::commit_changes`] asks git for, computed ahead in one process
 /// ([`Repo::prepare_merges`]).

@@ -16,7 +16,6 @@
 //! committed merges, the pending merge of pre-merge-commit and CI's landing.
 
 use super::changes::{ChangeKind, PathChange};
-use super::history::CommitMeta;
 use super::tree::{Entry, short};
 use super::{Repo, RepoError, Result};
 use crate::codes::Code;
@@ -160,30 +159,19 @@ impl Repo {
         })
     }
 
-    /// Compute git's merges of `pairs` (ours, theirs) ahead, in one
-    /// `git merge-tree --stdin` process for all those git must make, so
-    /// that [`Repo::merge_commits`] finds them done. Best effort: a pair
-    /// it cannot settle (a git before 2.40, which has no `--stdin`, a merge
-    /// git refuses, a commit that cannot be read) is left to
-    /// [`Repo::merge_commits`], which computes it alone and gives its error.
-    pub fn prepare_merges(&self, commits: &[CommitMeta]) {
-        self.start_merges(commits);
+    /// Compute git's merges of `pairs` (ours, theirs) ahead, in the
+    /// background ([`Repo::start_merges`] with the range's commits):
+    /// `parents` holds the parents of every commit of the range, to tell a
+    /// merge of a rebased branch from one git must compute.
+    pub(crate) fn start_merge_pairs(
+        &self,
+        pairs: impl Iterator<Item = (ObjectId, ObjectId)>,
+        parents: &HashMap<ObjectId, &[ObjectId]>,
+    ) {
         self.settle_merges();
-    }
-
-    /// [`Repo::prepare_merges`] in the background: git merges while the
-    /// caller does other work; the first [`Repo::merge_commits`] of one of
-    /// these pairs (or [`Repo::settle_merges`]) waits for it. The caller
-    /// settles before it returns, so no thread outlives its work.
-    pub fn start_merges(&self, commits: &[CommitMeta]) {
-        self.settle_merges();
-        let parents: HashMap<ObjectId, &[ObjectId]> = commits
-            .iter()
-            .map(|meta| (meta.id, meta.parents.as_slice()))
-            .collect();
         let mut batch: Vec<(ObjectId, ObjectId)> = Vec::new();
         let mut queued: HashSet<(ObjectId, ObjectId)> = HashSet::new();
-        for pair in super::history::merge_pairs(commits) {
+        for pair in pairs {
             if self.merges.borrow().contains_key(&pair) || !queued.insert(pair) {
                 continue;
             }
@@ -196,7 +184,7 @@ impl Repo {
                 Ok(Some(merge)) => {
                     self.merges.borrow_mut().insert(pair, Some(merge));
                 }
-                Ok(None) if contains(&parents, pair.1, pair.0) => {
+                Ok(None) if contains(parents, pair.1, pair.0) => {
                     // The second parent's history holds the first (a
                     // branch rebased before it was merged, as merge queues
                     // land them): the merge base is the first parent, and
