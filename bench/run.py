@@ -2,11 +2,14 @@
 """The benchmark harness: one run, every row side by side with its physical
 limits (git itself, openssl, ajv-cli), medians and ratios, peak memory.
 
-usage: bench/run.py [--sizes small,limit,large] [--runs N] [--rounds N] [--tasks N] [--folders N] [--out bench/RESULTS.md]
+usage: bench/run.py [--sizes small,limit,large] [--runs N] [--rounds N] [--tasks N] [--folders N]
+                    [--formats reftable,sha256] [--merges N] [--budgets-only] [--out bench/RESULTS.md]
 
-Every budget of DESIGN.md section 8 / issue 18 is a row of the "budgets" table:
-the command, its floor (git's own read of the same data, or openssl), both
-measured in one hyperfine call, and the ratio against the limit. `--tasks N`
+Every budget of DESIGN.md section 8 / issues 18 and 53 is a row of the "budgets"
+table: the command, its floor (git's own read of the same data, or openssl), both
+measured side by side in the same hyperfine calls, the ratio against the limit and
+its spread over the calls. `--merges N` adds the generated history of N merges
+(bench/gen_merges.py): check --ci and a pre-receive push of it beside git log --raw. `--tasks N`
 adds the many-tasks row (N tasks with distinct baselines, bench/gen_tasks.py);
 `--folders N` the rows of one commit touching N and 2N task folders
 (bench/gen_folders.py), whose ratio shows how the cost grows.
