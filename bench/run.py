@@ -2,11 +2,14 @@
 """The benchmark harness: one run, every row side by side with its physical
 limits (git itself, openssl, ajv-cli), medians and ratios, peak memory.
 
-usage: bench/run.py [--sizes small,limit,large] [--runs N] [--rounds N] [--tasks N] [--folders N] [--out bench/RESULTS.md]
+usage: bench/run.py [--sizes small,limit,large] [--runs N] [--rounds N] [--tasks N] [--folders N]
+                    [--formats reftable,sha256] [--merges N] [--budgets-only] [--out bench/RESULTS.md]
 
-Every budget of DESIGN.md section 8 / issue 18 is a row of the "budgets" table:
-the command, its floor (git's own read of the same data, or openssl), both
-measured in one hyperfine call, and the ratio against the limit. `--tasks N`
+Every budget of DESIGN.md section 8 / issues 18 and 53 is a row of the "budgets"
+table: the command, its floor (git's own read of the same data, or openssl), both
+measured side by side in the same hyperfine calls, the ratio against the limit and
+its spread over the calls. `--merges N` adds the generated history of N merges
+(bench/gen_merges.py): check --ci and a pre-receive push of it beside git log --raw. `--tasks N`
 adds the many-tasks row (N tasks with distinct baselines, bench/gen_tasks.py);
 `--folders N` the rows of one commit touching N and 2N task folders
 (bench/gen_folders.py), whose ratio shows how the cost grows.
@@ -143,6 +146,7 @@ def hyperfine_many(name, commands, cwd, runs, prepare=None, warmup=2, shell="non
     command's environment."""
     per_round = max(3, -(-runs // ROUNDS))
     times = [[] for _ in commands]
+    rounds = [[] for _ in commands]
     for round_ in range(ROUNDS):
         order = list(range(len(commands)))
         if round_ % 2:
@@ -165,7 +169,29 @@ def hyperfine_many(name, commands, cwd, runs, prepare=None, warmup=2, shell="non
         os.unlink(out)
         for i, r in zip(order, results):
             times[i].extend(r["times"])
-    return [statistics.median(t) for t in times]
+            rounds[i].append(statistics.median(r["times"]))
+    medians = [statistics.median(t) for t in times]
+    ROUND_MEDIANS[id_of(name, medians)] = rounds
+    return medians
+
+
+# Each call's per-round medians, by the call's name and medians
+# (hyperfine_many): what the run-to-run spread of a ratio is taken from.
+ROUND_MEDIANS = {}
+
+
+def id_of(name, medians):
+    return (name, tuple(medians))
+
+
+def spread(name, medians, ours, floor):
+    """The lowest and highest ratio of command `ours` to command `floor`
+    (indexes into the call's commands) over the call's rounds, as text."""
+    rounds = ROUND_MEDIANS.get(id_of(name, medians))
+    if not rounds:
+        return "n/a"
+    ratios = [a / b for a, b in zip(rounds[ours], rounds[floor]) if b]
+    return f"{min(ratios):.2f}-{max(ratios):.2f}x" if ratios else "n/a"
 
 
 def peak_kib(command, cwd):
@@ -271,39 +297,106 @@ SPEC = ".mastermind/tasks/001-bench/spec.md"
 
 
 def budget_rows(repo, runs):
-    """The budgets, each as (name, ours, floor name, floor, limit): the two
-    commands of a row are measured in one hyperfine call."""
+    """The budgets, each as (name, ours, floor name, floor, limit, spread):
+    the two commands of a row are measured in one hyperfine_many call, and
+    the spread is the lowest and highest ratio over its rounds."""
     rows = []
     many = max(runs, 30)
-    staged, diff = hyperfine_many(
+    measured = hyperfine_many(
         "staged", [f"{BIN} check --staged", "git diff --cached --name-only"], repo, many)
-    rows.append(("check --staged, warm", staged, "git diff --cached --name-only", diff, 1.5))
-    worktree, digest_wt, status = hyperfine_many(
+    staged, diff = measured
+    rows.append(("check --staged, warm", staged, "git diff --cached --name-only", diff, 1.5,
+                 spread("staged", measured, 0, 1)))
+    if supports("agent-hook", "stop"):
+        payload = stop_payload(repo)
+        measured = hyperfine_many(
+            "stop", [f"{BIN} agent-hook stop --harness claude-code < {payload}",
+                     "git status --porcelain"], repo, many, shell="sh")
+        rows.append(("agent-hook stop (Claude Code payload, one task changed)", measured[0],
+                     "git status --porcelain", measured[1], 1.1, spread("stop", measured, 0, 1)))
+    measured = hyperfine_many(
         "worktree", [f"{BIN} check --worktree", f"{BIN} digest --worktree", "git status --porcelain"],
         repo, runs)
-    rows.append(("check --worktree", worktree, "git status --porcelain", status, 1.2))
-    rows.append(("digest --worktree", digest_wt, "git status --porcelain", status, 1.2))
-    run, status2 = hyperfine_many(
+    worktree, digest_wt, status = measured
+    rows.append(("check --worktree", worktree, "git status --porcelain", status, 1.2,
+                 spread("worktree", measured, 0, 2)))
+    rows.append(("digest --worktree", digest_wt, "git status --porcelain", status, 1.2,
+                 spread("worktree", measured, 1, 2)))
+    measured = hyperfine_many(
         "verification", [f"{BIN} verification run {SPEC} --id unit", "git status --porcelain"], repo, runs)
-    rows.append(("verification run (two snapshots; the check is `true`)", run, "git status --porcelain",
-                 status2, 2.0))
+    rows.append(("verification run (two snapshots; the check is `true`)", measured[0],
+                 "git status --porcelain", measured[1], 2.0, spread("verification", measured, 0, 1)))
     base = sh(["git", "rev-parse", "HEAD"], cwd=repo, capture=True).stdout.strip()
     install_hooks(repo)
     empty_hooks = os.path.join(WORK, "no-hooks")
     os.makedirs(empty_hooks, exist_ok=True)
+    # The least any gate of what is staged does in its hook: git's own
+    # comparison of the index with HEAD (exec'd, as the installed shim
+    # execs the gate).
+    diff_hooks = os.path.join(WORK, "diff-hooks")
+    os.makedirs(diff_hooks, exist_ok=True)
+    differ = os.path.join(diff_hooks, "pre-commit")
+    with open(differ, "w") as fh:
+        fh.write("#!/bin/sh\nexec git diff --cached --name-only >/dev/null\n")
+    os.chmod(differ, 0o755)
     sh([BIN, "install", "--hook", "pre-commit"], cwd=repo, check=False)
-    hooked, plain = hyperfine_many(
-        "commit", ["git commit -q -m bench", f"git -c core.hooksPath={empty_hooks} commit -q -m bench"],
+    measured = hyperfine_many(
+        "commit", ["git commit -q -m bench", f"git -c core.hooksPath={diff_hooks} commit -q -m bench",
+                   f"git -c core.hooksPath={empty_hooks} commit -q -m bench"],
         repo, runs, prepare=f"git reset -q --soft {base}")
     sh([BIN, "uninstall"], cwd=repo, check=False)
     sh(f"git reset -q --soft {base}", cwd=repo)
-    rows.append(("git commit through the installed hook", hooked, "git commit, no hook", plain, 1.3))
+    hooked, differ_hooked, plain = measured
+    rows.append(("git commit through the installed hook", hooked,
+                 "git commit through a hook running git diff --cached --name-only", differ_hooked, 1.0,
+                 spread("commit", measured, 0, 1)))
+    rows.append(("git commit through the installed hook (beside no hook)", hooked, "git commit, no hook",
+                 plain, 1.3, spread("commit", measured, 0, 2)))
     _, two = openssl_commands(repo, WORK)
-    ci, ssl = hyperfine_many(
+    measured = hyperfine_many(
         "ci", [f"sh -c '{BIN} check --ci --base HEAD~1 --head HEAD > /dev/null'", two], repo,
         max(3, runs // 3), shell="sh")
-    rows.append(("check --ci, cold (no cache, as CI)", ci, "openssl dgst -sha256, 2 processes", ssl, 0.7))
+    rows.append(("check --ci, cold (no cache, as CI)", measured[0], "openssl dgst -sha256, 2 processes",
+                 measured[1], 0.7, spread("ci", measured, 0, 1)))
     return rows
+
+
+def merges_rows(runs, merges=1000):
+    """The generated history of `merges` merges (bench/gen_merges.py, the
+    shape of issue 53's real history): `check --ci` over the whole range
+    beside `git log --raw` of it, and a push of it to a bare repository
+    judged by `check --receive` as its pre-receive hook (GitHub Enterprise
+    Server allows 5 s) beside `git rev-list` of the pushed commits."""
+    path = os.path.join(WORK, f"repo-merges-{merges}")
+    if not os.path.isdir(os.path.join(path, ".git")):
+        sh([sys.executable, os.path.join(HERE, "gen_merges.py"), path, "3000", str(merges)])
+    rng = "bench-merges-base..main"
+    measured = hyperfine_many(
+        "merges-ci", [f"sh -c '{BIN} check --ci --base bench-merges-base --head main > /dev/null; test $? -le 1'",
+                      f"git log --raw --no-renames {rng} > /dev/null"],
+        path, max(3, runs // 3), shell="sh")
+    ci, log = measured
+    bare = path + "-receive.git"
+    if not os.path.isdir(bare):
+        sh(["git", "clone", "-q", "--bare", path, bare])
+        old = sh(["git", "rev-parse", "bench-merges-base"], cwd=bare, capture=True).stdout.strip()
+        new = sh(["git", "rev-parse", "main"], cwd=bare, capture=True).stdout.strip()
+        with open(bare + ".input", "w") as fh:
+            fh.write(f"{old} {new} refs/heads/main\n")
+        # As during a real pre-receive: the branch still names the old tip.
+        sh(["git", "update-ref", "refs/heads/main", old], cwd=bare)
+    lines = bare + ".input"
+    new = open(lines).read().split()[1]
+    old = open(lines).read().split()[0]
+    measured_push = hyperfine_many(
+        "merges-receive", [f"{BIN} check --receive < {shlex.quote(lines)} 2>/dev/null; test $? -le 1",
+                           f"git log --raw --no-renames {old}..{new} > /dev/null"],
+        bare, max(3, runs // 3), shell="sh")
+    receive, log2 = measured_push
+    return [(f"check --ci over {merges:,} merges ({rng})", ci, "git log --raw of the range", log, 5.0,
+             spread("merges-ci", measured, 0, 1)),
+            (f"check --receive, push of {merges:,} merges (pre-receive)", receive, "git log --raw of the push",
+             log2, 5.0, spread("merges-receive", measured_push, 0, 1))]
 
 
 def floor_rows(repo, runs):
@@ -512,6 +605,19 @@ def validate_rows(runs):
     return [("validate 1,000 reports (one process)", ours_s), ("ajv-cli, same 1,000 reports", theirs_s)]
 
 
+BUDGET_HEAD = "| budget | ours | floor | floor median | ratio | spread (rounds) | limit | verdict |"
+BUDGET_RULE = "|---|---|---|---|---|---|---|---|"
+
+
+def budget_line(row):
+    name, ours, floor_name, floor, limit, spread_text = row
+    verdict = "n/a"
+    if ours is not None and floor:
+        verdict = "met" if ours / floor <= limit else f"missed by {ours / floor / limit - 1:.0%}"
+    return (f"| {name} | {fmt(ours)} | {floor_name} | {fmt(floor)} | {ratio(ours, floor)} "
+            f"| {spread_text} | <= {limit}x | {verdict} |")
+
+
 def fmt(seconds):
     if seconds is None:
         return "n/a"
@@ -552,6 +658,11 @@ def main():
     parser.add_argument("--formats", default="reftable,sha256",
                         help="other repository formats to measure the budgets in: "
                              + ", ".join(FORMATS) + " (empty: none)")
+    parser.add_argument("--merges", type=int, default=1000,
+                        help="the generated history of this many merges (bench/gen_merges.py; 0: none)")
+    parser.add_argument("--budgets-only", action="store_true",
+                        help="only the budgets and where a staged check's time goes (no memory, "
+                             "gate, executable or validate rows): a shorter run on a loaded machine")
     parser.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"))
     args = parser.parse_args()
     ROUNDS = max(1, args.rounds)
@@ -564,13 +675,27 @@ def main():
             sys.exit(f"bench: {tool} is missing (Debian: apt install {tool})")
     os.makedirs(WORK, exist_ok=True)
     build()
-    lines = [f"Machine: {machine()}.", ""]
+    started = load_average()
+    lines = [f"Machine: {machine()}. Build: `cargo build --release` (the conventional profile). "
+             f"Load average at the start: {started}.", ""]
     for size in args.sizes.split(","):
         repo = repo_for(size)
         files, total = SIZES[size]
         print(f"== {size}: {files} files, {total // (1024 * 1024)} MiB", file=sys.stderr)
         budgets = budget_rows(repo, args.runs)
         floors = floor_rows(repo, args.runs)
+        if args.budgets_only:
+            lines += [f"### {size}: {files:,} files, {total // (1024 * 1024)} MiB", "",
+                      BUDGET_HEAD, BUDGET_RULE]
+            lines += [budget_line(row) for row in budgets]
+            lines += ["", "| where a staged check's time goes | ours | git | git median | ratio | ours - git |",
+                      "|---|---|---|---|---|---|"]
+            for name, ours, git_name, git in floors:
+                extra = fmt(ours - git) if ours is not None and git is not None else "n/a"
+                lines.append(f"| {name} | {fmt(ours)} | {git_name} | {fmt(git)} | {ratio(ours, git)} | {extra} |")
+            lines.append("")
+            lines += formats_lines(size, formats, budgets, args.runs)
+            continue
         rows = dict(gate_rows(repo, args.runs))
         if supports("agent-hook", "stop"):
             rows.update(agent_hook_rows(repo, args.runs))
@@ -586,14 +711,8 @@ def main():
         status = rows.get("git status --porcelain")
         ssl2 = rows.get("openssl dgst -sha256, 2 processes")
         lines += [f"### {size}: {files:,} files, {total // (1024 * 1024)} MiB", "",
-                  "| budget | ours | floor | floor median | ratio | limit | verdict |",
-                  "|---|---|---|---|---|---|---|"]
-        for name, ours, floor_name, floor, limit in budgets:
-            verdict = "n/a"
-            if ours is not None and floor:
-                verdict = "met" if ours / floor <= limit else f"missed by {ours / floor / limit - 1:.0%}"
-            lines.append(f"| {name} | {fmt(ours)} | {floor_name} | {fmt(floor)} | {ratio(ours, floor)} "
-                         f"| <= {limit}x | {verdict} |")
+                  BUDGET_HEAD, BUDGET_RULE]
+        lines += [budget_line(row) for row in budgets]
         heap = peak.get("check --ci", (None, None))[1]
         verdict = "n/a" if heap is None else ("met" if heap <= 32 * 1024 else f"missed by {heap / (32 * 1024) - 1:.0%}")
         lines.append(f"| check --ci peak heap | {mib(heap)} | | | | <= 32 MiB | {verdict} |")
@@ -624,23 +743,16 @@ def main():
             budget = "< 64 MiB on the limit repo" if name.startswith("check") else ""
             lines.append(f"| {name} | {mib(rss)} | {mib(heap)} | {budget} |")
         lines.append("")
-        if formats:
-            # The same budgets in the other formats: each ratio against git
-            # on that repository, beside the default format's from above.
-            default = {name: (ours, floor) for name, ours, _, floor, _ in budgets}
-            lines += [f"#### {size}: the same content in other repository formats", "",
-                      "| budget | format (git says) | ours | floor median | ratio | files/sha1 ratio | limit | verdict |",
-                      "|---|---|---|---|---|---|---|---|"]
-            for kind, said, kind_budgets in formats_rows(size, formats, args.runs):
-                for name, ours, _, floor, limit in kind_budgets:
-                    verdict = "n/a"
-                    if ours is not None and floor:
-                        verdict = "met" if ours / floor <= limit else f"missed by {ours / floor / limit - 1:.0%}"
-                    base = default.get(name, (None, None))
-                    lines.append(f"| {name} | {kind} ({said}) | {fmt(ours)} "
-                                 f"| {fmt(floor)} | {ratio(ours, floor)} | {ratio(*base)} "
-                                 f"| <= {limit}x | {verdict} |")
-            lines.append("")
+        lines += formats_lines(size, formats, budgets, args.runs)
+    if args.merges:
+        lines += [f"### a history of {args.merges:,} merges (bench/gen_merges.py)", "",
+                  BUDGET_HEAD, BUDGET_RULE]
+        lines += [budget_line(row) for row in merges_rows(args.runs, args.merges)]
+        lines.append("")
+    if args.budgets_only:
+        lines.append(f"Load average at the end: {load_average()}.")
+        write_results(args.out, lines)
+        return
     if args.tasks:
         ours, floor, heap, rss = tasks_row(args.tasks, args.runs)
         lines += [f"### {args.tasks} tasks, distinct baselines, 20,000 files", "",
@@ -668,10 +780,48 @@ def main():
     lines += ["### validate", "", "| row | median | ratio | budget |", "|---|---|---|---|",
               f"| validate 1,000 reports (one process) | {fmt(ours)} | {ratio(ours, ajv)} of ajv-cli | <= 0.1x ajv-cli |",
               f"| ajv-cli, same 1,000 reports | {fmt(ajv)} | | |", ""]
+    lines.append(f"Load average at the end: {load_average()}.")
+    write_results(args.out, lines)
+
+
+def write_results(path, lines):
     text = "\n".join(lines)
-    with open(args.out, "w") as fh:
+    with open(path, "w") as fh:
         fh.write(text + "\n")
     print(text)
+
+
+def load_average():
+    """The 1, 5 and 15 minute load averages: on a shared machine the
+    ratios hold, the absolute times do not."""
+    try:
+        one, five, fifteen = os.getloadavg()
+    except OSError:
+        return "n/a"
+    return f"{one:.2f}, {five:.2f}, {fifteen:.2f} ({os.cpu_count()} cores)"
+
+
+def formats_lines(size, formats, budgets, runs):
+    """The same budgets in the other formats: each ratio against git on
+    that repository, beside the default format's from above."""
+    lines = []
+    if not formats:
+        return lines
+    default = {name: (ours, floor) for name, ours, _, floor, _, _ in budgets}
+    lines += [f"#### {size}: the same content in other repository formats", "",
+              "| budget | format (git says) | ours | floor median | ratio | spread (rounds) | files/sha1 ratio | limit | verdict |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for kind, said, kind_budgets in formats_rows(size, formats, runs):
+        for name, ours, _, floor, limit, spread_text in kind_budgets:
+            verdict = "n/a"
+            if ours is not None and floor:
+                verdict = "met" if ours / floor <= limit else f"missed by {ours / floor / limit - 1:.0%}"
+            base = default.get(name, (None, None))
+            lines.append(f"| {name} | {kind} ({said}) | {fmt(ours)} "
+                         f"| {fmt(floor)} | {ratio(ours, floor)} | {spread_text} | {ratio(*base)} "
+                         f"| <= {limit}x | {verdict} |")
+    lines.append("")
+    return lines
 
 
 if __name__ == "__main__":

@@ -117,7 +117,9 @@ pub fn history(
         stack.extend(meta.parents.iter().copied());
     }
     let mut steps = Vec::with_capacity(found.len());
-    for meta in crate::repo::history::topological(found) {
+    let found = crate::repo::history::topological(found);
+    repo.prepare_merges(&found);
+    for meta in found {
         steps.push(earlier.step(repo, &meta)?);
     }
     let mut boundaries = Vec::new();

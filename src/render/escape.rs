@@ -7,11 +7,29 @@
 /// Every control character (C0, DEL, C1) as a visible escape: `\n`, `\r`,
 /// `\t`, `\u{1b}`. Text without control characters is unchanged.
 pub fn control(text: &str) -> String {
+    if !has_control(text.as_bytes()) {
+        return text.to_string();
+    }
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         push_escaped(&mut out, c);
     }
     out
+}
+
+/// Whether UTF-8 `bytes` hold a control character: a C0 byte, DEL, or a
+/// C1 character (U+0080 to U+009F, encoded `C2 80` to `C2 9F`). A scan of
+/// the bytes, where the escaping walks characters: a report of thousands
+/// of findings is rendered at the cost of copying it.
+fn has_control(bytes: &[u8]) -> bool {
+    bytes.iter().enumerate().any(|(i, b)| {
+        *b < 0x20
+            || *b == 0x7f
+            || (*b == 0xc2
+                && bytes
+                    .get(i + 1)
+                    .is_some_and(|next| (0x80..=0x9f).contains(next)))
+    })
 }
 
 fn push_escaped(out: &mut String, c: char) {
@@ -100,6 +118,21 @@ mod tests {
             "a\\nb\\rc\\td\\u{1b}[31me\\u{7f}"
         );
         assert_eq!(control("plain/path é.md"), "plain/path é.md");
+        // C1 controls (two bytes in UTF-8) too; other two-byte characters
+        // starting with the same byte are text.
+        assert_eq!(control("a\u{85}b\u{9f}"), "a\\u{85}b\\u{9f}");
+        assert_eq!(control("\u{a0}\u{bf}"), "\u{a0}\u{bf}");
+    }
+
+    proptest::proptest! {
+        /// The scan for control characters agrees with `char::is_control`.
+        #[test]
+        fn the_byte_scan_finds_what_the_characters_hold(text in "\\PC*|[\\x00-\\x7f\\u{80}-\\u{a0}]{0,12}") {
+            proptest::prop_assert_eq!(
+                has_control(text.as_bytes()),
+                text.chars().any(char::is_control)
+            );
+        }
     }
 
     #[test]

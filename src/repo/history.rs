@@ -85,6 +85,7 @@ impl Repo {
         let committer = decoded
             .committer()
             .map_err(|e| unavailable(format!("commit {id} has an unreadable committer: {e}")))?;
+        self.commit_trees.borrow_mut().insert(id, decoded.tree());
         Ok(CommitMeta {
             id,
             parents: decoded.parents().collect(),
@@ -137,16 +138,19 @@ impl Repo {
             Some(parent) => Some(self.commit_tree(*parent)?),
             None => None,
         };
-        let changes = self.tree_changes(first, Some(meta.tree))?;
         let (Some(first), [ours, theirs]) = (first, meta.parents.as_slice()) else {
-            return Ok(changes);
+            return self.tree_changes(first, Some(meta.tree));
         };
         match self.merge_commits(*ours, *theirs)? {
+            // The merge is exactly git's clean merge of its parents (most
+            // merges): it owns nothing, and neither tree needs comparing.
+            Some(merge) if merge.tree == meta.tree && merge.conflicts.is_empty() => Ok(Vec::new()),
             Some(merge) => {
+                let changes = self.tree_changes(Some(first), Some(meta.tree))?;
                 let second = self.commit_tree(*theirs)?;
                 super::merge::own_changes(self, changes, first, second, &merge)
             }
-            None => Ok(changes),
+            None => self.tree_changes(Some(first), Some(meta.tree)),
         }
     }
 
@@ -421,6 +425,46 @@ impl Repo {
         }
         Ok(self.merge_base(ancestor, descendant)? == Some(ancestor))
     }
+}
+
+impl Repo {
+    /// Compute git's merges of the two-parent merges among `commits`
+    /// ahead, in one `git merge-tree --stdin` process for all those git
+    /// must make, so that [`Repo::merge_commits`] finds them done. Best
+    /// effort: a pair it cannot settle (a git before 2.40, which has no
+    /// `--stdin`, a merge git refuses, a commit that cannot be read) is
+    /// left to [`Repo::merge_commits`], which computes it alone and gives
+    /// its error.
+    pub fn prepare_merges(&self, commits: &[CommitMeta]) {
+        self.start_merges(commits);
+        self.settle_merges();
+    }
+
+    /// [`Repo::prepare_merges`] in the background: git merges while the
+    /// caller does other work; the first [`Repo::merge_commits`] of one of
+    /// these pairs (or [`Repo::settle_merges`]) waits for it. The caller
+    /// settles before it returns, so no thread outlives its work.
+    pub fn start_merges(&self, commits: &[CommitMeta]) {
+        let parents: HashMap<ObjectId, &[ObjectId]> = commits
+            .iter()
+            .map(|meta| (meta.id, meta.parents.as_slice()))
+            .collect();
+        self.start_merge_pairs(merge_pairs(commits), &parents);
+    }
+}
+
+/// The parents of every two-parent merge among `commits`: the merges
+/// [`Repo::commit_changes`] asks git for, computed ahead in one process
+/// ([`Repo::prepare_merges`]).
+pub(crate) fn merge_pairs(
+    commits: &[CommitMeta],
+) -> impl Iterator<Item = (ObjectId, ObjectId)> + '_ {
+    commits
+        .iter()
+        .filter_map(|meta| match meta.parents.as_slice() {
+            [ours, theirs] => Some((*ours, *theirs)),
+            _ => None,
+        })
 }
 
 /// Order commits so that every commit comes after all of its parents that

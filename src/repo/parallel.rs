@@ -15,7 +15,7 @@ fn threads_for(jobs: usize) -> usize {
 
 /// The cores this process may use, asked once: the answer reads the
 /// cgroup's CPU quota from `/proc` and `/sys` on every call.
-fn cores() -> usize {
+pub(super) fn cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }

@@ -65,12 +65,18 @@ pub struct Reference {
     pub id: Option<ObjectId>,
 }
 
-/// What a repository read through git keeps for the rest of the run: the
-/// gate never moves HEAD, and each read is a process.
+/// What a repository keeps of its references for the rest of the run:
+/// HEAD, read once (the gate never moves HEAD; through git each read is a
+/// process, and a hook asks where HEAD is and which branch it is on from
+/// several places).
 #[derive(Debug, Default)]
 pub(super) struct Memo {
-    head: std::cell::RefCell<Option<(Option<ObjectId>, Option<String>)>>,
+    head: std::cell::RefCell<Option<HeadState>>,
 }
+
+/// HEAD: the commit it names (`None` before the first commit) and the full
+/// name of the branch it is on (`None` when detached).
+pub type HeadState = (Option<ObjectId>, Option<String>);
 
 /// What one `git` command for the references printed, or why it failed.
 struct GitOutput {
@@ -180,36 +186,48 @@ impl Repo {
         }
     }
 
+    /// HEAD as [`Repo::head_state`] reads it, once: what another handle
+    /// on the same repository read in this run, for [`Repo::assume_head`].
+    pub fn head_read(&self) -> Result<HeadState> {
+        self.head_state()
+    }
+
+    /// Take `head` (what [`Repo::head_read`] gave another handle on this
+    /// repository in this run) as HEAD, instead of reading it again: the
+    /// stop hook reads HEAD once, before its gate opens the repository on
+    /// a thread of its own.
+    pub fn assume_head(&self, head: HeadState) {
+        *self.refs_memo.head.borrow_mut() = Some(head);
+    }
+
     /// HEAD: the commit it names (`None` before the first commit) and the
     /// full name of the branch it is on (`None` when detached).
-    pub(super) fn head_state(&self) -> Result<(Option<ObjectId>, Option<String>)> {
+    pub(super) fn head_state(&self) -> Result<HeadState> {
         let failed = |why: &dyn std::fmt::Display| {
             RepoError::new(
                 Code::git_revision_unknown,
                 format!("cannot read HEAD: {why}"),
             )
         };
-        match &self.ref_store {
+        if let Some(known) = self.refs_memo.head.borrow().as_ref() {
+            return Ok(known.clone());
+        }
+        let head = match &self.ref_store {
             RefStore::Files => {
                 let head = self.inner.head().map_err(|e| failed(&e))?;
                 let name = head.referent_name().map(|n| n.as_bstr().to_string());
-                Ok((head.id().map(|id| id.detach()), name))
+                (head.id().map(|id| id.detach()), name)
             }
-            RefStore::Git(_) => {
-                if let Some(known) = self.refs_memo.head.borrow().as_ref() {
-                    return Ok(known.clone());
-                }
-                let head = self.git_head()?;
-                *self.refs_memo.head.borrow_mut() = Some(head.clone());
-                Ok(head)
-            }
-        }
+            RefStore::Git(_) => self.git_head()?,
+        };
+        *self.refs_memo.head.borrow_mut() = Some(head.clone());
+        Ok(head)
     }
 
     /// HEAD as git reads it: one `git rev-parse` on a branch with commits
     /// or a detached HEAD, a `git symbolic-ref` and a check more on an
     /// unborn branch.
-    fn git_head(&self) -> Result<(Option<ObjectId>, Option<String>)> {
+    fn git_head(&self) -> Result<HeadState> {
         let failed = |why: &dyn std::fmt::Display| {
             RepoError::new(
                 Code::git_revision_unknown,

@@ -15,6 +15,8 @@ mod derived_base;
 mod file_list;
 mod index_list;
 mod sparse;
+#[cfg(test)]
+mod staged_differential;
 pub mod stat_reuse;
 pub mod untracked;
 pub mod worktree;
@@ -227,7 +229,8 @@ impl View {
     /// Unmerged entries make the view unavailable; intent-to-add entries are
     /// not part of a commit and are left out.
     pub fn from_index(repo: &Repo) -> Result<View> {
-        View::from_index_file(&*open_index(repo)?)
+        let (index, shape) = open_index_shaped(repo)?;
+        Ok(View::from_index_file(&index, shape)?.0)
     }
 
     /// The index and the files of the commit `head`, for `check --staged`.
@@ -235,9 +238,9 @@ impl View {
     /// cached trees show a directory unchanged (see `derived_base`), so a
     /// large unchanged tree is neither read nor copied.
     pub fn index_and_commit(repo: &Repo, head: ObjectId) -> Result<(View, View)> {
-        let index = open_index(repo)?;
-        let view = View::from_index_file(&index)?;
-        let base = View::commit_over(repo, &view, index.tree(), head)?;
+        let (index, shape) = open_index_shaped(repo)?;
+        let (view, trusted) = View::from_index_file(&index, shape)?;
+        let base = View::commit_over(repo, &view, index.tree(), trusted, head)?;
         Ok((view, base))
     }
 
@@ -248,9 +251,14 @@ impl View {
     /// decoding answers only what that does not read.
     pub fn staged_and_commit(repo: &Repo, head: ObjectId) -> Result<(View, View)> {
         match listed_index(repo) {
-            Some(index_list::Listed { files, cache }) => {
-                let view = View::from_index_list(files, cache.as_ref());
-                let base = View::commit_over(repo, &view, cache.as_ref(), head)?;
+            Some(index_list::Listed {
+                files,
+                cache,
+                cache_trusted,
+            }) => {
+                let trusted = cache.as_ref().filter(|_| cache_trusted);
+                let view = View::from_index_list(files, trusted);
+                let base = View::commit_over(repo, &view, cache.as_ref(), trusted, head)?;
                 Ok((view, base))
             }
             None => View::index_and_commit(repo, head),
@@ -258,16 +266,25 @@ impl View {
     }
 
     /// The files of the commit `head` over the index's `view`, after the
-    /// index's cached trees `cache` are checked against it.
+    /// index's cached trees `cache` are checked against it. The commit's
+    /// view leans on the cached trees only where they are `trusted` (see
+    /// [`trusted_cache`]); otherwise the commit is read whole. The check
+    /// runs either way: `git commit` writes a valid cached tree as it is,
+    /// whatever shape the index has.
     fn commit_over(
         repo: &Repo,
         view: &View,
         cache: Option<&gix::index::extension::Tree>,
+        trusted: Option<&gix::index::extension::Tree>,
         head: ObjectId,
     ) -> Result<View> {
         let tree = repo.commit_tree(head)?;
         derived_base::check_cached_trees(repo, view, cache, Some(tree))?;
-        derived_base::commit_over_index(repo, view, cache, tree, format!("commit {}", short(head)))
+        let label = format!("commit {}", short(head));
+        match trusted {
+            Some(_) => derived_base::commit_over_index(repo, view, trusted, tree, label),
+            None => View::from_tree(repo, tree, label),
+        }
     }
 
     /// The files of the commit `head` for a working-tree run, derived from
@@ -284,10 +301,17 @@ impl View {
         }
     }
 
-    fn from_index_file(index: &gix::index::File) -> Result<View> {
+    /// The view of the decoded `index`, and the cached trees views may
+    /// lean on ([`trusted_cache`]; `shape`: how the file was laid out).
+    fn from_index_file(
+        index: &gix::index::File,
+        shape: IndexShape,
+    ) -> Result<(View, Option<&gix::index::extension::Tree>)> {
+        use gix::index::entry::Flags;
         let mut entries =
             FileList::with_capacity(index.entries().len(), index.path_backing().len());
         let mut unmerged = Vec::new();
+        let mut plain = shape == IndexShape::Plain;
         for entry in index.entries() {
             let path = entry.path(index);
             if entry.stage_raw() != 0 {
@@ -296,8 +320,11 @@ impl View {
             }
             if entry
                 .flags
-                .contains(gix::index::entry::Flags::INTENT_TO_ADD)
+                .intersects(Flags::INTENT_TO_ADD | Flags::SKIP_WORKTREE)
             {
+                plain = false;
+            }
+            if entry.flags.contains(Flags::INTENT_TO_ADD) {
                 continue;
             }
             let mode = index_mode(entry.mode).ok_or_else(|| {
@@ -327,7 +354,8 @@ impl View {
                 ),
             ));
         }
-        Ok(View::from_index_list(entries, index.tree()))
+        let trusted = trusted_cache(index.tree(), plain);
+        Ok((View::from_index_list(entries, trusted), trusted))
     }
 
     /// The view of the index's stage-0 `entries` (sorted here, each path
@@ -802,6 +830,37 @@ pub fn index_gitlinks(repo: &Repo) -> Result<Vec<(BString, ObjectId)>> {
 pub(crate) struct IndexMemo {
     stamp: IndexStamp,
     index: Rc<gix::index::File>,
+    shape: IndexShape,
+}
+
+/// How the index file was laid out before gix made one index of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IndexShape {
+    /// One file, every path an entry of its own.
+    Plain,
+    /// A split index (`git update-index --split-index`,
+    /// `core.splitIndex`): its entries merged with the shared index's.
+    Split,
+    /// A sparse index: its directory entries written out as their files
+    /// (`sparse::expand`), its cached trees dropped.
+    Sparse,
+}
+
+/// The cached trees a view may lean on to skip reading trees: those of a
+/// plain index (`plain`: one file, no intent-to-add nor skip-worktree
+/// entry), as `git add` and `git commit` leave them day to day. A split
+/// index merges two files' entries under one file's cached trees, a
+/// skip-worktree entry (a sparse checkout) stands for a file not on disk,
+/// and an intent-to-add entry is counted by git in its directory's cached
+/// tree but is no file of the commit: rare shapes, read whole instead of
+/// reasoning about how far their cached trees hold. This decides only how
+/// much is read, never what is accepted: `derived_base::check_cached_trees`
+/// checks the cached trees of every shape.
+fn trusted_cache(
+    cache: Option<&gix::index::extension::Tree>,
+    plain: bool,
+) -> Option<&gix::index::extension::Tree> {
+    cache.filter(|_| plain)
 }
 
 /// What tells one version of the index file from another: git writes the
@@ -834,14 +893,20 @@ impl IndexStamp {
 /// of an index file whose stat data is unchanged since the last read
 /// returns the same decoded index.
 pub(super) fn open_index(repo: &Repo) -> Result<Rc<gix::index::File>> {
+    Ok(open_index_shaped(repo)?.0)
+}
+
+/// [`open_index`] and how the file was laid out.
+fn open_index_shaped(repo: &Repo) -> Result<(Rc<gix::index::File>, IndexShape)> {
     let path = repo.index_path();
     let stamp = IndexStamp::of(&path);
     if let (Some(stamp), Some(memo)) = (stamp, repo.index_memo.borrow().as_ref())
         && memo.stamp == stamp
     {
-        return Ok(Rc::clone(&memo.index));
+        return Ok((Rc::clone(&memo.index), memo.shape));
     }
-    let index = Rc::new(decode_index(repo)?);
+    let (index, shape) = decode_index(repo)?;
+    let index = Rc::new(index);
     // Kept only when the file did not change while it was decoded.
     if let Some(stamp) = stamp
         && IndexStamp::of(&path) == Some(stamp)
@@ -849,12 +914,13 @@ pub(super) fn open_index(repo: &Repo) -> Result<Rc<gix::index::File>> {
         *repo.index_memo.borrow_mut() = Some(IndexMemo {
             stamp,
             index: Rc::clone(&index),
+            shape,
         });
     }
-    Ok(index)
+    Ok((index, shape))
 }
 
-fn decode_index(repo: &Repo) -> Result<gix::index::File> {
+fn decode_index(repo: &Repo) -> Result<(gix::index::File, IndexShape)> {
     let path = repo.index_path();
     let kind = repo.gix().object_hash();
     let unreadable = |e: &dyn std::fmt::Display| index_unreadable(&path, e);
@@ -866,9 +932,9 @@ fn decode_index(repo: &Repo) -> Result<gix::index::File> {
         Ok(_) => return Err(unreadable(&"it is not a regular file")),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             // No index yet (fresh repository): an empty one.
-            return Ok(gix::index::File::from_state(
-                gix::index::State::new(kind),
-                path,
+            return Ok((
+                gix::index::File::from_state(gix::index::State::new(kind), path),
+                IndexShape::Plain,
             ));
         }
         Err(e) => return Err(unreadable(&e)),
@@ -886,23 +952,34 @@ fn decode_index(repo: &Repo) -> Result<gix::index::File> {
     // it, never by writing into it (as in `listed_index`).
     let data =
         std::sync::Arc::new(unsafe { memmap2::Mmap::map(&file) }.map_err(|e| unreadable(&e))?);
-    let decode = |data: &[u8]| -> Result<gix::index::File> {
+    let decode = |data: &[u8]| -> Result<(gix::index::File, IndexShape)> {
         let timestamp = filetime::FileTime::from_last_modification_time(&modified);
         let options = gix::index::decode::Options::default();
         let (state, _) = gix::index::State::from_bytes(data, timestamp, kind, options)
             .map_err(|e| unreadable(&e))?;
-        let mut file = if state.link().is_some() {
+        let (mut file, mut shape) = if state.link().is_some() {
             // A split index: gix reads the shared index it names and merges
             // the two, which only its own opening does.
-            gix::index::File::at(&path, kind, true, options).map_err(|e| unreadable(&e))?
+            let file =
+                gix::index::File::at(&path, kind, true, options).map_err(|e| unreadable(&e))?;
+            (file, IndexShape::Split)
         } else {
-            gix::index::File::from_state(state, path.clone())
+            (
+                gix::index::File::from_state(state, path.clone()),
+                IndexShape::Plain,
+            )
         };
-        // A sparse index: its directories written out as their files.
+        // A sparse index: its directories written out as their files. One
+        // that only carries the sparse marker (`sdir`; git writes it after
+        // `read-tree` expanded every directory) is read whole too.
+        if gix::index::State::is_sparse(&file) {
+            shape = IndexShape::Sparse;
+        }
         if sparse::is_sparse(&file) {
             sparse::expand(repo, &mut file)?;
+            shape = IndexShape::Sparse;
         }
-        Ok(file)
+        Ok((file, shape))
     };
     if let Some(handle) = spawn_shared_checksum(repo, &data, kind) {
         let decoded = decode(&data)?;

@@ -16,6 +16,7 @@ mod adoption;
 mod adversarial;
 mod agent_returns;
 mod attribution;
+mod bulk_merges;
 mod corners;
 mod criss_cross;
 mod defaults;

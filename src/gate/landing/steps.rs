@@ -57,10 +57,27 @@ pub fn commits(
     tips: &[ObjectId],
     hidden: &[ObjectId],
 ) -> Result<Vec<Step>, RepoError> {
-    repo.range(tips, hidden)?
+    let range = repo.range(tips, hidden)?;
+    // git merges the range's merges in the background while the other
+    // commits' changes are read here; each merge's own changes wait for it.
+    repo.start_merges(&range);
+    let early: Vec<Option<Result<Vec<PathChange>, RepoError>>> = range
         .iter()
-        .map(|meta| Ok(Step::commit(meta, repo.commit_changes(meta)?)))
-        .collect()
+        .map(|meta| (meta.parents.len() != 2).then(|| repo.commit_changes(meta)))
+        .collect();
+    let steps = range
+        .iter()
+        .zip(early)
+        .map(|(meta, early)| {
+            let changes = match early {
+                Some(changes) => changes?,
+                None => repo.commit_changes(meta)?,
+            };
+            Ok(Step::commit(meta, changes))
+        })
+        .collect();
+    repo.settle_merges();
+    steps
 }
 
 /// The short name of the branch HEAD is on, if any.

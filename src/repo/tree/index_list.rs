@@ -25,6 +25,9 @@ use gix::index::extension::Tree as CachedTree;
 pub(super) struct Listed {
     pub files: FileList,
     pub cache: Option<CachedTree>,
+    /// No intent-to-add nor skip-worktree entry: views may lean on the
+    /// cached trees (`super::trusted_cache`).
+    pub cache_trusted: bool,
 }
 
 /// Entry flag bits as stored (big-endian `u16` after the object id).
@@ -60,6 +63,7 @@ pub(super) fn list(data: &[u8], kind: gix::hash::Kind) -> Option<Listed> {
     }
     let mut files = FileList::with_capacity(count, rest.len().saturating_sub(count * smallest));
     let mut previous: Vec<u8> = Vec::new();
+    let mut cache_trusted = true;
     for index in 0..count {
         let start = rest;
         let (fixed, after) = rest.split_at_checked(STAT_BYTES + hash_len + 2)?;
@@ -75,6 +79,7 @@ pub(super) fn list(data: &[u8], kind: gix::hash::Kind) -> Option<Listed> {
                 return None;
             }
             intent_to_add = extended & INTENT_TO_ADD != 0;
+            cache_trusted &= extended & (INTENT_TO_ADD | SKIP_WORKTREE) == 0;
             after = tail;
         }
         if flags & STAGE != 0 {
@@ -111,7 +116,11 @@ pub(super) fn list(data: &[u8], kind: gix::hash::Kind) -> Option<Listed> {
         files.push(path, Entry { mode, oid });
     }
     let cache = extensions(rest, kind)?;
-    Some(Listed { files, cache })
+    Some(Listed {
+        files,
+        cache,
+        cache_trusted,
+    })
 }
 
 /// The object id stored as `bytes`. A SHA-1 id is copied straight in: gix's
@@ -188,7 +197,9 @@ mod tests {
         )
         .ok()?;
         let file = gix::index::File::from_state(state, "index");
-        let view = View::from_index_file(&file).ok()?;
+        let view = View::from_index_file(&file, super::super::IndexShape::Plain)
+            .ok()?
+            .0;
         Some(((*view.entries).clone(), file.tree().cloned()))
     }
 
