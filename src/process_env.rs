@@ -60,6 +60,16 @@ pub fn git_local_vars_to_clear<'a>(names: impl IntoIterator<Item = &'a OsStr>) -
         .collect()
 }
 
+/// Remove from `command`'s environment every repository-local git variable
+/// this process inherited, so that git (or a check) started by it works on
+/// the repository it is told to, not the hook's.
+pub fn clear_inherited_git_vars(command: &mut std::process::Command) {
+    let inherited: Vec<OsString> = std::env::vars_os().map(|(name, _)| name).collect();
+    for name in git_local_vars_to_clear(inherited.iter().map(|n| n.as_os_str())) {
+        command.env_remove(name);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -385,20 +385,10 @@ impl MergeScratch {
     /// repository's as alternates, with none of the caller's repository
     /// variables and no replace refs.
     fn command(&self, repo: &Repo) -> Command {
-        let mut command = Command::new("git");
-        let names: Vec<std::ffi::OsString> = std::env::vars_os().map(|(name, _)| name).collect();
-        for name in crate::process_env::git_local_vars_to_clear(names.iter().map(|n| n.as_os_str()))
-        {
-            command.env_remove(name);
-        }
+        let mut command = repo.git_command();
         command
-            .arg("--git-dir")
-            .arg(repo.git_dir())
             .env("GIT_OBJECT_DIRECTORY", &self.objects)
-            .env("GIT_ALTERNATE_OBJECT_DIRECTORIES", &self.alternates)
-            // As the gate itself: replace refs would show git other commits.
-            .env("GIT_NO_REPLACE_OBJECTS", "1")
-            .env("GIT_TERMINAL_PROMPT", "0");
+            .env("GIT_ALTERNATE_OBJECT_DIRECTORIES", &self.alternates);
         command
     }
 }

@@ -424,6 +424,20 @@ impl Repo {
             .is_ok_and(|object| object.kind == gix::object::Kind::Commit)
     }
 
+    /// `git --git-dir <this repository>`, with none of the caller's
+    /// repository variables, no replace refs (as the gate reads objects)
+    /// and no prompt for credentials.
+    pub(crate) fn git_command(&self) -> std::process::Command {
+        let mut command = std::process::Command::new("git");
+        crate::process_env::clear_inherited_git_vars(&mut command);
+        command
+            .arg("--git-dir")
+            .arg(self.git_dir())
+            .env("GIT_NO_REPLACE_OBJECTS", "1")
+            .env("GIT_TERMINAL_PROMPT", "0");
+        command
+    }
+
     /// The tree of a commit.
     pub fn commit_tree(&self, commit: ObjectId) -> Result<ObjectId> {
         if let Some(tree) = self.commit_trees.borrow().get(&commit) {

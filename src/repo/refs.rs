@@ -21,7 +21,7 @@
 use super::{Repo, RepoError, Result};
 use crate::codes::Code;
 use gix::ObjectId;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 /// The reference store of a repository.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,18 +97,9 @@ impl Repo {
     /// first), no replace refs, nothing else of the caller's repository
     /// variables.
     fn git_for_refs(&self, args: &[&str]) -> Result<GitOutput> {
-        let mut command = Command::new("git");
-        let names: Vec<std::ffi::OsString> = std::env::vars_os().map(|(name, _)| name).collect();
-        for name in crate::process_env::git_local_vars_to_clear(names.iter().map(|n| n.as_os_str()))
-        {
-            command.env_remove(name);
-        }
+        let mut command = self.git_command();
         command
-            .arg("--git-dir")
-            .arg(self.git_dir())
             .args(args)
-            .env("GIT_NO_REPLACE_OBJECTS", "1")
-            .env("GIT_TERMINAL_PROMPT", "0")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

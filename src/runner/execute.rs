@@ -9,8 +9,7 @@
 use super::{RunError, echo, executable, supervise};
 use crate::contract::mastermind::argv_display::RunDeclaration;
 use crate::digest::file_memo::FileMemo;
-use crate::process_env::git_local_vars_to_clear;
-use std::ffi::OsString;
+use crate::process_env::clear_inherited_git_vars;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -93,10 +92,7 @@ pub fn start(
     }
     command.args(&run.argv[1..]).current_dir(&prepared.work_dir);
     // Never leak the hook's repository-local git variables into the check.
-    let inherited: Vec<OsString> = std::env::vars_os().map(|(name, _)| name).collect();
-    for name in git_local_vars_to_clear(inherited.iter().map(|n| n.as_os_str())) {
-        command.env_remove(name);
-    }
+    clear_inherited_git_vars(&mut command);
     if environment == Environment::Untrusted {
         for name in CI_SECRETS {
             command.env_remove(name);

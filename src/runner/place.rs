@@ -28,11 +28,10 @@ use super::checkout::{self, Checkout};
 use super::snapshot::Changes;
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
-use crate::process_env::git_local_vars_to_clear;
+use crate::process_env::clear_inherited_git_vars;
 use crate::repo::Repo;
 use crate::repo::tree::{EntryMode, View, short};
 use gix::ObjectId;
-use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -84,10 +83,7 @@ fn git(cwd: &Path) -> Command {
     command
         .current_dir(cwd)
         .args(["-c", "core.hooksPath=/dev/null"]);
-    let inherited: Vec<OsString> = std::env::vars_os().map(|(name, _)| name).collect();
-    for name in git_local_vars_to_clear(inherited.iter().map(|n| n.as_os_str())) {
-        command.env_remove(name);
-    }
+    clear_inherited_git_vars(&mut command);
     command.env("GIT_TERMINAL_PROMPT", "0");
     command
 }

@@ -6,7 +6,7 @@
 //! directory) is an empty directory, as in a fresh clone, and is fine.
 
 use super::RunError;
-use crate::process_env::git_local_vars_to_clear;
+use crate::process_env::clear_inherited_git_vars;
 use gix::ObjectId;
 use std::path::Path;
 
@@ -45,10 +45,7 @@ pub fn inspect(dir: &Path, recorded: ObjectId) -> Result<State, RunError> {
     .current_dir(dir)
     .stdin(std::process::Stdio::null());
     // The hook's GIT_DIR would make this the superproject's status.
-    let inherited: Vec<std::ffi::OsString> = std::env::vars_os().map(|(name, _)| name).collect();
-    for name in git_local_vars_to_clear(inherited.iter().map(|n| n.as_os_str())) {
-        git.env_remove(name);
-    }
+    clear_inherited_git_vars(&mut git);
     let output = git.output().map_err(|source| RunError::SubmoduleGit {
         dir: dir.to_path_buf(),
         source,
