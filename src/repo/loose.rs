@@ -372,7 +372,7 @@ mod tests {
         let later = (0..100_000)
             .map(|i| format!("later {i}\n"))
             .find(|body| {
-                gix::objs::compute_hash(gix::hash::Kind::Sha1, Kind::Blob, body.as_bytes())
+                gix::objs::compute_hash(first.kind(), Kind::Blob, body.as_bytes())
                     .is_ok_and(|id| id.as_bytes()[0] == first.as_bytes()[0])
             })
             .unwrap();

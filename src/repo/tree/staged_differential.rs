@@ -173,8 +173,10 @@ fn ls_tree(root: &Path, id: &str) -> BTreeMap<String, (EntryMode, String)> {
 fn unusual_shape(root: &Path) -> bool {
     use gix::index::entry::Flags;
     let path = root.join(".git/index");
-    let index =
-        gix::index::File::at(&path, gix::hash::Kind::Sha1, false, Default::default()).unwrap();
+    // The repository's own object format (GIT_DEFAULT_HASH=sha256 makes
+    // every test repository SHA-256).
+    let kind = gix::open(root).unwrap().object_hash();
+    let index = gix::index::File::at(&path, kind, false, Default::default()).unwrap();
     let raw = std::fs::read(&path).unwrap();
     index.entries().iter().any(|e| {
         e.flags
