@@ -874,6 +874,9 @@ const UNSEEN: &[&str] = &[
     "git apply fix.patch",
     "cp /tmp/profile ~/.bashrc",
     "ln -s .git/hooks h && rm h/pre-commit",
+    "python3 -c \"open('.git/hooks/pre-commit', 'w').write('exit 0')\"",
+    "git remote set-url origin ../elsewhere.git",
+    "git reset --hard v1.0",
 ];
 
 #[test]
