@@ -436,9 +436,7 @@ pub fn entry_binary(
     if wanted.components().count() > 1 {
         return crate::install::binary::is_executable_file(&wanted).then_some(wanted);
     }
-    std::env::split_paths(path_var?)
-        .map(|dir| dir.join(&wanted))
-        .find(|candidate| crate::install::binary::is_executable_file(candidate))
+    crate::install::binary::find_on_path(&wanted, path_var?)
 }
 
 /// The hooks of `.codex/config.toml` under `root`, as a settings document

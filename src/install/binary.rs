@@ -103,6 +103,14 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// The first `name` in a directory of the search path `path_var` that is
+/// an executable file, as a shell finds a command.
+pub fn find_on_path(name: &Path, path_var: &std::ffi::OsStr) -> Option<PathBuf> {
+    std::env::split_paths(path_var)
+        .map(|dir| dir.join(name))
+        .find(|candidate| is_executable_file(candidate))
+}
+
 /// A regular file (symlinks followed) with an execute bit.
 pub fn is_executable_file(path: &Path) -> bool {
     match std::fs::metadata(path) {

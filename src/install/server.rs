@@ -21,6 +21,7 @@
 
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
+use crate::install::binary::{find_on_path, is_executable_file};
 use crate::install::shim::sh_quote;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -159,14 +160,11 @@ fn oldest_git() -> (u32, u32) {
 pub fn hook_git(cwd: &Path) -> Result<HookGit, Diagnostic> {
     let exec_path = PathBuf::from(git(cwd, &["--exec-path"])?);
     let in_exec_path = exec_path.join("git");
-    let path = if is_executable(&in_exec_path) {
+    let path = if is_executable_file(&in_exec_path) {
         in_exec_path
     } else {
         std::env::var_os("PATH")
-            .iter()
-            .flat_map(std::env::split_paths)
-            .map(|dir| dir.join("git"))
-            .find(|candidate| is_executable(candidate))
+            .and_then(|path_var| find_on_path(Path::new("git"), &path_var))
             .ok_or_else(|| {
                 Diagnostic::new(
                     Code::git_not_found,
@@ -206,17 +204,6 @@ pub fn hook_git(cwd: &Path) -> Result<HookGit, Diagnostic> {
             ),
         )),
     }
-}
-
-#[cfg(unix)]
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-#[cfg(not(unix))]
-fn is_executable(path: &Path) -> bool {
-    path.is_file()
 }
 
 /// The name of the shim in a `pre-receive.d/` directory.
