@@ -516,6 +516,25 @@ pub(crate) mod test_git {
         String::from_utf8(out.stdout).unwrap().trim().to_string()
     }
 
+    /// Leave the repository at `dir`, on `main`, in a merge that conflicts
+    /// on `path`: a branch `other` from HEAD and `main` each commit their
+    /// own content of it, and `main` merges `other`.
+    pub(crate) fn conflicted_merge(dir: &std::path::Path, path: &str) {
+        git(dir, &["checkout", "-qb", "other"]);
+        std::fs::write(dir.join(path), "theirs\n").unwrap();
+        git(dir, &["commit", "-qam", "theirs"]);
+        git(dir, &["checkout", "-q", "main"]);
+        std::fs::write(dir.join(path), "ours\n").unwrap();
+        git(dir, &["commit", "-qam", "ours"]);
+        let merged = std::process::Command::new("git")
+            .current_dir(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+            .args(["merge", "-q", "other"])
+            .output()
+            .unwrap();
+        assert!(!merged.status.success(), "the merge conflicts");
+    }
+
     /// A new repository on branch `main` holding `files` (path, content)
     /// in its working tree, nothing staged.
     pub(crate) fn repository_with(files: &[(&str, &str)]) -> tempfile::TempDir {

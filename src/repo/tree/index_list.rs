@@ -181,10 +181,9 @@ fn varint(data: &[u8]) -> Option<(usize, &[u8])> {
 mod tests {
     use super::super::View;
     use super::*;
-    use crate::repo::test_git::{git, repository_with};
+    use crate::repo::test_git::{conflicted_merge, git, repository_with};
     use proptest::prelude::*;
     use std::path::Path;
-    use std::process::Command;
 
     /// What the gix decoding makes of the same bytes: the view's files and
     /// the cached trees, or `None` where it refuses the index.
@@ -318,19 +317,7 @@ mod tests {
         agrees(&index_bytes(root), kind).expect("read again once whole");
         // An unmerged path.
         git(root, &["commit", "-qam", "second"]);
-        git(root, &["checkout", "-qb", "other", "HEAD~1"]);
-        std::fs::write(root.join("README.md"), "theirs\n").unwrap();
-        git(root, &["commit", "-qam", "theirs"]);
-        git(root, &["checkout", "-q", "main"]);
-        std::fs::write(root.join("README.md"), "ours\n").unwrap();
-        git(root, &["commit", "-qam", "ours"]);
-        let merged = Command::new("git")
-            .current_dir(root)
-            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
-            .args(["merge", "-q", "other"])
-            .output()
-            .unwrap();
-        assert!(!merged.status.success(), "the merge conflicts");
+        conflicted_merge(root, "README.md");
         assert!(list(&index_bytes(root), kind).is_none());
     }
 

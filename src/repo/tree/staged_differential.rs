@@ -10,7 +10,7 @@
 use super::{EntryMode, View};
 use crate::codes::Code;
 use crate::repo::Repo;
-use crate::repo::test_git::{git, repository_with};
+use crate::repo::test_git::{conflicted_merge, git, repository_with};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -373,19 +373,7 @@ fn a_conflicted_index_is_refused_where_git_shows_it_unmerged() {
     let root = dir.path();
     git(root, &["add", "-A"]);
     git(root, &["commit", "-qm", "base"]);
-    git(root, &["checkout", "-qb", "other"]);
-    write(root, "a/x.txt", "theirs\n");
-    git(root, &["commit", "-qam", "theirs"]);
-    git(root, &["checkout", "-q", "main"]);
-    write(root, "a/x.txt", "ours\n");
-    git(root, &["commit", "-qam", "ours"]);
-    let merged = std::process::Command::new("git")
-        .current_dir(root)
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
-        .args(["merge", "-q", "other"])
-        .output()
-        .unwrap();
-    assert!(!merged.status.success(), "the merge conflicts");
+    conflicted_merge(root, "a/x.txt");
     assert_eq!(git_name_status(root).get("a/x.txt"), Some(&'U'));
     for split in [false, true] {
         if split {
