@@ -414,7 +414,7 @@ pub fn stop(harness: Harness, timeout: Option<u32>, protocol: Option<u32>) -> Ex
                         remote_default: target.default.clone(),
                         head: repo
                             .as_ref()
-                            .and_then(|r| Some((r.git_dir().to_path_buf(), r.head_read().ok()?))),
+                            .and_then(|r| Some((r.git_dir().to_path_buf(), r.head_state().ok()?))),
                     };
                     GateVerdict::of(&gate_within(left.max(Duration::from_secs(1)), target))
                 }

@@ -78,6 +78,14 @@ pub(super) struct Memo {
 /// name of the branch it is on (`None` when detached).
 pub type HeadState = (Option<ObjectId>, Option<String>);
 
+/// HEAD could not be read, and why.
+fn head_unreadable(why: &dyn std::fmt::Display) -> RepoError {
+    RepoError::new(
+        Code::git_revision_unknown,
+        format!("cannot read HEAD: {why}"),
+    )
+}
+
 /// What one `git` command for the references printed, or why it failed.
 struct GitOutput {
     /// The exit code (`None`: killed by a signal).
@@ -177,13 +185,7 @@ impl Repo {
         }
     }
 
-    /// HEAD as [`Repo::head_state`] reads it, once: what another handle
-    /// on the same repository read in this run, for [`Repo::assume_head`].
-    pub fn head_read(&self) -> Result<HeadState> {
-        self.head_state()
-    }
-
-    /// Take `head` (what [`Repo::head_read`] gave another handle on this
+    /// Take `head` (what [`Repo::head_state`] gave another handle on this
     /// repository in this run) as HEAD, instead of reading it again: the
     /// stop hook reads HEAD once, before its gate opens the repository on
     /// a thread of its own.
@@ -192,14 +194,10 @@ impl Repo {
     }
 
     /// HEAD: the commit it names (`None` before the first commit) and the
-    /// full name of the branch it is on (`None` when detached).
-    pub(super) fn head_state(&self) -> Result<HeadState> {
-        let failed = |why: &dyn std::fmt::Display| {
-            RepoError::new(
-                Code::git_revision_unknown,
-                format!("cannot read HEAD: {why}"),
-            )
-        };
+    /// full name of the branch it is on (`None` when detached), read once
+    /// per handle.
+    pub fn head_state(&self) -> Result<HeadState> {
+        let failed = head_unreadable;
         if let Some(known) = self.refs_memo.head.borrow().as_ref() {
             return Ok(known.clone());
         }
@@ -219,12 +217,7 @@ impl Repo {
     /// or a detached HEAD, a `git symbolic-ref` and a check more on an
     /// unborn branch.
     fn git_head(&self) -> Result<HeadState> {
-        let failed = |why: &dyn std::fmt::Display| {
-            RepoError::new(
-                Code::git_revision_unknown,
-                format!("cannot read HEAD: {why}"),
-            )
-        };
+        let failed = head_unreadable;
         let out = self.git_for_refs(&["rev-parse", "HEAD", "--symbolic-full-name", "HEAD"])?;
         if out.code == Some(0) {
             let mut lines = out.stdout.lines();
