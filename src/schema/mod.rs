@@ -1,6 +1,19 @@
-//! The project's own JSON Schemas, embedded at build time and compiled once
-//! per process by the `jsonschema` crate (Draft 2020-12); what a violation
-//! becomes for the callers ([`SchemaError`]: pointer, message, keyword).
+//! The project's own JSON Schemas (Draft 2020-12), embedded at build time,
+//! and what a violation becomes for the callers ([`SchemaError`]: pointer,
+//! message, keyword).
+//!
+//! A document is validated in two steps. The validators `jsonschema`'s
+//! `validator` macro generates from the schema files when the crate is
+//! built ([`generated`]) answer whether it is valid, with nothing compiled
+//! at run time: that is every honest document, and the hooks' hot path
+//! (compiling three schemas cost three times `git diff --cached`; issue
+//! 53). Only a document they reject is validated again by the validator
+//! `jsonschema` compiles from the same text at run time, once per process,
+//! which reports the errors in the order and words every release so far
+//! has (`tests/data/schema-verdicts.jsonl`). The two are held to the same
+//! verdict by `tests/contracts/schema_differential.rs`.
+
+mod generated;
 
 use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
@@ -155,18 +168,11 @@ impl SchemaId {
         &SLOTS[self as usize]
     }
 
-    /// Compile `ids` on a background thread that nobody waits for, so their
-    /// compilation (a few milliseconds of a hook's run) overlaps the
-    /// caller's git reads; a validation that needs one before it is ready
-    /// waits for it (the slots are `OnceLock`s) and the answer is the same.
-    pub fn prewarm(ids: &'static [SchemaId]) {
-        let _ = std::thread::Builder::new()
-            .name("schemas".into())
-            .spawn(move || {
-                for id in ids {
-                    let _ = id.validator();
-                }
-            });
+    /// The validator `jsonschema` compiles from this schema's text at run
+    /// time (once per process): the reporter of a rejected document's
+    /// errors, and the oracle the generated validators are held to.
+    pub fn run_time_validator(self) -> Result<&'static jsonschema::Validator, SchemaUnavailable> {
+        self.validator()
     }
 
     fn validator(self) -> Result<&'static jsonschema::Validator, SchemaUnavailable> {
@@ -291,11 +297,20 @@ impl SchemaError {
     }
 }
 
+/// Whether `instance` is valid under one embedded schema, by the validator
+/// generated at build time: nothing is compiled.
+pub fn is_valid(id: SchemaId, instance: &Value) -> bool {
+    generated::is_valid(id, instance)
+}
+
 /// Validate `instance` against one embedded schema. Errors come back in
 /// jsonschema's order, which follows the schema's keyword order; messages
 /// are jsonschema's, except for unknown keys, which name the keys and
 /// suggest the nearest known one.
 pub fn validate(id: SchemaId, instance: &Value) -> Result<Vec<SchemaError>, SchemaUnavailable> {
+    if is_valid(id, instance) {
+        return Ok(Vec::new());
+    }
     Ok(id
         .validator()?
         .iter_errors(instance)

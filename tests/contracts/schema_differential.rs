@@ -447,6 +447,63 @@ fn every_recorded_document_gets_its_recorded_errors() {
     );
 }
 
+/// The validators the build generates (`src/schema/generated.rs`), which
+/// decide that a document is valid, against the one `jsonschema` compiles
+/// from the same schema text at run time, which reports a rejected one's
+/// errors: the same verdict for every document of the corpus the recorded
+/// verdicts were sampled from, unsampled (every fixture document under
+/// every schema, every synthesized and mutated document under its own),
+/// and every recorded one.
+#[test]
+fn generated_validators_give_the_run_time_verdict() {
+    let mut differences = Vec::new();
+    let (mut compared, mut rejected) = (0usize, 0usize);
+    let mut compare = |id: SchemaId, document: &Value| {
+        let oracle = id
+            .run_time_validator()
+            .unwrap_or_else(|e| panic!("{} does not compile at run time: {e}", id.name()));
+        let expected = oracle.is_valid(document);
+        compared += 1;
+        rejected += usize::from(!expected);
+        if schema::is_valid(id, document) != expected && differences.len() < 3 {
+            differences.push(format!(
+                "{}: {document}\n run time says valid: {expected}",
+                id.name()
+            ));
+        }
+    };
+    let fixtures = fixture_documents();
+    for &id in SchemaId::ALL {
+        for document in &fixtures {
+            compare(id, document);
+        }
+        let mut documents = synthesized_documents(id, &fixtures);
+        for (name, paired) in generated::PAIRS {
+            if *paired == id {
+                documents.extend(generated::documents(name));
+            }
+        }
+        for document in &documents {
+            compare(id, document);
+        }
+    }
+    for case in recorded() {
+        for name in case.verdicts.keys() {
+            compare(id_named(name), &case.document);
+        }
+    }
+    assert!(
+        compared > 10_000 && rejected > compared / 2 && rejected < compared,
+        "{compared} documents compared, {rejected} of them rejected"
+    );
+    assert!(
+        differences.is_empty(),
+        "generated and run-time validators disagree; the first:\n{}",
+        differences.join("\n\n")
+    );
+    eprintln!("{compared} documents compared, {rejected} rejected");
+}
+
 /// Every `step`-th of `documents`, at most [`SAMPLE`].
 fn sample(documents: Vec<Value>) -> Vec<Value> {
     let step = documents.len().div_ceil(SAMPLE).max(1);

@@ -9,7 +9,6 @@ use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
 use crate::repo::{Repo, RepoError};
 use crate::report::Report;
-use crate::schema::SchemaId;
 
 /// The gate mode.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,25 +66,6 @@ pub fn report(mode: &Mode) -> Report {
             return out.into_report();
         }
     };
-    // A repository with task folders has specs, reports and receipts to
-    // validate: compile their schemas while the gate reads git. Not in CI:
-    // a re-run removes the CI's secrets from the environment, which must
-    // happen with no other thread alive (crate::runner::secrets), and CI's
-    // run is not the latency a hook's is. Only the schemas of what
-    // `verification run` writes today: a version-1 receipt compiles its
-    // schema when one is met (a quarter of the compiling, which on a
-    // loaded machine is time the hook waits for; issue 53).
-    if !matches!(mode, Mode::Ci { .. })
-        && repo
-            .workdir()
-            .is_some_and(|dir| dir.join(crate::bookkeeping::TASKS_DIR).is_dir())
-    {
-        SchemaId::prewarm(&[
-            SchemaId::SpecFrontmatterV1,
-            SchemaId::ExecutorReportV1,
-            SchemaId::TreeReceiptV2,
-        ]);
-    }
     // The index's checksum is verified beside the judging and waited for
     // before the verdict. Not in CI, whose re-runs need every other thread
     // gone (and which judges commits, not the index).
