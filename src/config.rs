@@ -159,25 +159,12 @@ pub const DEFAULT_CONTROL_FILES: &[&str] = &[
 /// (`planning.control_files`, DESIGN.md section 5, "Planning is an
 /// authorized act"): the gate's configuration, the allowed-signers file
 /// `identity.allowed_signers` names, and the list's globs.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct ControlFiles {
-    /// `planning.control_files`, or [`DEFAULT_CONTROL_FILES`] when unset.
-    pub globs: Globs,
+    /// `planning.control_files`: `None` when unset ([`DEFAULT_CONTROL_FILES`]).
+    listed: Option<Globs>,
     /// `identity.allowed_signers` (normalized).
     pub allowed_signers: Option<String>,
-}
-
-impl Default for ControlFiles {
-    fn default() -> Self {
-        let defaults: Vec<String> = DEFAULT_CONTROL_FILES
-            .iter()
-            .map(|p| p.to_string())
-            .collect();
-        ControlFiles {
-            globs: Globs::new(&defaults, "planning.control_files").unwrap_or_default(),
-            allowed_signers: None,
-        }
-    }
 }
 
 impl ControlFiles {
@@ -185,8 +172,48 @@ impl ControlFiles {
     pub fn covers(&self, path: &str) -> bool {
         path == CONFIG_PATH
             || self.allowed_signers.as_deref() == Some(path)
-            || self.globs.is_match(path)
+            || match &self.listed {
+                Some(globs) => globs.is_match(path),
+                None => is_default_control_file(path),
+            }
     }
+
+    /// The globs in force: `planning.control_files`, or the defaults.
+    pub fn patterns(&self) -> Vec<&str> {
+        match &self.listed {
+            Some(globs) => globs.patterns().iter().map(String::as_str).collect(),
+            None => DEFAULT_CONTROL_FILES.to_vec(),
+        }
+    }
+}
+
+/// Whether [`DEFAULT_CONTROL_FILES`] match `path`, as a [`GlobSet`] of them
+/// answers (`**` crosses directories, `*` does not, case counts), without
+/// building one: compiling their regular expressions was a tenth of a
+/// staged check's instructions, paid by every hook run of a repository
+/// that keeps the defaults (issue 53). Held to globset by a differential
+/// test over generated paths (`default_control_files_match_as_globset`).
+fn is_default_control_file(path: &str) -> bool {
+    const EXACT: [&str; 5] = [
+        ".gitlab-ci.yml",
+        "CODEOWNERS",
+        ".github/CODEOWNERS",
+        ".gitlab/CODEOWNERS",
+        "docs/CODEOWNERS",
+    ];
+    // `dir/**`: everything under `dir/`.
+    const UNDER: [&str; 3] = [".github/workflows/", ".github/actions/", "custom_hooks/"];
+    EXACT.contains(&path)
+        || UNDER.iter().any(|dir| path.starts_with(dir))
+        // `.gitlab/**/*.yml`, `.gitlab/**/*.yaml`: under `.gitlab/`, at any
+        // depth, a name ending so (the suffix has no `/`, so it ends the name).
+        || (path.starts_with(".gitlab/") && (path.ends_with(".yml") || path.ends_with(".yaml")))
+        // `**/pre-receive`: that name in any directory.
+        || path == "pre-receive"
+        || path.ends_with("/pre-receive")
+        // `**/pre-receive.d/**`: anything under such a directory, at any depth.
+        || path.starts_with("pre-receive.d/")
+        || path.contains("/pre-receive.d/")
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -705,17 +732,16 @@ impl Config {
             .as_ref()
             .map(|section| section.new_tasks)
             .unwrap_or_default();
-        let control_globs = match file
+        let listed_control_files = file
             .planning
             .as_ref()
             .and_then(|section| section.control_files.as_ref())
-        {
-            None => ControlFiles::default().globs,
-            Some(patterns) => Globs::new(patterns, "planning.control_files").unwrap_or_else(|d| {
-                problems.push(d);
-                Globs::default()
-            }),
-        };
+            .map(|patterns| {
+                Globs::new(patterns, "planning.control_files").unwrap_or_else(|d| {
+                    problems.push(d);
+                    Globs::default()
+                })
+            });
         let allowed_signers = match &file.identity.allowed_signers {
             None => None,
             Some(path) => {
@@ -772,7 +798,7 @@ impl Config {
             }
         };
         let control_files = ControlFiles {
-            globs: control_globs,
+            listed: listed_control_files,
             allowed_signers: allowed_signers.clone(),
         };
         let config = Config {

@@ -229,3 +229,103 @@ fn invalid_files_are_config_errors() {
         errors[0].message
     );
 }
+
+/// The components the differential test below builds paths from: every
+/// literal of the default control-file globs, near misses of each, and
+/// names with the suffixes they test.
+const CONTROL_PATH_PARTS: &[&str] = &[
+    ".github",
+    "github",
+    ".GitHub",
+    "workflows",
+    "workflow",
+    "actions",
+    ".gitlab",
+    "gitlab",
+    ".gitlab-ci.yml",
+    ".gitlab-ci.yaml",
+    "gitlab-ci.yml",
+    "ci.yml",
+    "ci.yaml",
+    ".yml",
+    ".yaml",
+    "yml",
+    "a.yml.txt",
+    "a.YML",
+    "CODEOWNERS",
+    "codeowners",
+    "CODEOWNERS.md",
+    "docs",
+    "doc",
+    "custom_hooks",
+    "custom_hooks.d",
+    "pre-receive",
+    "pre-receive.d",
+    "pre-receive.sh",
+    "xpre-receive",
+    "pre-receive.dx",
+    "src",
+    "a",
+];
+
+fn default_control_globs() -> Globs {
+    let patterns: Vec<String> = DEFAULT_CONTROL_FILES
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    Globs::new(&patterns, "planning.control_files").unwrap()
+}
+
+#[test]
+fn default_control_files_match_as_globset() {
+    // Every path of up to three components, exhaustively, then longer ones
+    // by property below.
+    let globs = default_control_globs();
+    let parts = CONTROL_PATH_PARTS;
+    let mut paths: Vec<String> = parts.iter().map(|p| p.to_string()).collect();
+    for a in parts {
+        for b in parts {
+            paths.push(format!("{a}/{b}"));
+            for c in parts {
+                paths.push(format!("{a}/{b}/{c}"));
+            }
+        }
+    }
+    let mut matched = 0;
+    for path in &paths {
+        let expected = globs.is_match(path);
+        matched += usize::from(expected);
+        assert_eq!(
+            is_default_control_file(path),
+            expected,
+            "{path}: globset says {expected}"
+        );
+    }
+    assert!(
+        matched > 1000 && matched < paths.len() / 2,
+        "{matched} of {}",
+        paths.len()
+    );
+    let config = Config::parse(b"", "t").unwrap();
+    assert_eq!(config.control_files.patterns(), DEFAULT_CONTROL_FILES);
+    assert!(config.is_control_file(".gitlab/ci/deploy.yml"));
+    assert!(!config.is_control_file("src/.gitlab/deploy.yml"));
+}
+
+proptest::proptest! {
+    #[test]
+    fn default_control_files_match_as_globset_at_any_depth(
+        picks in proptest::collection::vec(0..CONTROL_PATH_PARTS.len(), 1..8)
+    ) {
+        let path = picks
+            .iter()
+            .map(|i| CONTROL_PATH_PARTS[*i])
+            .collect::<Vec<_>>()
+            .join("/");
+        proptest::prop_assert_eq!(
+            is_default_control_file(&path),
+            default_control_globs().is_match(&path),
+            "{}", path
+        );
+    }
+}

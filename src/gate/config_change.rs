@@ -154,11 +154,9 @@ pub fn loosenings(old: &Config, new: &Config) -> Vec<String> {
     }
     let uncontrolled: Vec<&str> = old
         .control_files
-        .globs
         .patterns()
-        .iter()
-        .filter(|p| !new.control_files.globs.patterns().contains(p))
-        .map(String::as_str)
+        .into_iter()
+        .filter(|p| !new.control_files.patterns().contains(p))
         .collect();
     if !uncontrolled.is_empty() {
         out.push(format!(

@@ -366,8 +366,8 @@ mod tests {
         assert_eq!(config.planning.default, Some(UntaskedAction::Allow));
         assert_eq!(config.new_tasks, defaults.new_tasks);
         assert_eq!(
-            config.control_files.globs.patterns(),
-            defaults.control_files.globs.patterns(),
+            config.control_files.patterns(),
+            defaults.control_files.patterns(),
             "the control files it lists are the defaults"
         );
         assert_eq!(config.allowed_signers, None);
