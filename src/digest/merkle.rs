@@ -726,21 +726,28 @@ impl<'r> TreeDigester<'r> {
         let mut out: Vec<Option<FileLeaf>> = vec![None; paths.len()];
         match at {
             Snapshot::View(view) if view.is_worktree() => {
-                let wanted: HashMap<&[u8], usize> = paths
+                // Every file of the view is offered to `keep`, and a task
+                // wants a few: a sorted list answers each with a comparison
+                // or two, where hashing every path of the view was most of
+                // the stop hook's judging (issue 53).
+                let mut wanted: Vec<(&[u8], usize)> = paths
                     .iter()
                     .enumerate()
                     .map(|(i, p)| (p.as_bytes(), i))
                     .collect();
+                wanted.sort_unstable();
                 let rows = file_shas(
                     repo,
                     view,
                     &[],
-                    |path| wanted.contains_key(path),
+                    |path| wanted.binary_search_by(|(p, _)| (*p).cmp(path)).is_ok(),
                     &mut self.cache,
                     &mut stats,
                 )?;
                 for (path, mode, sha) in rows {
-                    if let Some(i) = wanted.get(path.as_bytes()) {
+                    let path = path.as_bytes();
+                    let first = wanted.partition_point(|(p, _)| *p < path);
+                    for (_, i) in wanted[first..].iter().take_while(|(p, _)| *p == path) {
                         out[*i] = Some((mode, sha));
                     }
                 }
