@@ -21,6 +21,8 @@
 use super::{Repo, RepoError, Result};
 use crate::codes::Code;
 use gix::ObjectId;
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::process::Stdio;
 
 /// The reference store of a repository.
@@ -68,10 +70,15 @@ pub struct Reference {
 /// What a repository keeps of its references for the rest of the run:
 /// HEAD, read once (the gate never moves HEAD; through git each read is a
 /// process, and a hook asks where HEAD is and which branch it is on from
-/// several places).
+/// several places), and, for a store read through git, every reference
+/// looked up and revision resolved, by what was asked: the stop hook asked
+/// git for the same branch twice, and for HEAD's branch, which HEAD's read
+/// had already named (issue 53).
 #[derive(Debug, Default)]
 pub(super) struct Memo {
-    head: std::cell::RefCell<Option<HeadState>>,
+    head: RefCell<Option<HeadState>>,
+    references: RefCell<HashMap<String, Option<Reference>>>,
+    revisions: RefCell<HashMap<String, Result<ObjectId>>>,
 }
 
 /// HEAD: the commit it names (`None` before the first commit) and the full
@@ -176,11 +183,27 @@ impl Repo {
                 .map(|id| id.detach())
                 .map_err(|e| unknown(&e)),
             RefStore::Git(_) => {
+                if let Some(known) = self.refs_memo.revisions.borrow().get(rev) {
+                    return known.clone();
+                }
+                // HEAD, and the branch HEAD's read named (the reference it
+                // finally resolves to, never a symbolic one): the object
+                // that read gave.
+                if let Some((Some(id), branch)) = self.refs_memo.head.borrow().as_ref()
+                    && (rev == "HEAD" || branch.as_deref() == Some(rev))
+                {
+                    return Ok(*id);
+                }
                 let out = self.git_for_refs(&["rev-parse", "--verify", "--end-of-options", rev])?;
-                match out.code {
+                let found = match out.code {
                     Some(0) => ObjectId::from_hex(out.stdout.as_bytes()).map_err(|e| unknown(&e)),
                     _ => Err(unknown(&format!("git: {}", out.stderr))),
-                }
+                };
+                self.refs_memo
+                    .revisions
+                    .borrow_mut()
+                    .insert(rev.to_string(), found.clone());
+                found
             }
         }
     }
@@ -270,36 +293,65 @@ impl Repo {
                 Ok(Some(Reference { symbolic, id }))
             }
             RefStore::Git(_) => {
-                let out = self.git_for_refs(&[
-                    "for-each-ref",
-                    "--format=%(refname)%00%(symref)%00%(objectname)",
-                    "--",
-                    name,
-                ])?;
-                if out.code != Some(0) {
-                    return Err(failed(&format!("git for-each-ref: {}", out.stderr)));
+                if let Some(known) = self.refs_memo.references.borrow().get(name) {
+                    return Ok(known.clone());
                 }
-                for line in out.stdout.lines() {
-                    let mut fields = line.split('\0');
-                    let (Some(found), Some(symref), Some(object)) =
-                        (fields.next(), fields.next(), fields.next())
-                    else {
-                        continue;
-                    };
-                    if found != name {
-                        continue;
-                    }
-                    let id = ObjectId::from_hex(object.as_bytes())
-                        .ok()
-                        .and_then(|id| self.peeled(id));
+                // The branch HEAD's read named is the reference HEAD finally
+                // resolves to: not symbolic, and naming HEAD's object.
+                if let Some((Some(id), Some(branch))) = self.refs_memo.head.borrow().as_ref()
+                    && branch == name
+                {
                     return Ok(Some(Reference {
-                        symbolic: (!symref.is_empty()).then(|| symref.to_string()),
-                        id,
+                        symbolic: None,
+                        id: self.peeled(*id),
                     }));
                 }
-                Ok(None)
+                let found = self.git_reference(name)?;
+                self.refs_memo
+                    .references
+                    .borrow_mut()
+                    .insert(name.to_string(), found.clone());
+                Ok(found)
             }
         }
+    }
+
+    /// [`Repo::reference`] through `git for-each-ref`.
+    fn git_reference(&self, name: &str) -> Result<Option<Reference>> {
+        let failed = |why: &dyn std::fmt::Display| {
+            RepoError::new(
+                Code::git_revision_unknown,
+                format!("cannot read the reference {name}: {why}"),
+            )
+        };
+        let out = self.git_for_refs(&[
+            "for-each-ref",
+            "--format=%(refname)%00%(symref)%00%(objectname)",
+            "--",
+            name,
+        ])?;
+        if out.code != Some(0) {
+            return Err(failed(&format!("git for-each-ref: {}", out.stderr)));
+        }
+        for line in out.stdout.lines() {
+            let mut fields = line.split('\0');
+            let (Some(found), Some(symref), Some(object)) =
+                (fields.next(), fields.next(), fields.next())
+            else {
+                continue;
+            };
+            if found != name {
+                continue;
+            }
+            let id = ObjectId::from_hex(object.as_bytes())
+                .ok()
+                .and_then(|id| self.peeled(id));
+            return Ok(Some(Reference {
+                symbolic: (!symref.is_empty()).then(|| symref.to_string()),
+                id,
+            }));
+        }
+        Ok(None)
     }
 
     /// `id` with annotated tags peeled, `None` where an object is missing.
@@ -394,6 +446,50 @@ mod tests {
             ));
         }
         assert_eq!(answers[0], answers[1]);
+    }
+
+    /// A store read through git keeps what it was told: HEAD's read
+    /// answers for the branch it named, each other question is asked once,
+    /// and every answer is the one a fresh handle gets from git, also where
+    /// HEAD reaches its branch through a symbolic one.
+    #[test]
+    fn remembered_answers_are_gits_answers() {
+        let (dir, head) = repository("reftable");
+        git(
+            dir.path(),
+            &["symbolic-ref", "refs/heads/alias", "refs/heads/main"],
+        );
+        git(dir.path(), &["symbolic-ref", "HEAD", "refs/heads/alias"]);
+        let head = ObjectId::from_hex(head.as_bytes()).unwrap();
+        let names = [
+            "refs/heads/main",
+            "refs/heads/alias",
+            "refs/remotes/origin/HEAD",
+            "refs/tags/v1",
+            "refs/heads/none",
+        ];
+        let revisions = ["HEAD", "refs/heads/main", "refs/heads/alias", "v1", "nope"];
+        let fresh = |ask: &dyn Fn(&Repo) -> String| ask(&Repo::discover(dir.path()).unwrap());
+        let remembering = Repo::discover(dir.path()).unwrap();
+        assert_eq!(
+            remembering.head_state().unwrap(),
+            (Some(head), Some("refs/heads/main".to_string())),
+            "git names the branch HEAD finally resolves to"
+        );
+        for _ in 0..2 {
+            for name in names {
+                let ask = |repo: &Repo| format!("{:?}", repo.reference(name));
+                assert_eq!(ask(&remembering), fresh(&ask), "{name}");
+            }
+            for rev in revisions {
+                let ask = |repo: &Repo| format!("{:?}", repo.revision_id(rev));
+                assert_eq!(ask(&remembering), fresh(&ask), "{rev}");
+            }
+        }
+        let alias = remembering.reference("refs/heads/alias").unwrap().unwrap();
+        assert_eq!(alias.symbolic.as_deref(), Some("refs/heads/main"));
+        assert_eq!(remembering.refs_memo.references.borrow().len(), 4);
+        assert_eq!(remembering.refs_memo.revisions.borrow().len(), 3);
     }
 
     #[test]

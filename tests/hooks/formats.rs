@@ -336,3 +336,88 @@ fn a_store_git_cannot_read_is_refused_by_init_and_the_gate() {
     staged.expect(2, "check --staged");
     assert!(staged.has("git_version_unsupported"), "{:?}", staged.codes);
 }
+
+/// The git commands a run of the gate started, from `GIT_TRACE`'s log:
+/// each command line once per process.
+fn git_commands(trace: &Path) -> Vec<String> {
+    std::fs::read_to_string(trace)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| {
+            line.split_once("trace: built-in: git ")
+                .map(|(_, c)| c.to_string())
+        })
+        .collect()
+}
+
+/// A reftable repository's references are read through git (issue 51),
+/// a process a question: the gate asks each question once, and never for
+/// the branch HEAD's own read named (issue 53). Before, the stop hook
+/// asked for `refs/heads/main` twice after reading HEAD, and the staged
+/// check once.
+#[test]
+fn a_reftable_repository_asks_git_each_question_once() {
+    let forge = project("reftable", "sha1");
+    let work = &forge.work;
+    let scaffolded = work.run(
+        &[
+            "task",
+            "new",
+            "001-once",
+            "--touches",
+            "src/a.py",
+            "--check",
+            "true",
+        ],
+        None,
+    );
+    assert_eq!(status(&scaffolded), 0, "{}", text(&scaffolded));
+    std::fs::write(work.path().join("src/a.py"), "print('once')\n").unwrap();
+    work.git(&["add", "-A"]);
+    let trace = work.path().join(".git/trace.log");
+    let trace_env = [("GIT_TRACE", trace.to_str().unwrap())];
+    // Before this change: `refs/heads/main` asked after HEAD (staged), and
+    // twice more by the stop hook.
+
+    let staged = work.run_env(&["check", "--staged"], &trace_env);
+    assert!(matches!(status(&staged), 0 | 1), "{}", text(&staged));
+    each_question_once(&git_commands(&trace), "check --staged");
+
+    std::fs::remove_file(&trace).unwrap();
+    let payload = serde_json::json!({
+        "session_id": "s",
+        "transcript_path": "/dev/null",
+        "cwd": work.path(),
+        "hook_event_name": "Stop",
+        "stop_hook_active": false,
+    })
+    .to_string();
+    let mut stop = work.command(BIN);
+    stop.args(["agent-hook", "stop", "--harness", "claude-code"])
+        .env("GIT_TRACE", &trace);
+    let stopped = crate::common::run_with_stdin(stop, Some(&payload));
+    assert_eq!(status(&stopped), 0, "{}", text(&stopped));
+    each_question_once(&git_commands(&trace), "agent-hook stop");
+}
+
+/// HEAD read first, no git command run twice, and HEAD's branch never
+/// asked for again.
+fn each_question_once(asked: &[String], what: &str) {
+    assert_eq!(
+        asked.first().map(String::as_str),
+        Some("rev-parse HEAD --symbolic-full-name HEAD"),
+        "{what}: {asked:#?}"
+    );
+    let mut distinct = asked.to_vec();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(
+        distinct.len(),
+        asked.len(),
+        "{what}: a question asked twice: {asked:#?}"
+    );
+    assert!(
+        !asked.iter().any(|c| c.contains("refs/heads/main")),
+        "{what}: HEAD's branch asked again after HEAD's read: {asked:#?}"
+    );
+}
