@@ -43,6 +43,7 @@ impl<'a> Node<'a> {
 
 /// The number of files of the sorted list under `dir` (empty: the root;
 /// otherwise ending in `/`).
+#[cfg(test)]
 pub(super) fn files_under(list: &FileList, dir: &[u8]) -> usize {
     let (start, end) = range_under(list, 0, dir);
     end - start
@@ -57,19 +58,66 @@ pub(super) fn range_under(list: &FileList, from: usize, dir: &[u8]) -> (usize, u
     };
     // Paths starting with `stem/` sort between `stem/` and `stem0`.
     let start = list.partition_point_from(from, |path| path < dir);
-    let mut upper = stem.to_vec();
-    upper.push(b'0');
-    let end = list.partition_point_from(start, |path| path < upper.as_slice());
+    let end = list.partition_point_from(start, |path| precedes_stem_zero(path, stem));
     (start, end)
 }
 
+/// Whether `path` sorts before `stem` followed by `0` (the byte after
+/// `/`), without building that string for every directory asked.
+fn precedes_stem_zero(path: &[u8], stem: &[u8]) -> bool {
+    match path.get(..stem.len()) {
+        // Shorter than the stem: before it unless it differs upwards.
+        None => path <= stem,
+        Some(head) if head != stem => head < stem,
+        Some(_) => path.get(stem.len()).is_none_or(|next| *next < b'0'),
+    }
+}
+
 /// Whether a cached tree vouches for the index's files under `dir` being
-/// the tree `id`.
-fn vouches(cached: &CachedTree, id: &ObjectId, list: &FileList, dir: &[u8]) -> bool {
+/// the tree `id`; `files_under` counts them (asked only when the ids agree).
+fn vouches(
+    cached: &CachedTree,
+    id: &ObjectId,
+    dir: &[u8],
+    files_under: &mut dyn FnMut(&[u8]) -> usize,
+) -> bool {
     cached.id == *id
         && cached
             .num_entries
-            .is_some_and(|n| n as usize == files_under(list, dir))
+            .is_some_and(|n| n as usize == files_under(dir))
+}
+
+/// The number of files under a directory, for directories asked mostly in
+/// path order (a tree
+/// walk's): each search starts where the previous directory's files did
+/// when this one sorts after it, which holds its files at or after there.
+struct Counter<'a> {
+    list: &'a FileList,
+    last_dir: Vec<u8>,
+    last_start: usize,
+}
+
+impl<'a> Counter<'a> {
+    fn new(list: &'a FileList) -> Self {
+        Counter {
+            list,
+            last_dir: Vec::new(),
+            last_start: 0,
+        }
+    }
+
+    fn files_under(&mut self, dir: &[u8]) -> usize {
+        let from = if dir >= self.last_dir.as_slice() {
+            self.last_start
+        } else {
+            0
+        };
+        let (start, end) = range_under(self.list, from, dir);
+        self.last_dir.clear();
+        self.last_dir.extend_from_slice(dir);
+        self.last_start = start;
+        end - start
+    }
 }
 
 /// Every directory the index's cached trees claim valid: `(dir, tree id,
@@ -104,9 +152,16 @@ pub(super) fn vouched_trees(
     cache: Option<&CachedTree>,
     list: &FileList,
 ) -> Vec<(BString, ObjectId)> {
+    // Sorted by directory, so each one's files start at or after the
+    // previous one's: searched on from there.
+    let mut from = 0;
     valid_trees(cache)
         .into_iter()
-        .filter(|(dir, _, n)| *n == files_under(list, dir))
+        .filter(|(dir, _, n)| {
+            let (start, end) = range_under(list, from, dir);
+            from = start;
+            *n == end - start
+        })
         .map(|(dir, id, _)| (dir, id))
         .collect()
 }
@@ -340,7 +395,9 @@ pub(super) fn commit_over_index(
         len,
         trees: Arc::new(trees),
     };
-    if cache.is_some_and(|root| vouches(root, &tree, list, b"")) {
+    let mut counter = Counter::new(list);
+    let mut count = |dir: &[u8]| counter.files_under(dir);
+    if cache.is_some_and(|root| vouches(root, &tree, b"", &mut count)) {
         return Ok(derived(
             BTreeMap::new(),
             list.len(),
@@ -355,7 +412,7 @@ pub(super) fn commit_over_index(
             .unwrap_or_default();
         let cached = parent.as_ref().and_then(|node| node.child(name));
         match cached {
-            Some(cached) if vouches(cached, id, list, dir) => {
+            Some(cached) if vouches(cached, id, dir, &mut count) => {
                 skipped.push((dir.into(), *id));
                 None
             }
@@ -411,6 +468,19 @@ mod tests {
                 })
                 .collect(),
         )
+    }
+
+    proptest::proptest! {
+        /// The comparison with `stem` + `0` is the byte-wise one.
+        #[test]
+        fn precedes_stem_zero_is_byte_order(
+            path in proptest::collection::vec(proptest::sample::select(b"ab0/.".to_vec()), 0..8),
+            stem in proptest::collection::vec(proptest::sample::select(b"ab0/.".to_vec()), 0..6),
+        ) {
+            let mut upper = stem.clone();
+            upper.push(b'0');
+            proptest::prop_assert_eq!(precedes_stem_zero(&path, &stem), path < upper);
+        }
     }
 
     #[test]

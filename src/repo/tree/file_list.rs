@@ -81,14 +81,32 @@ impl FileList {
     }
 
     /// The first index at or after `start` whose path makes `before` false,
-    /// where `before` is true for a prefix of the files from `start` on (a
-    /// binary search, as [`slice::partition_point`]).
+    /// where `before` is true for a prefix of the files from `start` on (as
+    /// [`slice::partition_point`]). The search gallops from `start` (probes
+    /// 1, 2, 4, ... files on) before it halves, so it costs the logarithm
+    /// of the distance to the answer, not of the list: callers walking the
+    /// list in order (a directory after another, the end of a directory
+    /// after its start) pay for the files between, not for all of them.
     pub fn partition_point_from(
         &self,
         start: usize,
         mut before: impl FnMut(&[u8]) -> bool,
     ) -> usize {
-        let (mut low, mut high) = (start.min(self.len()), self.len());
+        let len = self.len();
+        let (mut low, mut high) = (start.min(len), len);
+        // Every file before `low` makes `before` true; the one at `high`
+        // (if any) makes it false.
+        let mut step = 1;
+        while low < high {
+            let probe = (low + step - 1).min(high - 1);
+            if before(self.path(probe)) {
+                low = probe + 1;
+                step = step.saturating_mul(2);
+            } else {
+                high = probe;
+                break;
+            }
+        }
         while low < high {
             let mid = low + (high - low) / 2;
             if before(self.path(mid)) {
@@ -257,6 +275,13 @@ pub(super) mod tests {
             let want: Vec<(BString, Entry)> = expected.into_iter().collect();
             prop_assert_eq!(&got, &want);
             prop_assert!(list.is_sorted_unique());
+            let paths: Vec<BString> = list.iter().map(|(p, _)| p.to_owned()).collect();
+            for start in 0..=paths.len() + 1 {
+                let from = list.partition_point_from(start, |p| p < probe.as_bytes());
+                let at = start.min(paths.len());
+                let want = at + paths[at..].partition_point(|p| p.as_slice() < probe.as_bytes());
+                prop_assert_eq!(from, want, "from {}", start);
+            }
             let at = list.partition_point(|p| p < probe.as_bytes());
             prop_assert_eq!(at, want.partition_point(|(p, _)| p.as_slice() < probe.as_bytes()));
             prop_assert_eq!(
