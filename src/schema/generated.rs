@@ -14,184 +14,97 @@
 use super::SchemaId;
 use serde_json::Value;
 
-#[jsonschema::validator(
-    path = "schemas/executor-report-v1.schema.json",
-    draft = Draft202012,
-    methods = { is_valid = true, validate = false, iter_errors = false }
-)]
-struct ExecutorReportV1;
+/// A validator struct `$name` generated from the schema file `$path`
+/// (relative to the crate's root), with only `is_valid`. A subagent role
+/// (`role`) `$ref`s the handover envelope by a URI relative to its own
+/// `$id`: the envelope is handed to the macro from its file, so nothing is
+/// ever fetched. (`tt`, not `literal`: the attribute must see the string
+/// itself.)
+macro_rules! generated {
+    ($name:ident, $path:tt) => {
+        #[jsonschema::validator(
+            path = $path,
+            draft = Draft202012,
+            methods = { is_valid = true, validate = false, iter_errors = false }
+        )]
+        struct $name;
+    };
+    ($name:ident, $path:tt, role) => {
+        #[jsonschema::validator(
+            path = $path,
+            draft = Draft202012,
+            resources = {
+                "https://mastermind-hooks.dev/schemas/subagent-returns/handover.schema.json" => {
+                    path = "schemas/subagent-returns/handover.schema.json"
+                }
+            },
+            methods = { is_valid = true, validate = false, iter_errors = false }
+        )]
+        struct $name;
+    };
+}
 
-#[jsonschema::validator(
-    path = "schemas/audit-tail-v1.schema.json",
-    draft = Draft202012,
-    methods = { is_valid = true, validate = false, iter_errors = false }
-)]
-struct AuditTailV1;
-
-#[jsonschema::validator(
-    path = "schemas/spec-frontmatter-v1.schema.json",
-    draft = Draft202012,
-    methods = { is_valid = true, validate = false, iter_errors = false }
-)]
-struct SpecFrontmatterV1;
-
-#[jsonschema::validator(
-    path = "schemas/receipt-v1.schema.json",
-    draft = Draft202012,
-    methods = { is_valid = true, validate = false, iter_errors = false }
-)]
-struct ReceiptV1;
-
-#[jsonschema::validator(
-    path = "schemas/hooks-config-v1.schema.json",
-    draft = Draft202012,
-    methods = { is_valid = true, validate = false, iter_errors = false }
-)]
-struct HooksConfigV1;
-
-#[jsonschema::validator(
-    path = "schemas/tree-receipt-v1.schema.json",
-    draft = Draft202012,
-    methods = { is_valid = true, validate = false, iter_errors = false }
-)]
-struct TreeReceiptV1;
-
-#[jsonschema::validator(
-    path = "schemas/tree-receipt-v2.schema.json",
-    draft = Draft202012,
-    methods = { is_valid = true, validate = false, iter_errors = false }
-)]
-struct TreeReceiptV2;
-
-#[jsonschema::validator(
-    path = "schemas/subagent-returns/handover.schema.json",
-    draft = Draft202012,
-    methods = { is_valid = true, validate = false, iter_errors = false }
-)]
-struct SubagentHandover;
-
-// Every role schema `$ref`s the handover envelope by a URI relative to its
-// own `$id`; the envelope is handed to the macro from its file, so nothing
-// is ever fetched.
-#[jsonschema::validator(
-    path = "schemas/subagent-returns/composer.schema.json",
-    draft = Draft202012,
-    resources = {
-        "https://mastermind-hooks.dev/schemas/subagent-returns/handover.schema.json" => {
-            path = "schemas/subagent-returns/handover.schema.json"
-        }
-    },
-    methods = { is_valid = true, validate = false, iter_errors = false }
-)]
-struct SubagentComposer;
-
-#[jsonschema::validator(
-    path = "schemas/subagent-returns/reviewer-inloop.schema.json",
-    draft = Draft202012,
-    resources = {
-        "https://mastermind-hooks.dev/schemas/subagent-returns/handover.schema.json" => {
-            path = "schemas/subagent-returns/handover.schema.json"
-        }
-    },
-    methods = { is_valid = true, validate = false, iter_errors = false }
-)]
-struct SubagentReviewerInloop;
-
-#[jsonschema::validator(
-    path = "schemas/subagent-returns/probe.schema.json",
-    draft = Draft202012,
-    resources = {
-        "https://mastermind-hooks.dev/schemas/subagent-returns/handover.schema.json" => {
-            path = "schemas/subagent-returns/handover.schema.json"
-        }
-    },
-    methods = { is_valid = true, validate = false, iter_errors = false }
-)]
-struct SubagentProbe;
-
-#[jsonschema::validator(
-    path = "schemas/subagent-returns/phase-validator.schema.json",
-    draft = Draft202012,
-    resources = {
-        "https://mastermind-hooks.dev/schemas/subagent-returns/handover.schema.json" => {
-            path = "schemas/subagent-returns/handover.schema.json"
-        }
-    },
-    methods = { is_valid = true, validate = false, iter_errors = false }
-)]
-struct SubagentPhaseValidator;
-
-#[jsonschema::validator(
-    path = "schemas/subagent-returns/section-agent.schema.json",
-    draft = Draft202012,
-    resources = {
-        "https://mastermind-hooks.dev/schemas/subagent-returns/handover.schema.json" => {
-            path = "schemas/subagent-returns/handover.schema.json"
-        }
-    },
-    methods = { is_valid = true, validate = false, iter_errors = false }
-)]
-struct SubagentSectionAgent;
-
-#[jsonschema::validator(
-    path = "schemas/subagent-returns/phase4-prioritise-author.schema.json",
-    draft = Draft202012,
-    resources = {
-        "https://mastermind-hooks.dev/schemas/subagent-returns/handover.schema.json" => {
-            path = "schemas/subagent-returns/handover.schema.json"
-        }
-    },
-    methods = { is_valid = true, validate = false, iter_errors = false }
-)]
-struct SubagentPhase4PrioritiseAuthor;
-
-#[jsonschema::validator(
-    path = "schemas/subagent-returns/workflow-reviewer.schema.json",
-    draft = Draft202012,
-    resources = {
-        "https://mastermind-hooks.dev/schemas/subagent-returns/handover.schema.json" => {
-            path = "schemas/subagent-returns/handover.schema.json"
-        }
-    },
-    methods = { is_valid = true, validate = false, iter_errors = false }
-)]
-struct SubagentWorkflowReviewer;
-
-#[jsonschema::validator(
-    path = "schemas/subagent-returns/perf-reviewer.schema.json",
-    draft = Draft202012,
-    resources = {
-        "https://mastermind-hooks.dev/schemas/subagent-returns/handover.schema.json" => {
-            path = "schemas/subagent-returns/handover.schema.json"
-        }
-    },
-    methods = { is_valid = true, validate = false, iter_errors = false }
-)]
-struct SubagentPerfReviewer;
-
-#[jsonschema::validator(
-    path = "schemas/subagent-returns/repair-worker.schema.json",
-    draft = Draft202012,
-    resources = {
-        "https://mastermind-hooks.dev/schemas/subagent-returns/handover.schema.json" => {
-            path = "schemas/subagent-returns/handover.schema.json"
-        }
-    },
-    methods = { is_valid = true, validate = false, iter_errors = false }
-)]
-struct SubagentRepairWorker;
-
-#[jsonschema::validator(
-    path = "schemas/subagent-returns/plumber.schema.json",
-    draft = Draft202012,
-    resources = {
-        "https://mastermind-hooks.dev/schemas/subagent-returns/handover.schema.json" => {
-            path = "schemas/subagent-returns/handover.schema.json"
-        }
-    },
-    methods = { is_valid = true, validate = false, iter_errors = false }
-)]
-struct SubagentPlumber;
+generated!(ExecutorReportV1, "schemas/executor-report-v1.schema.json");
+generated!(AuditTailV1, "schemas/audit-tail-v1.schema.json");
+generated!(SpecFrontmatterV1, "schemas/spec-frontmatter-v1.schema.json");
+generated!(ReceiptV1, "schemas/receipt-v1.schema.json");
+generated!(HooksConfigV1, "schemas/hooks-config-v1.schema.json");
+generated!(TreeReceiptV1, "schemas/tree-receipt-v1.schema.json");
+generated!(TreeReceiptV2, "schemas/tree-receipt-v2.schema.json");
+generated!(
+    SubagentHandover,
+    "schemas/subagent-returns/handover.schema.json"
+);
+generated!(
+    SubagentComposer,
+    "schemas/subagent-returns/composer.schema.json",
+    role
+);
+generated!(
+    SubagentReviewerInloop,
+    "schemas/subagent-returns/reviewer-inloop.schema.json",
+    role
+);
+generated!(
+    SubagentProbe,
+    "schemas/subagent-returns/probe.schema.json",
+    role
+);
+generated!(
+    SubagentPhaseValidator,
+    "schemas/subagent-returns/phase-validator.schema.json",
+    role
+);
+generated!(
+    SubagentSectionAgent,
+    "schemas/subagent-returns/section-agent.schema.json",
+    role
+);
+generated!(
+    SubagentPhase4PrioritiseAuthor,
+    "schemas/subagent-returns/phase4-prioritise-author.schema.json",
+    role
+);
+generated!(
+    SubagentWorkflowReviewer,
+    "schemas/subagent-returns/workflow-reviewer.schema.json",
+    role
+);
+generated!(
+    SubagentPerfReviewer,
+    "schemas/subagent-returns/perf-reviewer.schema.json",
+    role
+);
+generated!(
+    SubagentRepairWorker,
+    "schemas/subagent-returns/repair-worker.schema.json",
+    role
+);
+generated!(
+    SubagentPlumber,
+    "schemas/subagent-returns/plumber.schema.json",
+    role
+);
 
 /// Whether `instance` is valid under `id`.
 pub(super) fn is_valid(id: SchemaId, instance: &Value) -> bool {
