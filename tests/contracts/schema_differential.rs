@@ -504,6 +504,99 @@ fn generated_validators_give_the_run_time_verdict() {
     eprintln!("{compared} documents compared, {rejected} rejected");
 }
 
+/// Strings at the edges of the schemas' patterns (case-insensitive
+/// alternatives, optional groups, counted repetitions, anchors): put in
+/// place of every string of every document some schema accepts, each
+/// document judged by the generated and the run-time validator alike.
+#[test]
+fn pattern_edges_get_the_run_time_verdict() {
+    const EDGES: &[&str] = &[
+        "held",
+        "HELD",
+        "Held",
+        "hElD",
+        "held ",
+        " held",
+        "heldx",
+        "xheld",
+        "drift",
+        "BROKEN",
+        "",
+        "1m",
+        "1m2s",
+        "2s",
+        "m",
+        "1h",
+        "1m2",
+        "j-a",
+        "j-",
+        "J-a",
+        "j-a-1-2-R-03",
+        "j-a-1-2-R-3",
+        "perf-reviewer-phase7",
+        "perf-reviewer-phase8",
+        "perf-reviewer-pass-soak",
+        "workflow-reviewer-cycle5",
+        "workflow-reviewer-cycle6",
+        "plumber-x",
+        "plumber-",
+        "abc_1",
+        "ABC",
+        "a-b",
+        "0123456789abcdef0123456789abcdef01234567",
+        "é",
+        "\n",
+    ];
+    fn strings(value: &Value, at: String, out: &mut Vec<String>) {
+        match value {
+            Value::String(_) => out.push(at),
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    strings(item, format!("{at}/{i}"), out);
+                }
+            }
+            Value::Object(map) => {
+                for (key, item) in map {
+                    let key = key.replace('~', "~0").replace('/', "~1");
+                    strings(item, format!("{at}/{key}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let fixtures = fixture_documents();
+    let (mut compared, mut accepted) = (0usize, 0usize);
+    for &id in SchemaId::ALL {
+        let oracle = id.run_time_validator().expect("compiles at run time");
+        for document in fixtures.iter().filter(|d| oracle.is_valid(d)) {
+            let mut pointers = Vec::new();
+            strings(document, String::new(), &mut pointers);
+            for pointer in &pointers {
+                for edge in EDGES {
+                    let mut changed = document.clone();
+                    if let Some(slot) = changed.pointer_mut(pointer) {
+                        *slot = Value::String((*edge).to_string());
+                    }
+                    let expected = oracle.is_valid(&changed);
+                    compared += 1;
+                    accepted += usize::from(expected);
+                    assert_eq!(
+                        schema::is_valid(id, &changed),
+                        expected,
+                        "{}: {pointer} = {edge:?} in {document}",
+                        id.name()
+                    );
+                }
+            }
+        }
+    }
+    assert!(
+        compared > 5_000 && accepted > 500 && accepted < compared,
+        "{compared} compared, {accepted} accepted"
+    );
+    eprintln!("{compared} pattern edges compared, {accepted} accepted");
+}
+
 /// Every `step`-th of `documents`, at most [`SAMPLE`].
 fn sample(documents: Vec<Value>) -> Vec<Value> {
     let step = documents.len().div_ceil(SAMPLE).max(1);
