@@ -88,9 +88,9 @@ fn vouches(
 }
 
 /// The number of files under a directory, for directories asked mostly in
-/// path order (a tree
-/// walk's): each search starts where the previous directory's files did
-/// when this one sorts after it, which holds its files at or after there.
+/// path order (a tree walk's): each search starts where the previous
+/// directory's files did when this one sorts after it, which holds its
+/// files at or after there.
 struct Counter<'a> {
     list: &'a FileList,
     last_dir: Vec<u8>,
