@@ -270,6 +270,25 @@ def install_hooks(repo):
     return hooks
 
 
+def hooks_dir(name, pre_commit=None):
+    """A hooks directory under bench/work/ for `git -c core.hooksPath=`:
+    empty, or holding a `pre-commit` with the shell body `pre_commit`."""
+    path = os.path.join(WORK, name)
+    os.makedirs(path, exist_ok=True)
+    if pre_commit is not None:
+        hook = os.path.join(path, "pre-commit")
+        with open(hook, "w") as fh:
+            fh.write(f"#!/bin/sh\n{pre_commit}\n")
+        os.chmod(hook, 0o755)
+    return path
+
+
+# The least any gate of what is staged does in its hook: git's own
+# comparison of the index with HEAD (exec'd, as the installed shim execs
+# the gate).
+DIFF_HOOK = "exec git diff --cached --name-only >/dev/null"
+
+
 def cache_dir(repo):
     common = sh(["git", "rev-parse", "--git-common-dir"], cwd=repo, capture=True).stdout.strip()
     return os.path.join(repo, common, "mastermind-hooks")
@@ -328,17 +347,8 @@ def budget_rows(repo, runs):
                  "git status --porcelain", measured[1], 2.0, spread("verification", measured, 0, 1)))
     base = sh(["git", "rev-parse", "HEAD"], cwd=repo, capture=True).stdout.strip()
     install_hooks(repo)
-    empty_hooks = os.path.join(WORK, "no-hooks")
-    os.makedirs(empty_hooks, exist_ok=True)
-    # The least any gate of what is staged does in its hook: git's own
-    # comparison of the index with HEAD (exec'd, as the installed shim
-    # execs the gate).
-    diff_hooks = os.path.join(WORK, "diff-hooks")
-    os.makedirs(diff_hooks, exist_ok=True)
-    differ = os.path.join(diff_hooks, "pre-commit")
-    with open(differ, "w") as fh:
-        fh.write("#!/bin/sh\nexec git diff --cached --name-only >/dev/null\n")
-    os.chmod(differ, 0o755)
+    empty_hooks = hooks_dir("no-hooks")
+    diff_hooks = hooks_dir("diff-hooks", DIFF_HOOK)
     sh([BIN, "install", "--hook", "pre-commit"], cwd=repo, check=False)
     measured = hyperfine_many(
         "commit", ["git commit -q -m bench", f"git -c core.hooksPath={diff_hooks} commit -q -m bench",
@@ -420,24 +430,11 @@ def floor_rows(repo, runs):
     # What any pre-commit hook costs git before it does anything: git runs
     # it through a shell and reads the index again after it.
     base = sh(["git", "rev-parse", "HEAD"], cwd=repo, capture=True).stdout.strip()
-    empty_hooks = os.path.join(WORK, "no-hooks")
-    noop_hooks = os.path.join(WORK, "noop-hooks")
-    os.makedirs(empty_hooks, exist_ok=True)
-    os.makedirs(noop_hooks, exist_ok=True)
-    noop = os.path.join(noop_hooks, "pre-commit")
-    with open(noop, "w") as fh:
-        fh.write("#!/bin/sh\nexit 0\n")
-    os.chmod(noop, 0o755)
-    # The least any gate of what is staged does in that hook: git's own
-    # comparison of the index with HEAD (exec'd, as the installed shim
-    # execs the gate). The commit budget is below this floor wherever
-    # this row's ratio is above it.
-    diff_hooks = os.path.join(WORK, "diff-hooks")
-    os.makedirs(diff_hooks, exist_ok=True)
-    differ = os.path.join(diff_hooks, "pre-commit")
-    with open(differ, "w") as fh:
-        fh.write("#!/bin/sh\nexec git diff --cached --name-only >/dev/null\n")
-    os.chmod(differ, 0o755)
+    empty_hooks = hooks_dir("no-hooks")
+    noop_hooks = hooks_dir("noop-hooks", "exit 0")
+    # The commit budget is below the diff hook's floor wherever this row's
+    # ratio is above it.
+    diff_hooks = hooks_dir("diff-hooks", DIFF_HOOK)
     hooked, differ_hooked, plain = hyperfine_many(
         "noop-hook", [f"git -c core.hooksPath={noop_hooks} commit -q -m bench",
                       f"git -c core.hooksPath={diff_hooks} commit -q -m bench",
