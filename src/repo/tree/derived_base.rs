@@ -152,16 +152,11 @@ pub(super) fn vouched_trees(
     cache: Option<&CachedTree>,
     list: &FileList,
 ) -> Vec<(BString, ObjectId)> {
-    // Sorted by directory, so each one's files start at or after the
-    // previous one's: searched on from there.
-    let mut from = 0;
+    // Sorted by directory: each search goes on from the previous one's.
+    let mut counter = Counter::new(list);
     valid_trees(cache)
         .into_iter()
-        .filter(|(dir, _, n)| {
-            let (start, end) = range_under(list, from, dir);
-            from = start;
-            *n == end - start
-        })
+        .filter(|(dir, _, n)| *n == counter.files_under(dir))
         .map(|(dir, id, _)| (dir, id))
         .collect()
 }
