@@ -49,7 +49,7 @@ use crate::config::{AgentHooks, CONFIG_PATH, Config, MAX_CONFIG_BYTES};
 use crate::diagnostic::{Diagnostic, ExitStatus};
 use crate::gate::landing::mode::{self, Mode};
 use crate::gate::landing::worktree::AgentTarget;
-use crate::repo::Repo;
+use crate::repo::{Repo, SharedRepo};
 use crate::report::Report;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -215,6 +215,8 @@ fn agent_config(repo: &Repo, tip: Option<gix::ObjectId>) -> Result<AgentHooks, V
 
 /// What every hook starts from, in the payload's working directory.
 struct Setup {
+    /// The repository as discovered, for the gate's thread to take over.
+    shared: Option<SharedRepo>,
     repo: Option<Repo>,
     store: Option<Store>,
     provenance: Provenance,
@@ -222,13 +224,15 @@ struct Setup {
 
 fn setup(harness: Harness, bytes: &[u8]) -> Setup {
     let dir = working_dir(bytes);
-    let repo = Repo::discover(&dir).ok();
+    let shared = Repo::discover_shared(&dir).ok();
+    let repo = shared.clone().map(Repo::from_shared);
     let store = repo.as_ref().map(|r| Store::in_git_dir(r.git_dir()));
     let root = repo
         .as_ref()
         .and_then(|r| r.workdir().map(Path::to_path_buf));
     Setup {
         provenance: Provenance::of_process(harness, root.as_deref()),
+        shared,
         repo,
         store,
     }
@@ -298,11 +302,12 @@ fn debug_fault() {
 fn debug_fault() {}
 
 /// Run the gate on the agent's work ([`Mode::AgentWork`]), within
-/// `deadline`.
-fn gate_within(deadline: Duration, target: AgentTarget) -> Report {
+/// `deadline`, on the repository the hook discovered (`shared`; `None`:
+/// the gate discovers it, and reports why it cannot).
+fn gate_within(deadline: Duration, target: AgentTarget, shared: Option<SharedRepo>) -> Report {
     let spawned = crate::crash::spawn_watched("gate", move || {
         debug_fault();
-        mode::report(&Mode::AgentWork(target))
+        mode::report_on(&Mode::AgentWork(target), shared)
     });
     let fault = |code: Code, message: String| {
         Report::assemble(Vec::new(), Vec::new(), vec![Diagnostic::new(code, message)])
@@ -374,6 +379,7 @@ pub fn stop(harness: Harness, timeout: Option<u32>, protocol: Option<u32>) -> Ex
     let read = read_stdin();
     let bytes: &[u8] = read.as_deref().unwrap_or_default();
     let Setup {
+        shared,
         repo,
         store,
         provenance,
@@ -416,7 +422,11 @@ pub fn stop(harness: Harness, timeout: Option<u32>, protocol: Option<u32>) -> Ex
                             .as_ref()
                             .and_then(|r| Some((r.git_dir().to_path_buf(), r.head_state().ok()?))),
                     };
-                    GateVerdict::of(&gate_within(left.max(Duration::from_secs(1)), target))
+                    GateVerdict::of(&gate_within(
+                        left.max(Duration::from_secs(1)),
+                        target,
+                        shared,
+                    ))
                 }
             };
             let mut reason = decision::stop_reason(&verdict);
@@ -510,6 +520,7 @@ pub fn subagent(harness: Harness, protocol: Option<u32>) -> ExitStatus {
         repo,
         store,
         provenance,
+        ..
     } = setup(harness, &bytes);
     let (config, config_problem) = config_of(repo.as_ref(), None);
     let payload = match agent::decode_subagent(harness, &bytes) {

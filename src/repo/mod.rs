@@ -124,6 +124,12 @@ fn delta_base_cache(repo: &mut gix::Repository) {
     }
 }
 
+/// A repository as [`Repo::discover_shared`] found it, which any thread
+/// can take over ([`Repo::from_shared`]); a [`Repo`] belongs to the thread
+/// that made it.
+#[derive(Clone)]
+pub struct SharedRepo(gix::ThreadSafeRepository);
+
 /// An opened repository.
 pub struct Repo {
     inner: gix::Repository,
@@ -181,15 +187,24 @@ impl Repo {
     /// and would let a repository show the gate another commit than the one
     /// git transfers.
     pub fn discover(dir: &Path) -> Result<Repo> {
+        Repo::discover_shared(dir).map(Repo::from_shared)
+    }
+
+    /// What [`Repo::discover`] finds, before a thread makes it its own: one
+    /// thread discovers the repository (its configuration files, HEAD, its
+    /// object directories), and each thread that judges it takes it over
+    /// with [`Repo::from_shared`] without reading any of that again.
+    pub fn discover_shared(dir: &Path) -> Result<SharedRepo> {
         let mut trust = gix::sec::trust::Mapping::<gix::open::Options>::default();
         let no_replace = ["core.useReplaceRefs=false"];
         trust.full = trust.full.config_overrides(no_replace);
         trust.reduced = trust.reduced.config_overrides(no_replace);
-        let repo = gix::ThreadSafeRepository::discover_with_environment_overrides_opts(
+        gix::ThreadSafeRepository::discover_with_environment_overrides_opts(
             dir,
             Default::default(),
             trust,
         )
+        .map(SharedRepo)
         .map_err(|e| match object_format(dir).as_deref() {
             Some(format) if format != "sha1" && format != "sha256" => RepoError::new(
                 Code::git_object_format_unsupported,
@@ -203,14 +218,18 @@ impl Repo {
                 Code::git_repository_unavailable,
                 format!("no git repository at {}: {e}", dir.display()),
             ),
-        })?
-        .to_thread_local();
+        })
+    }
+
+    /// This thread's handle on a discovered repository: its own caches,
+    /// over the object store the discovery opened.
+    pub fn from_shared(shared: SharedRepo) -> Repo {
         // Merges write their result trees to memory, never to the object
         // store. A small object cache: a range's commits share most trees.
-        let mut inner = repo.with_object_memory();
+        let mut inner = shared.0.to_thread_local().with_object_memory();
         inner.object_cache_size_if_unset(8 * 1024 * 1024);
         delta_base_cache(&mut inner);
-        Ok(Repo::wrap(inner))
+        Repo::wrap(inner)
     }
 
     fn wrap(inner: gix::Repository) -> Repo {

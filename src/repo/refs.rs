@@ -365,6 +365,7 @@ impl Repo {
 mod tests {
     use super::*;
     use crate::repo::test_git::git;
+    use std::path::Path;
 
     /// A repository with one commit on `main`, a lightweight and an
     /// annotated tag, and `refs/remotes/origin/HEAD` pointing at
@@ -446,6 +447,47 @@ mod tests {
             ));
         }
         assert_eq!(answers[0], answers[1]);
+    }
+
+    /// A repository discovered on one thread and taken over on another (the
+    /// agent hooks' gate thread) is the repository a fresh discovery opens,
+    /// in both reference stores: the same directories, index, object format,
+    /// store, HEAD and objects.
+    #[test]
+    fn a_handle_taken_over_on_another_thread_is_a_fresh_discovery() {
+        for format in ["files", "reftable"] {
+            let (dir, head) = repository(format);
+            let head = ObjectId::from_hex(head.as_bytes()).unwrap();
+            let shared = Repo::discover_shared(dir.path()).unwrap();
+            let fresh = Repo::discover(dir.path()).unwrap();
+            let taken = std::thread::spawn(move || {
+                let repo = Repo::from_shared(shared);
+                (
+                    repo.git_dir().to_path_buf(),
+                    repo.workdir().map(Path::to_path_buf),
+                    repo.index_path(),
+                    repo.gix().object_hash(),
+                    repo.ref_store().clone(),
+                    repo.head_commit().unwrap(),
+                    repo.head_ref_name(),
+                    repo.commit_tree(head).unwrap(),
+                )
+            })
+            .join()
+            .unwrap();
+            let expected = (
+                fresh.git_dir().to_path_buf(),
+                fresh.workdir().map(Path::to_path_buf),
+                fresh.index_path(),
+                fresh.gix().object_hash(),
+                fresh.ref_store().clone(),
+                fresh.head_commit().unwrap(),
+                fresh.head_ref_name(),
+                fresh.commit_tree(head).unwrap(),
+            );
+            assert_eq!(taken, expected, "{format}");
+            assert_eq!(taken.5, Some(head), "{format}");
+        }
     }
 
     /// A store read through git keeps what it was told: HEAD's read

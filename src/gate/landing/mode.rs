@@ -7,7 +7,7 @@ use super::judge::Collected;
 use super::{push, receive, staged, worktree};
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
-use crate::repo::{Repo, RepoError};
+use crate::repo::{Repo, RepoError, SharedRepo};
 use crate::report::Report;
 
 /// The gate mode.
@@ -52,6 +52,14 @@ fn discover() -> Result<Repo, RepoError> {
 /// report (no rendering). For a command's process, which ends after it:
 /// the repository it opened is never freed.
 pub fn report(mode: &Mode) -> Report {
+    report_on(mode, None)
+}
+
+/// [`report`], judging `opened` where the caller has discovered the
+/// repository already (from the current directory, as [`report`] would):
+/// the agent hooks open it before they start the gate's thread, which then
+/// reads no configuration file, HEAD or object directory a second time.
+pub fn report_on(mode: &Mode, opened: Option<SharedRepo>) -> Report {
     let mut out = Collected::default();
     // Reads its ref lines before it opens the repository, and then reads
     // the pushed objects through git's quarantine.
@@ -59,7 +67,7 @@ pub fn report(mode: &Mode) -> Report {
         receive::check(&mut out);
         return out.into_report();
     }
-    let repo = match discover() {
+    let repo = match opened.map_or_else(discover, |shared| Ok(Repo::from_shared(shared))) {
         Ok(repo) => repo,
         Err(e) => {
             out.fail(e);
