@@ -10,6 +10,7 @@ pub mod merge;
 pub mod merge_join;
 pub(crate) mod parallel;
 pub mod refs;
+pub mod reftable;
 pub mod remote;
 pub mod signatures;
 pub mod snapshot;

@@ -17,6 +17,15 @@
 //! name are read and peeled by gix as everywhere else. Nothing outside this
 //! module reads references through gix (`tests/docs/architecture.rs` holds
 //! that).
+//!
+//! A git process costs a millisecond or more, most of a hook's budget, so
+//! the `reftable` store is read in process first ([`super::reftable`]):
+//! HEAD, a reference by its full name and a revision that is a full name
+//! are answered from the tables of the main worktree's stack. Whatever that
+//! reader cannot answer for sure (a linked worktree's own stack, a table
+//! it does not know or that vanished under a compaction, a chain of
+//! symbolic references deeper than git follows, a revision that is not a
+//! full name) is still asked of git.
 
 use super::{Repo, RepoError, Result};
 use crate::codes::Code;
@@ -79,6 +88,29 @@ pub(super) struct Memo {
     head: RefCell<Option<HeadState>>,
     references: RefCell<HashMap<String, Option<Reference>>>,
     revisions: RefCell<HashMap<String, Result<ObjectId>>>,
+    /// The `reftable` stack's tables, oldest first, as read at the first
+    /// question; `None`: they cannot be read here, git answers.
+    tables: std::cell::OnceCell<Option<Vec<Vec<u8>>>>,
+}
+
+/// How deep git follows symbolic references (`SYMREF_MAXDEPTH`); a
+/// deeper chain is left to git.
+const SYMREF_DEPTH: usize = 5;
+
+/// The most a `tables.list` or a stack's tables may hold to be read here;
+/// a larger stack is left to git, which searches it by its indexes.
+const LIST_BYTES: usize = 64 * 1024;
+const TABLE_BYTES: usize = 4 * 1024 * 1024;
+
+/// A reference as the reftable resolves it.
+struct Resolved {
+    /// Its own record's target, when that is symbolic.
+    symbolic: Option<String>,
+    /// The name its chain of symbolic references ends at.
+    last: String,
+    /// The object that name holds; `None`: it has no record (a dangling
+    /// symbolic reference, or an unborn branch).
+    id: Option<ObjectId>,
 }
 
 /// HEAD: the commit it names (`None` before the first commit) and the full
@@ -194,6 +226,14 @@ impl Repo {
                 {
                     return Ok(*id);
                 }
+                if let Some(found) = self.reftable_revision(rev) {
+                    let found = found.map_err(|why| unknown(&why));
+                    self.refs_memo
+                        .revisions
+                        .borrow_mut()
+                        .insert(rev.to_string(), found.clone());
+                    return found;
+                }
                 let out = self.git_for_refs(&["rev-parse", "--verify", "--end-of-options", rev])?;
                 let found = match out.code {
                     Some(0) => ObjectId::from_hex(out.stdout.as_bytes()).map_err(|e| unknown(&e)),
@@ -230,7 +270,10 @@ impl Repo {
                 let name = head.referent_name().map(|n| n.as_bstr().to_string());
                 (head.id().map(|id| id.detach()), name)
             }
-            RefStore::Git(_) => self.git_head()?,
+            RefStore::Git(_) => match self.reftable_head() {
+                Some(head) => head,
+                None => self.git_head()?,
+            },
         };
         *self.refs_memo.head.borrow_mut() = Some(head.clone());
         Ok(head)
@@ -306,7 +349,10 @@ impl Repo {
                         id: self.peeled(*id),
                     }));
                 }
-                let found = self.git_reference(name)?;
+                let found = match self.reftable_reference(name) {
+                    Some(found) => found,
+                    None => self.git_reference(name)?,
+                };
                 self.refs_memo
                     .references
                     .borrow_mut()
@@ -354,6 +400,164 @@ impl Repo {
         Ok(None)
     }
 
+    /// The tables of the `reftable` stack, read once; `None` where git must
+    /// answer: another store, a linked worktree (whose HEAD is in a stack
+    /// of its own), or a list or table that cannot be read whole.
+    fn reftables(&self) -> Option<&[Vec<u8>]> {
+        self.refs_memo
+            .tables
+            .get_or_init(|| self.read_reftables())
+            .as_deref()
+    }
+
+    fn read_reftables(&self) -> Option<Vec<Vec<u8>>> {
+        use crate::safe_fs::{Follow, read_bounded};
+        if self.ref_store.name() != "reftable" || self.git_dir() != self.inner.common_dir() {
+            return None;
+        }
+        let dir = self.git_dir().join("reftable");
+        let list = read_bounded(&dir.join("tables.list"), LIST_BYTES, Follow::NoLinks).ok()?;
+        let list = String::from_utf8(list)
+            .ok()
+            .filter(|l| l.len() <= LIST_BYTES)?;
+        let mut tables = Vec::new();
+        let mut bytes = 0usize;
+        for name in list.lines() {
+            let plain = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'.';
+            if name.is_empty() || name.starts_with('.') || !name.bytes().all(plain) {
+                return None;
+            }
+            // A table a compaction removed since the list was read: git
+            // answers from the stack as it is now.
+            let table = read_bounded(&dir.join(name), TABLE_BYTES, Follow::NoLinks).ok()?;
+            bytes += table.len();
+            if bytes > TABLE_BYTES {
+                return None;
+            }
+            tables.push(table);
+        }
+        Some(tables)
+    }
+
+    /// `name` as the tables resolve it (`Some(None)`: no such reference);
+    /// `None` where git must answer.
+    fn reftable_resolve(&self, name: &str) -> Option<Option<Resolved>> {
+        use super::reftable::{Value, stack_lookup};
+        let tables = self.reftables()?;
+        let hash = self.inner.object_hash();
+        let Some(mut value) = stack_lookup(tables, name, hash).ok()? else {
+            return Some(None);
+        };
+        let symbolic = match &value {
+            Value::Symbolic(target) => Some(target.clone()),
+            _ => None,
+        };
+        let mut last = name.to_string();
+        for _ in 0..=SYMREF_DEPTH {
+            match value {
+                Value::Object(id) => {
+                    return Some(Some(Resolved {
+                        symbolic,
+                        last,
+                        id: Some(id),
+                    }));
+                }
+                Value::Symbolic(target) => match stack_lookup(tables, &target, hash).ok()? {
+                    Some(next) => (value, last) = (next, target),
+                    None => {
+                        return Some(Some(Resolved {
+                            symbolic,
+                            last: target,
+                            id: None,
+                        }));
+                    }
+                },
+                Value::Deleted => return None,
+            }
+        }
+        None
+    }
+
+    /// A revision the tables answer as `git rev-parse --verify` would (the
+    /// error is why it names nothing); `None` where git must answer.
+    ///
+    /// Two kinds are answered: a full reference name, looked up by git's
+    /// rules for a name (`refs/heads/x` is also tried as `refs/refs/heads/x`,
+    /// `refs/tags/refs/heads/x` and so on, the first that exists wins), and
+    /// `@{upstream}` of a branch with no `branch.<name>.merge` configured
+    /// (no upstream). A configured upstream (remotes and their refspecs),
+    /// any other revision syntax and a dangling symbolic reference on the
+    /// way are git's.
+    fn reftable_revision(&self, rev: &str) -> Option<std::result::Result<ObjectId, String>> {
+        if rev == "@{upstream}" {
+            let branch = self.head_state().ok()?.1?;
+            let short = branch.strip_prefix("refs/heads/")?;
+            let merge = format!("branch.{short}.merge");
+            if self
+                .inner
+                .config_snapshot()
+                .string(merge.as_str())
+                .is_some()
+            {
+                return None;
+            }
+            return Some(Err(format!("no upstream configured for branch '{short}'")));
+        }
+        let plain = |b: u8| b.is_ascii_alphanumeric() || b"/._-".contains(&b);
+        if !rev.starts_with("refs/") || rev.contains("..") || !rev.bytes().all(plain) {
+            return None;
+        }
+        let rules = ["", "refs/", "refs/tags/", "refs/heads/", "refs/remotes/"];
+        let names = rules
+            .iter()
+            .map(|prefix| format!("{prefix}{rev}"))
+            .chain([format!("refs/remotes/{rev}/HEAD")]);
+        for name in names {
+            match self.reftable_resolve(&name)? {
+                None => continue,
+                Some(Resolved { id: Some(id), .. }) => return Some(Ok(id)),
+                Some(Resolved { id: None, .. }) => return None,
+            }
+        }
+        Some(Err("no reference of that name".to_string()))
+    }
+
+    /// HEAD from the tables, as [`Repo::git_head`] would read it; `None`
+    /// where git must answer (no HEAD record, an unborn branch behind a
+    /// chain of symbolic references).
+    fn reftable_head(&self) -> Option<HeadState> {
+        let head = self.reftable_resolve("HEAD")??;
+        match (head.symbolic, head.id) {
+            (None, Some(id)) => Some((Some(id), None)),
+            (Some(_), Some(id)) => {
+                Some((Some(id), Some(head.last).filter(|n| n.starts_with("refs/"))))
+            }
+            (Some(branch), None) if branch == head.last => Some((None, Some(branch))),
+            _ => None,
+        }
+    }
+
+    /// [`Repo::reference`] from the tables, as `git for-each-ref` lists it:
+    /// a symbolic reference names the end of its chain (`%(symref)`), and
+    /// one whose chain ends nowhere is a broken one, which it leaves out.
+    /// `None` where git must answer.
+    fn reftable_reference(&self, name: &str) -> Option<Option<Reference>> {
+        if !name.starts_with("refs/") {
+            return None;
+        }
+        Some(match self.reftable_resolve(name)? {
+            Some(Resolved {
+                symbolic,
+                last,
+                id: Some(id),
+            }) => Some(Reference {
+                symbolic: symbolic.map(|_| last),
+                id: self.peeled(id),
+            }),
+            Some(Resolved { id: None, .. }) | None => None,
+        })
+    }
+
     /// `id` with annotated tags peeled, `None` where an object is missing.
     fn peeled(&self, id: ObjectId) -> Option<ObjectId> {
         let object = self.inner.find_object(id).ok()?;
@@ -365,6 +569,24 @@ impl Repo {
 mod tests {
     use super::*;
     use crate::repo::test_git::git;
+
+    /// Run `git args` in `dir` with `input` on its standard input.
+    fn git_stdin(dir: &Path, args: &[&str], input: &str) {
+        use std::io::Write;
+        let mut child = std::process::Command::new("git")
+            .current_dir(dir)
+            .args(args)
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        assert!(child.wait().unwrap().success(), "git {args:?}");
+    }
     use std::path::Path;
 
     /// A repository with one commit on `main`, a lightweight and an
@@ -447,6 +669,143 @@ mod tests {
             ));
         }
         assert_eq!(answers[0], answers[1]);
+    }
+
+    /// A reftable stack of several tables, reference blocks of 256 bytes
+    /// and every kind of record (objects, peeled tags, symbolic references,
+    /// deletions, updates, a dangling symbolic reference), in both object
+    /// formats: every answer read from the tables is git's answer.
+    #[test]
+    fn the_tables_read_in_process_answer_as_git_does() {
+        for object_format in ["sha1", "sha256"] {
+            let dir = tempfile::tempdir().unwrap();
+            let root = dir.path();
+            git(
+                root,
+                &[
+                    "init",
+                    "-q",
+                    "-b",
+                    "main",
+                    "--ref-format=reftable",
+                    &format!("--object-format={object_format}"),
+                ],
+            );
+            git(root, &["config", "reftable.autoCompaction", "false"]);
+            git(root, &["config", "reftable.blockSize", "256"]);
+            git(root, &["commit", "-q", "--allow-empty", "-m", "one"]);
+            let first = git(root, &["rev-parse", "HEAD"]);
+            git(root, &["commit", "-q", "--allow-empty", "-m", "two"]);
+            let mut batch = String::new();
+            for i in 0..120 {
+                batch.push_str(&format!("create refs/heads/topic/{i:03} {first}\n"));
+            }
+            git_stdin(root, &["update-ref", "--stdin"], &batch);
+            for i in (0..120).step_by(7) {
+                git(
+                    root,
+                    &["update-ref", "-d", &format!("refs/heads/topic/{i:03}")],
+                );
+            }
+            for i in (3..120).step_by(11) {
+                git(
+                    root,
+                    &["update-ref", &format!("refs/heads/topic/{i:03}"), "HEAD"],
+                );
+            }
+            git(root, &["tag", "light"]);
+            git(root, &["tag", "-a", "-m", "annotated", "v1", &first]);
+            git(root, &["update-ref", "refs/remotes/origin/main", &first]);
+            let symbolic = [
+                ("refs/remotes/origin/HEAD", "refs/remotes/origin/main"),
+                ("refs/heads/alias", "refs/heads/main"),
+                ("refs/heads/alias2", "refs/heads/alias"),
+                ("refs/heads/dangling", "refs/heads/nowhere"),
+            ];
+            for (name, target) in symbolic {
+                git(root, &["symbolic-ref", name, target]);
+            }
+            // A name git finds only by its rules for names.
+            git(root, &["update-ref", "refs/heads/refs/heads/odd", &first]);
+            let repo = Repo::discover(root).unwrap();
+            assert!(repo.reftables().unwrap().len() > 1, "{object_format}");
+            let mut names: Vec<String> = git(root, &["for-each-ref", "--format=%(refname)"])
+                .lines()
+                .map(str::to_string)
+                .collect();
+            names.extend(
+                [
+                    "refs/heads/topic/000",
+                    "refs/heads/topic/007",
+                    "refs/heads/dangling",
+                    "refs/heads/nowhere",
+                    "refs/heads/topic",
+                    "refs/heads/topic/9999",
+                    "refs/heads/zzz",
+                    "refs/a",
+                ]
+                .map(str::to_string),
+            );
+            names.push("refs/heads/odd".to_string());
+            for name in &names {
+                let ours = repo.reftable_reference(name).unwrap();
+                assert_eq!(
+                    ours,
+                    repo.git_reference(name).unwrap(),
+                    "{object_format} {name}"
+                );
+                let out = repo
+                    .git_for_refs(&["rev-parse", "--verify", "-q", "--end-of-options", name])
+                    .unwrap();
+                let theirs = (out.code == Some(0))
+                    .then(|| ObjectId::from_hex(out.stdout.as_bytes()).unwrap());
+                match repo.reftable_revision(name) {
+                    Some(ours) => assert_eq!(ours.ok(), theirs, "{object_format} {name}"),
+                    // Left to git: only a chain that ends nowhere.
+                    None => assert!(name.contains("dangling"), "{object_format} {name}"),
+                }
+            }
+            // No upstream configured: answered here, as git answers it; a
+            // configured one is git's.
+            let upstream = repo.reftable_revision("@{upstream}").unwrap();
+            assert!(upstream.is_err(), "{object_format}");
+            let out = repo
+                .git_for_refs(&[
+                    "rev-parse",
+                    "--verify",
+                    "-q",
+                    "--end-of-options",
+                    "@{upstream}",
+                ])
+                .unwrap();
+            assert_ne!(out.code, Some(0), "{object_format}");
+            git(root, &["remote", "add", "origin", "/nowhere"]);
+            git(root, &["config", "branch.main.remote", "origin"]);
+            git(root, &["config", "branch.main.merge", "refs/heads/main"]);
+            let configured = Repo::discover(root).unwrap();
+            assert!(configured.reftable_revision("@{upstream}").is_none());
+            assert_eq!(
+                configured.resolve_commit("@{upstream}").unwrap(),
+                ObjectId::from_hex(first.as_bytes()).unwrap(),
+                "{object_format}: git maps the upstream through origin's refspec"
+            );
+            for head in ["refs/heads/alias2", "refs/heads/unborn", "refs/heads/main"] {
+                git(root, &["symbolic-ref", "HEAD", head]);
+                let fresh = Repo::discover(root).unwrap();
+                assert_eq!(
+                    fresh.reftable_head().or_else(|| fresh.git_head().ok()),
+                    Some(fresh.git_head().unwrap()),
+                    "{object_format} HEAD -> {head}"
+                );
+            }
+            git(root, &["checkout", "-q", "--detach", &first]);
+            let detached = Repo::discover(root).unwrap();
+            assert_eq!(
+                detached.reftable_head(),
+                Some(detached.git_head().unwrap()),
+                "{object_format} detached"
+            );
+        }
     }
 
     /// A repository discovered on one thread and taken over on another (the

@@ -350,11 +350,13 @@ fn git_commands(trace: &Path) -> Vec<String> {
         .collect()
 }
 
-/// A reftable repository's references are read through git (issue 51),
-/// a process a question: the gate asks each question once, and never for
-/// the branch HEAD's own read named (issue 53). Before, the stop hook
-/// asked for `refs/heads/main` twice after reading HEAD, and the staged
-/// check once.
+/// A reftable repository's references are read from its tables in
+/// process, and what only git can answer is asked once (issue 53): here,
+/// with no upstream configured, neither the staged check nor the stop hook
+/// starts a git process to read a reference (the stop hook still asks the
+/// remote for its default branch, once). Before, the staged check asked
+/// git for HEAD, and the stop hook for HEAD, `refs/heads/main` twice,
+/// `refs/heads/master` and the upstream.
 #[test]
 fn a_reftable_repository_asks_git_each_question_once() {
     let forge = project("reftable", "sha1");
@@ -383,7 +385,7 @@ fn a_reftable_repository_asks_git_each_question_once() {
     assert!(matches!(status(&staged), 0 | 1), "{}", text(&staged));
     each_question_once(&git_commands(&trace), "check --staged");
 
-    std::fs::remove_file(&trace).unwrap();
+    let _ = std::fs::remove_file(&trace);
     let payload = serde_json::json!({
         "session_id": "s",
         "transcript_path": "/dev/null",
@@ -400,13 +402,13 @@ fn a_reftable_repository_asks_git_each_question_once() {
     each_question_once(&git_commands(&trace), "agent-hook stop");
 }
 
-/// HEAD read first, no git command run twice, and HEAD's branch never
-/// asked for again.
+/// No git command run twice, and no reference read through git (the
+/// tables answer).
 fn each_question_once(asked: &[String], what: &str) {
-    assert_eq!(
-        asked.first().map(String::as_str),
-        Some("rev-parse HEAD --symbolic-full-name HEAD"),
-        "{what}: {asked:#?}"
+    let reads = ["rev-parse", "for-each-ref", "symbolic-ref", "show-ref"];
+    assert!(
+        !asked.iter().any(|c| reads.iter().any(|r| c.starts_with(r))),
+        "{what}: a reference read through git: {asked:#?}"
     );
     let mut distinct = asked.to_vec();
     distinct.sort();
@@ -418,6 +420,6 @@ fn each_question_once(asked: &[String], what: &str) {
     );
     assert!(
         !asked.iter().any(|c| c.contains("refs/heads/main")),
-        "{what}: HEAD's branch asked again after HEAD's read: {asked:#?}"
+        "{what}: HEAD's branch asked of git: {asked:#?}"
     );
 }
