@@ -20,12 +20,14 @@
 //!
 //! A git process costs a millisecond or more, most of a hook's budget, so
 //! the `reftable` store is read in process first ([`super::reftable`]):
-//! HEAD, a reference by its full name and a revision that is a full name
-//! are answered from the tables of the main worktree's stack. Whatever that
-//! reader cannot answer for sure (a linked worktree's own stack, a table
-//! it does not know or that vanished under a compaction, a chain of
-//! symbolic references deeper than git follows, a revision that is not a
-//! full name) is still asked of git.
+//! HEAD, a reference by its full name, a revision that is a full name and
+//! `@{upstream}` of a branch with none configured are answered from the
+//! tables (the repository's stack, and a linked worktree's own for its HEAD
+//! and per-worktree references). Whatever that reader cannot answer for
+//! sure (a table it does not know or that vanished under a compaction, a
+//! chain of symbolic references deeper than git follows, a name reaching
+//! into another worktree, a configured upstream, any other revision) is
+//! still asked of git.
 
 use super::{Repo, RepoError, Result};
 use crate::codes::Code;
@@ -88,9 +90,39 @@ pub(super) struct Memo {
     head: RefCell<Option<HeadState>>,
     references: RefCell<HashMap<String, Option<Reference>>>,
     revisions: RefCell<HashMap<String, Result<ObjectId>>>,
-    /// The `reftable` stack's tables, oldest first, as read at the first
-    /// question; `None`: they cannot be read here, git answers.
-    tables: std::cell::OnceCell<Option<Vec<Vec<u8>>>>,
+    /// The `reftable` stacks, as read at the first question; `None`: they
+    /// cannot be read here, git answers.
+    tables: std::cell::OnceCell<Option<Stacks>>,
+}
+
+/// The tables (oldest first) of the repository's `reftable` stack, and of
+/// the linked worktree's own stack when the repository was opened from one.
+#[derive(Debug)]
+struct Stacks {
+    shared: Vec<Vec<u8>>,
+    worktree: Option<Vec<Vec<u8>>>,
+}
+
+impl Stacks {
+    /// The stack that holds `name`, as git's reftable backend picks it:
+    /// a linked worktree keeps HEAD and its other root references
+    /// (`ORIG_HEAD`, ...) and `refs/worktree/`, `refs/bisect/` and
+    /// `refs/rewritten/` in its own stack; everything else is shared.
+    /// `None` for the names that reach into another worktree
+    /// (`main-worktree/...`, `worktrees/<name>/...`), which git resolves.
+    fn of(&self, name: &str) -> Option<&[Vec<u8>]> {
+        let Some(own) = &self.worktree else {
+            return Some(&self.shared);
+        };
+        if name.starts_with("main-worktree/") || name.starts_with("worktrees/") {
+            return None;
+        }
+        let per_worktree = !name.starts_with("refs/")
+            || ["refs/worktree/", "refs/bisect/", "refs/rewritten/"]
+                .iter()
+                .any(|prefix| name.starts_with(prefix));
+        Some(if per_worktree { own } else { &self.shared })
+    }
 }
 
 /// How deep git follows symbolic references (`SYMREF_MAXDEPTH`); a
@@ -400,52 +432,34 @@ impl Repo {
         Ok(None)
     }
 
-    /// The tables of the `reftable` stack, read once; `None` where git must
-    /// answer: another store, a linked worktree (whose HEAD is in a stack
-    /// of its own), or a list or table that cannot be read whole.
-    fn reftables(&self) -> Option<&[Vec<u8>]> {
+    /// The `reftable` stacks, read once; `None` where git must answer:
+    /// another store, or a list or table that cannot be read whole.
+    fn reftables(&self) -> Option<&Stacks> {
         self.refs_memo
             .tables
-            .get_or_init(|| self.read_reftables())
-            .as_deref()
-    }
-
-    fn read_reftables(&self) -> Option<Vec<Vec<u8>>> {
-        use crate::safe_fs::{Follow, read_bounded};
-        if self.ref_store.name() != "reftable" || self.git_dir() != self.inner.common_dir() {
-            return None;
-        }
-        let dir = self.git_dir().join("reftable");
-        let list = read_bounded(&dir.join("tables.list"), LIST_BYTES, Follow::NoLinks).ok()?;
-        let list = String::from_utf8(list)
-            .ok()
-            .filter(|l| l.len() <= LIST_BYTES)?;
-        let mut tables = Vec::new();
-        let mut bytes = 0usize;
-        for name in list.lines() {
-            let plain = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'.';
-            if name.is_empty() || name.starts_with('.') || !name.bytes().all(plain) {
-                return None;
-            }
-            // A table a compaction removed since the list was read: git
-            // answers from the stack as it is now.
-            let table = read_bounded(&dir.join(name), TABLE_BYTES, Follow::NoLinks).ok()?;
-            bytes += table.len();
-            if bytes > TABLE_BYTES {
-                return None;
-            }
-            tables.push(table);
-        }
-        Some(tables)
+            .get_or_init(|| {
+                if self.ref_store.name() != "reftable" {
+                    return None;
+                }
+                let shared = read_stack(&self.inner.common_dir().join("reftable"))?;
+                let worktree = if self.git_dir() == self.inner.common_dir() {
+                    None
+                } else {
+                    Some(read_stack(&self.git_dir().join("reftable"))?)
+                };
+                Some(Stacks { shared, worktree })
+            })
+            .as_ref()
     }
 
     /// `name` as the tables resolve it (`Some(None)`: no such reference);
     /// `None` where git must answer.
     fn reftable_resolve(&self, name: &str) -> Option<Option<Resolved>> {
         use super::reftable::{Value, stack_lookup};
-        let tables = self.reftables()?;
+        let stacks = self.reftables()?;
         let hash = self.inner.object_hash();
-        let Some(mut value) = stack_lookup(tables, name, hash).ok()? else {
+        let lookup = |name: &str| stack_lookup(stacks.of(name)?, name, hash).ok();
+        let Some(mut value) = lookup(name)? else {
             return Some(None);
         };
         let symbolic = match &value {
@@ -462,7 +476,7 @@ impl Repo {
                         id: Some(id),
                     }));
                 }
-                Value::Symbolic(target) => match stack_lookup(tables, &target, hash).ok()? {
+                Value::Symbolic(target) => match lookup(&target)? {
                     Some(next) => (value, last) = (next, target),
                     None => {
                         return Some(Some(Resolved {
@@ -565,10 +579,39 @@ impl Repo {
     }
 }
 
+/// The tables of the `reftable` stack in `dir`, oldest first, as its
+/// `tables.list` names them; `None` where any cannot be read whole (a
+/// table a compaction removed meanwhile, a stack over [`TABLE_BYTES`]).
+fn read_stack(dir: &std::path::Path) -> Option<Vec<Vec<u8>>> {
+    use crate::safe_fs::{Follow, read_bounded};
+    let list = read_bounded(&dir.join("tables.list"), LIST_BYTES, Follow::NoLinks).ok()?;
+    let list = String::from_utf8(list)
+        .ok()
+        .filter(|l| l.len() <= LIST_BYTES)?;
+    let mut tables = Vec::new();
+    let mut bytes = 0usize;
+    for name in list.lines() {
+        let plain = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'.';
+        if name.is_empty() || name.starts_with('.') || !name.bytes().all(plain) {
+            return None;
+        }
+        // A table a compaction removed since the list was read: git
+        // answers from the stack as it is now.
+        let table = read_bounded(&dir.join(name), TABLE_BYTES, Follow::NoLinks).ok()?;
+        bytes += table.len();
+        if bytes > TABLE_BYTES {
+            return None;
+        }
+        tables.push(table);
+    }
+    Some(tables)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::repo::test_git::git;
+    use std::path::Path;
 
     /// Run `git args` in `dir` with `input` on its standard input.
     fn git_stdin(dir: &Path, args: &[&str], input: &str) {
@@ -587,7 +630,6 @@ mod tests {
             .unwrap();
         assert!(child.wait().unwrap().success(), "git {args:?}");
     }
-    use std::path::Path;
 
     /// A repository with one commit on `main`, a lightweight and an
     /// annotated tag, and `refs/remotes/origin/HEAD` pointing at
@@ -728,7 +770,10 @@ mod tests {
             // A name git finds only by its rules for names.
             git(root, &["update-ref", "refs/heads/refs/heads/odd", &first]);
             let repo = Repo::discover(root).unwrap();
-            assert!(repo.reftables().unwrap().len() > 1, "{object_format}");
+            assert!(
+                repo.reftables().unwrap().shared.len() > 1,
+                "{object_format}"
+            );
             let mut names: Vec<String> = git(root, &["for-each-ref", "--format=%(refname)"])
                 .lines()
                 .map(str::to_string)
@@ -743,10 +788,10 @@ mod tests {
                     "refs/heads/topic/9999",
                     "refs/heads/zzz",
                     "refs/a",
+                    "refs/heads/odd",
                 ]
                 .map(str::to_string),
             );
-            names.push("refs/heads/odd".to_string());
             for name in &names {
                 let ours = repo.reftable_reference(name).unwrap();
                 assert_eq!(
@@ -798,6 +843,48 @@ mod tests {
                     "{object_format} HEAD -> {head}"
                 );
             }
+            // A linked worktree: its HEAD and per-worktree references in
+            // its own stack, the rest shared.
+            let linked = tempfile::tempdir().unwrap();
+            let linked = linked.path().join("wt");
+            git(
+                root,
+                &[
+                    "worktree",
+                    "add",
+                    "-q",
+                    "-b",
+                    "feature",
+                    linked.to_str().unwrap(),
+                    &first,
+                ],
+            );
+            git(&linked, &["update-ref", "refs/worktree/mark", "HEAD"]);
+            git(&linked, &["update-ref", "refs/bisect/bad", "HEAD"]);
+            git(&linked, &["update-ref", "refs/heads/shared", "HEAD"]);
+            let worktree = Repo::discover(&linked).unwrap();
+            assert!(worktree.reftables().unwrap().worktree.is_some());
+            assert_eq!(
+                worktree.reftable_head(),
+                Some(worktree.git_head().unwrap()),
+                "{object_format} linked worktree"
+            );
+            for name in [
+                "refs/worktree/mark",
+                "refs/bisect/bad",
+                "refs/heads/feature",
+                "refs/heads/shared",
+                "refs/heads/alias2",
+                "refs/remotes/origin/HEAD",
+                "refs/worktree/none",
+            ] {
+                assert_eq!(
+                    worktree.reftable_reference(name).unwrap(),
+                    worktree.git_reference(name).unwrap(),
+                    "{object_format} linked worktree {name}"
+                );
+            }
+            assert!(worktree.reftable_resolve("main-worktree/HEAD").is_none());
             git(root, &["checkout", "-q", "--detach", &first]);
             let detached = Repo::discover(root).unwrap();
             assert_eq!(

@@ -106,6 +106,9 @@ fn layout(table: &[u8], hash: Kind) -> Read<Layout> {
     for start in later.into_iter().filter(|start| *start != 0) {
         refs_end = refs_end.min(to_usize(start)?);
     }
+    if refs_end < header_len {
+        return Err(Unreadable("the footer puts a section inside the header"));
+    }
     Ok(Layout {
         header_len,
         block_size: to_usize(be(table, 5, 3)?)?,
