@@ -536,6 +536,18 @@ pub(crate) mod test_git {
         String::from_utf8(out.stdout).unwrap().trim().to_string()
     }
 
+    /// Make a repository at `dir` on branch `branch`, its references in the
+    /// store `refs` (`files`, `reftable`) and its objects in the format
+    /// `objects` (`sha1`, `sha256`; `None`: git's default, which the test
+    /// runs vary with `GIT_DEFAULT_HASH`).
+    pub(crate) fn init(dir: &std::path::Path, branch: &str, refs: &str, objects: Option<&str>) {
+        let refs = format!("--ref-format={refs}");
+        let mut args = vec!["init", "-q", "-b", branch, &refs];
+        let objects = objects.map(|format| format!("--object-format={format}"));
+        args.extend(objects.as_deref());
+        git(dir, &args);
+    }
+
     /// Leave the repository at `dir`, on `main`, in a merge that conflicts
     /// on `path`: a branch `other` from HEAD and `main` each commit their
     /// own content of it, and `main` merges `other`.

@@ -610,7 +610,7 @@ fn read_stack(dir: &std::path::Path) -> Option<Vec<Vec<u8>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::repo::test_git::git;
+    use crate::repo::test_git::{git, init};
     use std::path::Path;
 
     /// Run `git args` in `dir` with `input` on its standard input.
@@ -637,16 +637,7 @@ mod tests {
     fn repository(format: &str) -> (tempfile::TempDir, String) {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        git(
-            root,
-            &[
-                "init",
-                "-q",
-                "-b",
-                "main",
-                &format!("--ref-format={format}"),
-            ],
-        );
+        init(root, "main", format, None);
         std::fs::write(root.join("a"), "a\n").unwrap();
         git(root, &["add", "a"]);
         git(root, &["commit", "-q", "-m", "one"]);
@@ -722,17 +713,7 @@ mod tests {
         for object_format in ["sha1", "sha256"] {
             let dir = tempfile::tempdir().unwrap();
             let root = dir.path();
-            git(
-                root,
-                &[
-                    "init",
-                    "-q",
-                    "-b",
-                    "main",
-                    "--ref-format=reftable",
-                    &format!("--object-format={object_format}"),
-                ],
-            );
+            init(root, "main", "reftable", Some(object_format));
             git(root, &["config", "reftable.autoCompaction", "false"]);
             git(root, &["config", "reftable.blockSize", "256"]);
             git(root, &["commit", "-q", "--allow-empty", "-m", "one"]);
@@ -895,6 +876,21 @@ mod tests {
         }
     }
 
+    /// What a handle says of its repository: its directories, index, object
+    /// format, store, HEAD and the tree of `commit`.
+    fn answers(repo: &Repo, commit: ObjectId) -> impl PartialEq + std::fmt::Debug + use<> {
+        (
+            repo.git_dir().to_path_buf(),
+            repo.workdir().map(Path::to_path_buf),
+            repo.index_path(),
+            repo.gix().object_hash(),
+            repo.ref_store().clone(),
+            repo.head_commit().unwrap(),
+            repo.head_ref_name(),
+            repo.commit_tree(commit).unwrap(),
+        )
+    }
+
     /// A repository discovered on one thread and taken over on another (the
     /// agent hooks' gate thread) is the repository a fresh discovery opens,
     /// in both reference stores: the same directories, index, object format,
@@ -906,33 +902,11 @@ mod tests {
             let head = ObjectId::from_hex(head.as_bytes()).unwrap();
             let shared = Repo::discover_shared(dir.path()).unwrap();
             let fresh = Repo::discover(dir.path()).unwrap();
-            let taken = std::thread::spawn(move || {
-                let repo = Repo::from_shared(shared);
-                (
-                    repo.git_dir().to_path_buf(),
-                    repo.workdir().map(Path::to_path_buf),
-                    repo.index_path(),
-                    repo.gix().object_hash(),
-                    repo.ref_store().clone(),
-                    repo.head_commit().unwrap(),
-                    repo.head_ref_name(),
-                    repo.commit_tree(head).unwrap(),
-                )
-            })
-            .join()
-            .unwrap();
-            let expected = (
-                fresh.git_dir().to_path_buf(),
-                fresh.workdir().map(Path::to_path_buf),
-                fresh.index_path(),
-                fresh.gix().object_hash(),
-                fresh.ref_store().clone(),
-                fresh.head_commit().unwrap(),
-                fresh.head_ref_name(),
-                fresh.commit_tree(head).unwrap(),
-            );
-            assert_eq!(taken, expected, "{format}");
-            assert_eq!(taken.5, Some(head), "{format}");
+            let taken = std::thread::spawn(move || answers(&Repo::from_shared(shared), head))
+                .join()
+                .unwrap();
+            assert_eq!(taken, answers(&fresh, head), "{format}");
+            assert_eq!(fresh.head_commit().unwrap(), Some(head), "{format}");
         }
     }
 
@@ -985,16 +959,7 @@ mod tests {
         for format in ["files", "reftable"] {
             let dir = tempfile::tempdir().unwrap();
             let root = dir.path();
-            git(
-                root,
-                &[
-                    "init",
-                    "-q",
-                    "-b",
-                    "trunk",
-                    &format!("--ref-format={format}"),
-                ],
-            );
+            init(root, "trunk", format, None);
             let repo = Repo::discover(root).unwrap();
             assert_eq!(repo.head_commit().unwrap(), None, "{format}: unborn");
             assert_eq!(repo.head_ref_name().as_deref(), Some("refs/heads/trunk"));

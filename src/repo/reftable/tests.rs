@@ -1,5 +1,5 @@
 use super::*;
-use crate::repo::test_git::git;
+use crate::repo::test_git::{git, init};
 use proptest::prelude::*;
 
 /// The tables of a reftable repository git just wrote, oldest first.
@@ -17,17 +17,7 @@ fn tables_of(root: &std::path::Path) -> Vec<Vec<u8>> {
 fn one_table() -> (tempfile::TempDir, Vec<u8>, ObjectId) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    git(
-        root,
-        &[
-            "init",
-            "-q",
-            "-b",
-            "main",
-            "--ref-format=reftable",
-            "--object-format=sha1",
-        ],
-    );
+    init(root, "main", "reftable", Some("sha1"));
     git(root, &["config", "reftable.blockSize", "256"]);
     git(root, &["commit", "-q", "--allow-empty", "-m", "one"]);
     for i in 0..60 {
