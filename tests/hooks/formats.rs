@@ -402,6 +402,63 @@ fn a_reftable_repository_asks_git_each_question_once() {
     each_question_once(&git_commands(&trace), "agent-hook stop");
 }
 
+/// A linked worktree of a reftable repository keeps its HEAD in a stack of
+/// its own: the staged check run there judges the index against the
+/// worktree's branch, reading both stacks without git. The branch's commit
+/// drops `main`'s allowance of untasked changes, so the one staged file is
+/// reported as untasked; judged against `main` (HEAD read from the shared
+/// stack), the allowance would stand and the committed files would show
+/// as staged too.
+#[test]
+fn a_linked_reftable_worktree_is_judged_against_its_own_head() {
+    let forge = project("reftable", "sha1");
+    let work = &forge.work;
+    let place = tempfile::tempdir().unwrap();
+    let linked = place.path().join("linked");
+    work.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "-b",
+        "feature",
+        linked.to_str().unwrap(),
+    ]);
+    let in_linked = |args: &[&str]| {
+        let out = work
+            .command("git")
+            .current_dir(&linked)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", text(&out));
+    };
+    std::fs::write(linked.join("src/c.py"), "c = 1\n").unwrap();
+    let strict = "planning:\n  default: allow\n";
+    std::fs::write(linked.join(".mastermind/hooks.yaml"), strict).unwrap();
+    in_linked(&["add", "-A"]);
+    in_linked(&["commit", "-q", "-m", "c on the branch"]);
+    std::fs::write(linked.join("src/b.py"), "b = 2\n").unwrap();
+    in_linked(&["add", "-A"]);
+    let trace = place.path().join("trace.log");
+    let mut staged = work.command(BIN);
+    staged
+        .current_dir(&linked)
+        .args(["check", "--staged", "--format", "json"])
+        .env("GIT_TRACE", &trace);
+    let staged = staged.output().unwrap();
+    assert_eq!(status(&staged), 0, "{}", text(&staged));
+    let report: serde_json::Value = serde_json::from_slice(&staged.stdout).unwrap();
+    let untasked: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "untasked_change")
+        .filter_map(|d| d["path"].as_str())
+        .collect();
+    assert_eq!(untasked, ["src/b.py"], "{}", text(&staged));
+    each_question_once(&git_commands(&trace), "check --staged in a linked worktree");
+}
+
 /// No git command run twice, and no reference read through git (the
 /// tables answer).
 fn each_question_once(asked: &[String], what: &str) {
