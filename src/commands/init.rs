@@ -47,9 +47,11 @@ pub fn run(given: &[String]) -> ExitStatus {
         }
     };
     // The gate must read this repository (its object format, its
-    // references): a team learns here that it cannot, not at its first
-    // commit.
-    if let Err(e) = crate::repo::Repo::discover(&top).and_then(|repo| repo.head_commit()) {
+    // references), and so must the git its hooks run under: a team learns
+    // here that either cannot, not at its first commit.
+    let readable = crate::repo::Repo::discover(&top)
+        .and_then(|repo| repo.head_commit().and(repo.git_reads_references()));
+    if let Err(e) = readable {
         eprintln!(
             "error[{}]: {}; nothing was written or installed",
             e.code.as_str(),

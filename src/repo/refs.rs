@@ -280,6 +280,18 @@ impl Repo {
         }
     }
 
+    /// Have the installed git read HEAD itself, whatever the tables could
+    /// answer in process: `init` learns here that this git cannot read the
+    /// store (git 2.44 and older know no `reftable`; an unknown store),
+    /// `git_version_unsupported`, not at the team's first commit. Nothing
+    /// to ask in the files store, which gix reads.
+    pub fn git_reads_references(&self) -> Result<()> {
+        match self.ref_store {
+            RefStore::Files => Ok(()),
+            RefStore::Git(_) => self.git_head().map(|_| ()),
+        }
+    }
+
     /// Take `head` (what [`Repo::head_state`] gave another handle on this
     /// repository in this run) as HEAD, instead of reading it again: the
     /// stop hook reads HEAD once, before its gate opens the repository on

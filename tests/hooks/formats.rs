@@ -337,6 +337,46 @@ fn a_store_git_cannot_read_is_refused_by_init_and_the_gate() {
     assert!(staged.has("git_version_unsupported"), "{:?}", staged.codes);
 }
 
+/// A reftable repository where the installed git is older than 2.45 (a
+/// shim that fails as git 2.44 fails there): the gate could read the
+/// tables itself, but the git its hooks run under cannot, so `init` asks
+/// git to read HEAD, says so, and writes nothing.
+#[test]
+fn init_refuses_a_reftable_repository_its_git_cannot_read() {
+    let repo = TestRepo::new();
+    std::fs::remove_dir_all(repo.path().join(".git")).unwrap();
+    repo.git(&["init", "-q", "-b", "main", "--ref-format=reftable"]);
+    repo.write("src/a.py", "a = 0\n");
+    repo.commit_all("start");
+    let shim = tempfile::tempdir().unwrap();
+    let git = shim.path().join("git");
+    std::fs::write(
+        &git,
+        "#!/bin/sh\necho 'fatal: unknown repository extension found:' >&2\necho '\trefstorage' >&2\nexit 128\n",
+    )
+    .unwrap();
+    let executable = <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755);
+    std::fs::set_permissions(&git, executable).unwrap();
+    let path = format!(
+        "{}:{}",
+        shim.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let init = repo.run_env(&["init"], &[("PATH", &path)]);
+    assert_eq!(status(&init), 2, "{}", text(&init));
+    assert!(
+        text(&init).contains("git_version_unsupported"),
+        "{}",
+        text(&init)
+    );
+    assert!(text(&init).contains("git 2.45 or newer"), "{}", text(&init));
+    assert!(!repo.path().join(".mastermind").exists(), "nothing written");
+    assert!(!repo.path().join(".git/hooks/pre-commit").exists());
+    // With git that reads it, init goes ahead.
+    let init = repo.run(&["init"], None);
+    assert_eq!(status(&init), 0, "{}", text(&init));
+}
+
 /// The git commands a run of the gate started, from `GIT_TRACE`'s log:
 /// each command line once per process.
 fn git_commands(trace: &Path) -> Vec<String> {
