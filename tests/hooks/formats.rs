@@ -312,6 +312,20 @@ fn a_receipt_is_current_only_in_its_own_object_format() {
     }
 }
 
+/// `init` said the installed git cannot read `repo`'s references (exit 2,
+/// `git_version_unsupported`, the version that can) and wrote nothing.
+fn refused_by_init(repo: &TestRepo, init: &std::process::Output) {
+    assert_eq!(status(init), 2, "{}", text(init));
+    assert!(
+        text(init).contains("git_version_unsupported"),
+        "{}",
+        text(init)
+    );
+    assert!(text(init).contains("git 2.45 or newer"), "{}", text(init));
+    assert!(!repo.path().join(".mastermind").exists(), "nothing written");
+    assert!(!repo.path().join(".git/hooks/pre-commit").exists());
+}
+
 /// A repository whose references are in a store the installed git cannot
 /// read: `init` says so and writes nothing (a team learns it there, not at
 /// its first commit), and the gate cannot check (exit 2, never a pass).
@@ -323,15 +337,7 @@ fn a_store_git_cannot_read_is_refused_by_init_and_the_gate() {
     repo.git(&["config", "core.repositoryFormatVersion", "1"]);
     repo.git(&["config", "extensions.refStorage", "madeup"]);
     let init = repo.run(&["init"], None);
-    assert_eq!(status(&init), 2, "{}", text(&init));
-    assert!(
-        text(&init).contains("git_version_unsupported"),
-        "{}",
-        text(&init)
-    );
-    assert!(text(&init).contains("git 2.45 or newer"), "{}", text(&init));
-    assert!(!repo.path().join(".mastermind").exists(), "nothing written");
-    assert!(!repo.path().join(".git/hooks/pre-commit").exists());
+    refused_by_init(&repo, &init);
     let staged = verdict(&repo.run(&["check", "--staged", "--format", "json"], None));
     staged.expect(2, "check --staged");
     assert!(staged.has("git_version_unsupported"), "{:?}", staged.codes);
@@ -363,15 +369,7 @@ fn init_refuses_a_reftable_repository_its_git_cannot_read() {
         std::env::var("PATH").unwrap_or_default()
     );
     let init = repo.run_env(&["init"], &[("PATH", &path)]);
-    assert_eq!(status(&init), 2, "{}", text(&init));
-    assert!(
-        text(&init).contains("git_version_unsupported"),
-        "{}",
-        text(&init)
-    );
-    assert!(text(&init).contains("git 2.45 or newer"), "{}", text(&init));
-    assert!(!repo.path().join(".mastermind").exists(), "nothing written");
-    assert!(!repo.path().join(".git/hooks/pre-commit").exists());
+    refused_by_init(&repo, &init);
     // With git that reads it, init goes ahead.
     let init = repo.run(&["init"], None);
     assert_eq!(status(&init), 0, "{}", text(&init));
