@@ -81,12 +81,20 @@ fn isolate(cmd: &mut Command, home: &Path) {
 impl TestRepo {
     /// `git init` with `main` as the initial branch.
     pub fn new() -> TestRepo {
+        TestRepo::init_with(&[])
+    }
+
+    /// [`TestRepo::new`], with `git init` also given `formats`
+    /// (`--object-format=...`, `--ref-format=...`).
+    pub fn init_with(formats: &[&str]) -> TestRepo {
         let repo = TestRepo {
             dir: tempfile::tempdir().expect("tempdir"),
             home: tempfile::tempdir().expect("home"),
         };
         std::fs::write(repo.home.path().join(".gitconfig"), TEST_GITCONFIG).expect("gitconfig");
-        repo.git(&["init", "-q", "-b", "main"]);
+        let mut args = vec!["init", "-q", "-b", "main"];
+        args.extend_from_slice(formats);
+        repo.git(&args);
         repo
     }
 

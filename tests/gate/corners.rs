@@ -7,9 +7,7 @@ use crate::common::{TestRepo, codes, json, status, text};
 
 #[test]
 fn a_sha256_repository_is_checked() {
-    let repo = TestRepo::new();
-    std::fs::remove_dir_all(repo.path().join(".git")).unwrap();
-    repo.git(&["init", "-q", "-b", "main", "--object-format=sha256"]);
+    let repo = TestRepo::init_with(&["--object-format=sha256"]);
     repo.write("src/a.py", "a = 0\n");
     repo.git(&["add", "-A"]);
     let out = repo.run(&["check", "--staged", "--format", "json"], None);

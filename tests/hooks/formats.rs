@@ -46,8 +46,9 @@ fn project(refs: &str, objects: &str) -> Forge {
     let server = TestRepo::new();
     let bare = server.path().join("origin.git");
     let formats = init_args(refs, objects);
+    let formats: Vec<&str> = formats.iter().map(String::as_str).collect();
     let mut args = vec!["init", "-q", "--bare", "-b", "main"];
-    args.extend(formats.iter().map(String::as_str));
+    args.extend_from_slice(&formats);
     args.push(bare.to_str().unwrap());
     server.git(&args);
     let mut install = server.command(BIN);
@@ -55,11 +56,7 @@ fn project(refs: &str, objects: &str) -> Forge {
     let output = install.output().expect("install --server");
     assert_eq!(status(&output), 0, "install --server: {}", text(&output));
 
-    let work = TestRepo::new();
-    std::fs::remove_dir_all(work.path().join(".git")).unwrap();
-    let mut args = vec!["init", "-q", "-b", "main"];
-    args.extend(formats.iter().map(String::as_str));
-    work.git(&args);
+    let work = TestRepo::init_with(&formats);
     for dir in [work.path(), bare.as_path()] {
         assert_eq!(
             formats_of(&work, dir),
@@ -268,15 +265,7 @@ fn an_honest_task_lands_and_a_bad_one_is_refused_in_every_format() {
 #[test]
 fn a_receipt_is_current_only_in_its_own_object_format() {
     let make = |objects: &str| {
-        let repo = TestRepo::new();
-        std::fs::remove_dir_all(repo.path().join(".git")).unwrap();
-        repo.git(&[
-            "init",
-            "-q",
-            "-b",
-            "main",
-            &format!("--object-format={objects}"),
-        ]);
+        let repo = TestRepo::init_with(&[&format!("--object-format={objects}")]);
         repo.write("src/a.py", "a = 0\n");
         repo.commit_all("start");
         repo
@@ -349,9 +338,7 @@ fn a_store_git_cannot_read_is_refused_by_init_and_the_gate() {
 /// git to read HEAD, says so, and writes nothing.
 #[test]
 fn init_refuses_a_reftable_repository_its_git_cannot_read() {
-    let repo = TestRepo::new();
-    std::fs::remove_dir_all(repo.path().join(".git")).unwrap();
-    repo.git(&["init", "-q", "-b", "main", "--ref-format=reftable"]);
+    let repo = TestRepo::init_with(&["--ref-format=reftable"]);
     repo.write("src/a.py", "a = 0\n");
     repo.commit_all("start");
     let shim = tempfile::tempdir().unwrap();
