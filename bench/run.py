@@ -78,11 +78,31 @@ def cargo_executable(env=None):
     return found
 
 
-def build():
+# Build settings in question, measured with `--variant` beside the
+# conventional build and never what ships: the environment cargo builds each
+# with, into a target directory of its own (docs/src/development.md,
+# Benchmarks).
+VARIANTS = {
+    "fat-lto": {"CARGO_PROFILE_RELEASE_LTO": "fat", "CARGO_PROFILE_RELEASE_CODEGEN_UNITS": "1"},
+}
+
+
+def build(variant=None):
     global BIN, HEAP_BIN
-    BIN = cargo_executable()
+    env = None
+    if variant:
+        env = dict(VARIANTS[variant], CARGO_TARGET_DIR=os.path.join(WORK, f"target-{variant}"))
+    BIN = cargo_executable(env)
     if has("heaptrack"):
         HEAP_BIN = BIN
+
+
+def build_label(variant=None):
+    """What the results say of the build they measured."""
+    if not variant:
+        return "`cargo build --release` (the conventional profile)"
+    settings = " ".join(f"{k}={v}" for k, v in VARIANTS[variant].items())
+    return f"`{settings} cargo build --release` (the {variant} variant, not what ships)"
 
 
 # The repository formats `--formats` measures beside the default one (files
@@ -660,8 +680,14 @@ def main():
     parser.add_argument("--budgets-only", action="store_true",
                         help="only the budgets and where a staged check's time goes (no memory, "
                              "gate, executable or validate rows): a shorter run on a loaded machine")
-    parser.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"))
+    parser.add_argument("--variant", choices=sorted(VARIANTS),
+                        help="measure a build setting in question instead of the conventional build "
+                             "(its results go to bench/work/RESULTS-<variant>.md unless --out says)")
+    parser.add_argument("--out")
     args = parser.parse_args()
+    if not args.out:
+        args.out = (os.path.join(WORK, f"RESULTS-{args.variant}.md") if args.variant
+                    else os.path.join(HERE, "RESULTS.md"))
     ROUNDS = max(1, args.rounds)
     formats = [f for f in args.formats.split(",") if f]
     for kind in formats:
@@ -671,9 +697,9 @@ def main():
         if not has(tool):
             sys.exit(f"bench: {tool} is missing (Debian: apt install {tool})")
     os.makedirs(WORK, exist_ok=True)
-    build()
+    build(args.variant)
     started = load_average()
-    lines = [f"Machine: {machine()}. Build: `cargo build --release` (the conventional profile). "
+    lines = [f"Machine: {machine()}. Build: {build_label(args.variant)}. "
              f"Load average at the start: {started}.", ""]
     for size in args.sizes.split(","):
         repo = repo_for(size)
