@@ -418,9 +418,11 @@ pub fn stop(harness: Harness, timeout: Option<u32>, protocol: Option<u32>) -> Ex
                     let left = budget.saturating_sub(started.elapsed());
                     let target = AgentTarget {
                         remote_default: target.default.clone(),
-                        head: repo
-                            .as_ref()
-                            .and_then(|r| Some((r.git_dir().to_path_buf(), r.head_state().ok()?))),
+                        refs: repo.as_ref().map(|r| {
+                            // HEAD read here, where the gate reads it first.
+                            let _ = r.head_state();
+                            r.refs_seen()
+                        }),
                     };
                     GateVerdict::of(&gate_within(
                         left.max(Duration::from_secs(1)),

@@ -81,10 +81,12 @@ pub struct Reference {
 /// What a repository keeps of its references for the rest of the run:
 /// HEAD, read once (the gate never moves HEAD; through git each read is a
 /// process, and a hook asks where HEAD is and which branch it is on from
-/// several places), and, for a store read through git, every reference
-/// looked up and revision resolved, by what was asked: the stop hook asked
-/// git for the same branch twice, and for HEAD's branch, which HEAD's read
-/// had already named (issue 53).
+/// several places), and every reference looked up and revision resolved,
+/// by what was asked, in either store: the stop hook asked git for the
+/// same branch twice, and for HEAD's branch, which HEAD's read had already
+/// named, and read HEAD four times and its branch five in the files store
+/// (issue 53). One run sees one state of the references, however often it
+/// asks.
 #[derive(Debug, Default)]
 pub(super) struct Memo {
     head: RefCell<Option<HeadState>>,
@@ -93,6 +95,17 @@ pub(super) struct Memo {
     /// The `reftable` stacks, as read at the first question; `None`: they
     /// cannot be read here, git answers.
     tables: std::cell::OnceCell<Option<Stacks>>,
+}
+
+/// What one handle read of a repository's references ([`Repo::refs_seen`]),
+/// for another handle on it in the same run ([`Repo::assume_refs`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RefsSeen {
+    /// The git directory they were read in.
+    git_dir: std::path::PathBuf,
+    head: Option<HeadState>,
+    references: HashMap<String, Option<Reference>>,
+    revisions: HashMap<String, Result<ObjectId>>,
 }
 
 /// The tables (oldest first) of the repository's `reftable` stack, and of
@@ -240,24 +253,30 @@ impl Repo {
         {
             return Ok(id);
         }
+        if let Some(known) = self.refs_memo.revisions.borrow().get(rev) {
+            return known.clone();
+        }
+        // HEAD, and the branch HEAD's read named (the reference it finally
+        // resolves to, never a symbolic one): the object that read gave.
+        if let Some((Some(id), branch)) = self.refs_memo.head.borrow().as_ref()
+            && (rev == "HEAD" || branch.as_deref() == Some(rev))
+        {
+            return Ok(*id);
+        }
         match &self.ref_store {
-            RefStore::Files => self
-                .inner
-                .rev_parse_single(rev)
-                .map(|id| id.detach())
-                .map_err(|e| unknown(&e)),
+            RefStore::Files => {
+                let found = self
+                    .inner
+                    .rev_parse_single(rev)
+                    .map(|id| id.detach())
+                    .map_err(|e| unknown(&e));
+                self.refs_memo
+                    .revisions
+                    .borrow_mut()
+                    .insert(rev.to_string(), found.clone());
+                found
+            }
             RefStore::Git(_) => {
-                if let Some(known) = self.refs_memo.revisions.borrow().get(rev) {
-                    return known.clone();
-                }
-                // HEAD, and the branch HEAD's read named (the reference it
-                // finally resolves to, never a symbolic one): the object
-                // that read gave.
-                if let Some((Some(id), branch)) = self.refs_memo.head.borrow().as_ref()
-                    && (rev == "HEAD" || branch.as_deref() == Some(rev))
-                {
-                    return Ok(*id);
-                }
                 if let Some(found) = self.reftable_revision(rev) {
                     let found = found.map_err(|why| unknown(&why));
                     self.refs_memo
@@ -292,12 +311,43 @@ impl Repo {
         }
     }
 
-    /// Take `head` (what [`Repo::head_state`] gave another handle on this
-    /// repository in this run) as HEAD, instead of reading it again: the
-    /// stop hook reads HEAD once, before its gate opens the repository on
-    /// a thread of its own.
-    pub fn assume_head(&self, head: HeadState) {
-        *self.refs_memo.head.borrow_mut() = Some(head);
+    /// What this handle has read of the references so far, for another
+    /// handle on the same repository in this run ([`Repo::assume_refs`]).
+    pub fn refs_seen(&self) -> RefsSeen {
+        RefsSeen {
+            git_dir: self.git_dir().to_path_buf(),
+            head: self.refs_memo.head.borrow().clone(),
+            references: self.refs_memo.references.borrow().clone(),
+            revisions: self.refs_memo.revisions.borrow().clone(),
+        }
+    }
+
+    /// Take what another handle on this repository read of the references
+    /// in this run ([`Repo::refs_seen`]) as read, instead of reading it
+    /// again: the stop hook reads HEAD and the default branches before its
+    /// gate opens the repository on a thread of its own. What this handle
+    /// read itself stays; what another repository (another git directory)
+    /// read is ignored.
+    pub fn assume_refs(&self, seen: &RefsSeen) {
+        if seen.git_dir != self.git_dir() {
+            return;
+        }
+        let mut head = self.refs_memo.head.borrow_mut();
+        if head.is_none() {
+            head.clone_from(&seen.head);
+        }
+        let mut references = self.refs_memo.references.borrow_mut();
+        for (name, found) in &seen.references {
+            references
+                .entry(name.clone())
+                .or_insert_with(|| found.clone());
+        }
+        let mut revisions = self.refs_memo.revisions.borrow_mut();
+        for (rev, found) in &seen.revisions {
+            revisions
+                .entry(rev.clone())
+                .or_insert_with(|| found.clone());
+        }
     }
 
     /// HEAD: the commit it names (`None` before the first commit) and the
@@ -311,8 +361,33 @@ impl Repo {
         let head = match &self.ref_store {
             RefStore::Files => {
                 let head = self.inner.head().map_err(|e| failed(&e))?;
-                let name = head.referent_name().map(|n| n.as_bstr().to_string());
-                (head.id().map(|id| id.detach()), name)
+                match &head.kind {
+                    gix::head::Kind::Symbolic(branch) => match &branch.target {
+                        // The branch was read to get here, and names an
+                        // object: that read answers for it too.
+                        gix::refs::Target::Object(id) => {
+                            let found = Reference {
+                                symbolic: None,
+                                id: self.peeled(*id),
+                            };
+                            let name = branch.name.as_bstr().to_string();
+                            self.refs_memo
+                                .references
+                                .borrow_mut()
+                                .entry(name.clone())
+                                .or_insert(Some(found));
+                            (Some(*id), Some(name))
+                        }
+                        // HEAD on a symbolic branch (`refs/heads/alias` ->
+                        // `refs/heads/main`): the branch it finally resolves
+                        // to, as git names it and the other store answers.
+                        gix::refs::Target::Symbolic(_) => self.files_head_through(branch)?,
+                    },
+                    _ => (
+                        head.id().map(|id| id.detach()),
+                        head.referent_name().map(|n| n.as_bstr().to_string()),
+                    ),
+                }
             }
             RefStore::Git(_) => match self.reftable_head() {
                 Some(head) => head,
@@ -321,6 +396,38 @@ impl Repo {
         };
         *self.refs_memo.head.borrow_mut() = Some(head.clone());
         Ok(head)
+    }
+
+    /// HEAD in the files store when the branch it names is itself
+    /// symbolic: the reference at the end of the chain (as `git rev-parse
+    /// --symbolic-full-name HEAD` names it) and the object it names; `None`
+    /// for the object where that branch is unborn. A chain longer than
+    /// git's own limit (5) is unreadable.
+    fn files_head_through(&self, branch: &gix::refs::Reference) -> Result<HeadState> {
+        let failed = head_unreadable;
+        let mut name = branch.name.as_bstr().to_string();
+        let mut target = branch.target.clone();
+        for _ in 0..5 {
+            match target {
+                gix::refs::Target::Object(id) => return Ok((Some(id), Some(name))),
+                gix::refs::Target::Symbolic(next) => {
+                    name = next.as_bstr().to_string();
+                    match self
+                        .inner
+                        .try_find_reference(name.as_str())
+                        .map_err(|e| failed(&e))?
+                    {
+                        Some(found) if found.name().as_bstr() == name.as_str() => {
+                            target = found.inner.target.clone();
+                        }
+                        _ => return Ok((None, Some(name))),
+                    }
+                }
+            }
+        }
+        Err(failed(&format!(
+            "HEAD goes through more than five symbolic references, ending at {name}"
+        )))
     }
 
     /// HEAD as git reads it: one `git rev-parse` on a branch with commits
@@ -360,29 +467,35 @@ impl Repo {
                 format!("cannot read the reference {name}: {why}"),
             )
         };
+        if let Some(known) = self.refs_memo.references.borrow().get(name) {
+            return Ok(known.clone());
+        }
         match &self.ref_store {
             RefStore::Files => {
-                let Some(mut found) = self
+                let found = match self
                     .inner
                     .try_find_reference(name)
                     .map_err(|e| failed(&e))?
-                else {
-                    return Ok(None);
+                {
+                    Some(mut found) if found.name().as_bstr() == name => {
+                        let symbolic = match found.target() {
+                            gix::refs::TargetRef::Symbolic(target) => {
+                                Some(target.as_bstr().to_string())
+                            }
+                            gix::refs::TargetRef::Object(_) => None,
+                        };
+                        let id = found.peel_to_id().ok().map(|id| id.detach());
+                        Some(Reference { symbolic, id })
+                    }
+                    _ => None,
                 };
-                if found.name().as_bstr() != name {
-                    return Ok(None);
-                }
-                let symbolic = match found.target() {
-                    gix::refs::TargetRef::Symbolic(target) => Some(target.as_bstr().to_string()),
-                    gix::refs::TargetRef::Object(_) => None,
-                };
-                let id = found.peel_to_id().ok().map(|id| id.detach());
-                Ok(Some(Reference { symbolic, id }))
+                self.refs_memo
+                    .references
+                    .borrow_mut()
+                    .insert(name.to_string(), found.clone());
+                Ok(found)
             }
             RefStore::Git(_) => {
-                if let Some(known) = self.refs_memo.references.borrow().get(name) {
-                    return Ok(known.clone());
-                }
                 // The branch HEAD's read named is the reference HEAD finally
                 // resolves to: not symbolic, and naming HEAD's object.
                 if let Some((Some(id), Some(branch))) = self.refs_memo.head.borrow().as_ref()
@@ -964,6 +1077,80 @@ mod tests {
         assert_eq!(alias.symbolic.as_deref(), Some("refs/heads/main"));
         assert_eq!(remembering.refs_memo.references.borrow().len(), 4);
         assert_eq!(remembering.refs_memo.revisions.borrow().len(), 3);
+    }
+
+    /// The files store remembers as the store read through git does: each
+    /// question asked once per handle (HEAD's branch answered by HEAD's
+    /// read where the branch names an object), every answer a fresh
+    /// handle's, through a symbolic branch, an annotated tag and a missing
+    /// reference alike.
+    #[test]
+    fn the_files_store_remembers_what_a_fresh_handle_reads() {
+        let (dir, head) = repository("files");
+        let head = ObjectId::from_hex(head.as_bytes()).unwrap();
+        let names = [
+            "refs/heads/main",
+            "refs/heads/alias",
+            "refs/remotes/origin/HEAD",
+            "refs/tags/v1",
+            "refs/heads/none",
+        ];
+        let revisions = ["HEAD", "refs/heads/main", "refs/heads/alias", "v1", "nope"];
+        let fresh = |ask: &dyn Fn(&Repo) -> String| ask(&Repo::discover(dir.path()).unwrap());
+        for head_at in ["refs/heads/main", "refs/heads/alias"] {
+            git(
+                dir.path(),
+                &["symbolic-ref", "refs/heads/alias", "refs/heads/main"],
+            );
+            git(dir.path(), &["symbolic-ref", "HEAD", head_at]);
+            let remembering = Repo::discover(dir.path()).unwrap();
+            assert_eq!(remembering.head_commit().unwrap(), Some(head), "{head_at}");
+            for _ in 0..2 {
+                for name in names {
+                    let ask = |repo: &Repo| format!("{:?}", repo.reference(name));
+                    assert_eq!(ask(&remembering), fresh(&ask), "{head_at}: {name}");
+                }
+                for rev in revisions {
+                    let ask = |repo: &Repo| format!("{:?}", repo.revision_id(rev));
+                    assert_eq!(ask(&remembering), fresh(&ask), "{head_at}: {rev}");
+                }
+            }
+            assert_eq!(remembering.refs_memo.references.borrow().len(), 5);
+        }
+    }
+
+    /// What one handle read stands for another handle on the same
+    /// repository (the stop hook's gate), never for another repository,
+    /// and never over what that handle read itself.
+    #[test]
+    fn references_read_by_one_handle_serve_another() {
+        let (dir, head) = repository("files");
+        let head = ObjectId::from_hex(head.as_bytes()).unwrap();
+        let reader = Repo::discover(dir.path()).unwrap();
+        assert_eq!(reader.head_commit().unwrap(), Some(head));
+        let origin = reader.reference("refs/remotes/origin/HEAD").unwrap();
+        let seen = reader.refs_seen();
+        // Moved after the read: the handle that takes the reads sees the
+        // references as the run first saw them.
+        git(
+            dir.path(),
+            &["update-ref", "--no-deref", "-d", "refs/remotes/origin/HEAD"],
+        );
+        let taker = Repo::discover(dir.path()).unwrap();
+        taker.assume_refs(&seen);
+        assert_eq!(taker.reference("refs/remotes/origin/HEAD").unwrap(), origin);
+        assert_eq!(taker.head_state().unwrap(), reader.head_state().unwrap());
+        // Another repository's reads are not taken.
+        let (other_dir, _) = repository("files");
+        let other = Repo::discover(other_dir.path()).unwrap();
+        other.assume_refs(&seen);
+        assert!(other.refs_memo.references.borrow().is_empty());
+        assert!(other.refs_memo.head.borrow().is_none());
+        // What a handle read itself stays.
+        let own = Repo::discover(dir.path()).unwrap();
+        assert_eq!(own.reference("refs/remotes/origin/HEAD").unwrap(), None);
+        own.assume_refs(&seen);
+        assert_eq!(own.reference("refs/remotes/origin/HEAD").unwrap(), None);
     }
 
     #[test]

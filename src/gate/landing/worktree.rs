@@ -39,10 +39,11 @@ pub struct AgentTarget {
     /// The default branch as the remote reports it (name and tip), when
     /// the clone has the tip; `None`: the clone's own view of it.
     pub remote_default: Option<(String, gix::ObjectId)>,
-    /// HEAD as the hook read it before the gate started, with the git
-    /// directory it read it in: the gate's own handle on that repository
-    /// takes it instead of reading HEAD again.
-    pub head: Option<(std::path::PathBuf, crate::repo::refs::HeadState)>,
+    /// The references as the hook read them before the gate started (HEAD,
+    /// the default branches), with the git directory it read them in: the
+    /// gate's own handle on that repository takes them instead of reading
+    /// them again.
+    pub refs: Option<crate::repo::refs::RefsSeen>,
 }
 
 /// The agent's work as its stop hook judges it: every commit since the
@@ -58,10 +59,8 @@ pub struct AgentTarget {
 /// committed on its branch relaxes nothing. It is judged as it would land
 /// on the protected branch ([`ViewKind::Agent`]).
 pub fn agent_landing(repo: &Repo, target: &AgentTarget) -> Result<Landing, RepoError> {
-    if let Some((git_dir, head)) = &target.head
-        && git_dir.as_path() == repo.git_dir()
-    {
-        repo.assume_head(head.clone());
+    if let Some(seen) = &target.refs {
+        repo.assume_refs(seen);
     }
     let head = repo.head_commit()?;
     let known = match &target.remote_default {
