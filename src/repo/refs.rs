@@ -1105,6 +1105,16 @@ mod tests {
             git(dir.path(), &["symbolic-ref", "HEAD", head_at]);
             let remembering = Repo::discover(dir.path()).unwrap();
             assert_eq!(remembering.head_commit().unwrap(), Some(head), "{head_at}");
+            // HEAD's read answers for its branch where the branch names an
+            // object; a symbolic one is read when asked.
+            let kept: Vec<String> = (remembering.refs_memo.references.borrow().keys())
+                .cloned()
+                .collect();
+            let expected: &[&str] = match head_at {
+                "refs/heads/main" => &["refs/heads/main"],
+                _ => &[],
+            };
+            assert_eq!(kept, expected, "{head_at}");
             for _ in 0..2 {
                 for name in names {
                     let ask = |repo: &Repo| format!("{:?}", repo.reference(name));
