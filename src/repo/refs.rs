@@ -1035,6 +1035,31 @@ mod tests {
         }
     }
 
+    /// Ask `remembering` (a handle on the repository at `dir`) each of a
+    /// set of references and revisions twice, and hold every answer to a
+    /// fresh handle's; `label` names the case in a failure.
+    fn answers_as_a_fresh_handle(dir: &Path, remembering: &Repo, label: &str) {
+        let names = [
+            "refs/heads/main",
+            "refs/heads/alias",
+            "refs/remotes/origin/HEAD",
+            "refs/tags/v1",
+            "refs/heads/none",
+        ];
+        let revisions = ["HEAD", "refs/heads/main", "refs/heads/alias", "v1", "nope"];
+        let fresh = |ask: &dyn Fn(&Repo) -> String| ask(&Repo::discover(dir).unwrap());
+        for _ in 0..2 {
+            for name in names {
+                let ask = |repo: &Repo| format!("{:?}", repo.reference(name));
+                assert_eq!(ask(remembering), fresh(&ask), "{label}: {name}");
+            }
+            for rev in revisions {
+                let ask = |repo: &Repo| format!("{:?}", repo.revision_id(rev));
+                assert_eq!(ask(remembering), fresh(&ask), "{label}: {rev}");
+            }
+        }
+    }
+
     /// A store read through git keeps what it was told: HEAD's read
     /// answers for the branch it named, each other question is asked once,
     /// and every answer is the one a fresh handle gets from git, also where
@@ -1048,31 +1073,13 @@ mod tests {
         );
         git(dir.path(), &["symbolic-ref", "HEAD", "refs/heads/alias"]);
         let head = ObjectId::from_hex(head.as_bytes()).unwrap();
-        let names = [
-            "refs/heads/main",
-            "refs/heads/alias",
-            "refs/remotes/origin/HEAD",
-            "refs/tags/v1",
-            "refs/heads/none",
-        ];
-        let revisions = ["HEAD", "refs/heads/main", "refs/heads/alias", "v1", "nope"];
-        let fresh = |ask: &dyn Fn(&Repo) -> String| ask(&Repo::discover(dir.path()).unwrap());
         let remembering = Repo::discover(dir.path()).unwrap();
         assert_eq!(
             remembering.head_state().unwrap(),
             (Some(head), Some("refs/heads/main".to_string())),
             "git names the branch HEAD finally resolves to"
         );
-        for _ in 0..2 {
-            for name in names {
-                let ask = |repo: &Repo| format!("{:?}", repo.reference(name));
-                assert_eq!(ask(&remembering), fresh(&ask), "{name}");
-            }
-            for rev in revisions {
-                let ask = |repo: &Repo| format!("{:?}", repo.revision_id(rev));
-                assert_eq!(ask(&remembering), fresh(&ask), "{rev}");
-            }
-        }
+        answers_as_a_fresh_handle(dir.path(), &remembering, "reftable");
         let alias = remembering.reference("refs/heads/alias").unwrap().unwrap();
         assert_eq!(alias.symbolic.as_deref(), Some("refs/heads/main"));
         assert_eq!(remembering.refs_memo.references.borrow().len(), 4);
@@ -1088,15 +1095,6 @@ mod tests {
     fn the_files_store_remembers_what_a_fresh_handle_reads() {
         let (dir, head) = repository("files");
         let head = ObjectId::from_hex(head.as_bytes()).unwrap();
-        let names = [
-            "refs/heads/main",
-            "refs/heads/alias",
-            "refs/remotes/origin/HEAD",
-            "refs/tags/v1",
-            "refs/heads/none",
-        ];
-        let revisions = ["HEAD", "refs/heads/main", "refs/heads/alias", "v1", "nope"];
-        let fresh = |ask: &dyn Fn(&Repo) -> String| ask(&Repo::discover(dir.path()).unwrap());
         for head_at in ["refs/heads/main", "refs/heads/alias"] {
             git(
                 dir.path(),
@@ -1115,16 +1113,7 @@ mod tests {
                 _ => &[],
             };
             assert_eq!(kept, expected, "{head_at}");
-            for _ in 0..2 {
-                for name in names {
-                    let ask = |repo: &Repo| format!("{:?}", repo.reference(name));
-                    assert_eq!(ask(&remembering), fresh(&ask), "{head_at}: {name}");
-                }
-                for rev in revisions {
-                    let ask = |repo: &Repo| format!("{:?}", repo.revision_id(rev));
-                    assert_eq!(ask(&remembering), fresh(&ask), "{head_at}: {rev}");
-                }
-            }
+            answers_as_a_fresh_handle(dir.path(), &remembering, head_at);
             assert_eq!(remembering.refs_memo.references.borrow().len(), 5);
         }
     }
