@@ -1,9 +1,9 @@
 //! The shapes a team's repository takes (issue 51), each working or
 //! refused by name with the fix: a linked worktree, a sparse checkout with
 //! and without a sparse index, the untracked cache, an fsmonitor, a shallow
-//! clone. In each, an honest task's check is run by `verification run`,
-//! its receipt is current in the local modes and once committed, and a
-//! task that strays is refused with a verdict (exit 1).
+//! clone, a HEAD on a symbolic branch. In each, an honest task's check is
+//! run by `verification run`, its receipt is current in the local modes and
+//! once committed, and a task that strays is refused with a verdict (exit 1).
 //!
 //! Elsewhere: a split index (`gate::a_split_index_is_read_as_the_same_index_written_whole`),
 //! a partial clone (`corners::a_partial_ci_clone_says_how_to_fetch_what_the_gate_reads`:
@@ -209,4 +209,37 @@ fn a_shallow_clone_is_checked_where_it_holds_what_lands() {
     let line = format!("refs/heads/main {tip} refs/heads/main {remote}\n");
     let pushed = verdict(&clone.run(&["check", "--push", "--format", "json"], Some(&line)));
     pushed.expect(0, "pre-push from a shallow clone");
+}
+
+/// HEAD on a branch that is itself a symbolic reference (`HEAD ->
+/// refs/heads/alias -> refs/heads/main`, as some tools leave a renamed
+/// default branch): the gate judges against the commit at the end of the
+/// chain, as git does, not against the empty tree. An honest task passes,
+/// a straying one is refused, and an untasked change names only the file
+/// it adds.
+#[test]
+fn a_head_on_a_symbolic_branch_is_the_commit_at_the_end_of_the_chain() {
+    let repo = project();
+    let branch = repo.git(&["symbolic-ref", "HEAD"]);
+    repo.git(&["symbolic-ref", "refs/heads/alias", branch.trim()]);
+    repo.git(&["symbolic-ref", "HEAD", "refs/heads/alias"]);
+    repo.write("tools/new.sh", "echo new\n");
+    repo.git(&["add", "tools/new.sh"]);
+    let staged = check(&repo, "--staged");
+    staged.expect(0, "an untasked file, warned about");
+    let untasked: Vec<String> = (staged.report.as_ref().unwrap()["diagnostics"].as_array())
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "untasked_change")
+        .map(|d| d["message"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(untasked.len(), 1, "{}", staged.text);
+    assert!(
+        untasked[0].contains("tools/new.sh (added)") && !untasked[0].contains("src/a.py"),
+        "judged against HEAD's commit, not the empty tree: {}",
+        untasked[0]
+    );
+    repo.git(&["rm", "-q", "--cached", "tools/new.sh"]);
+    repo.remove("tools/new.sh");
+    honest_then_stray(&repo, "HEAD on a symbolic branch");
 }
