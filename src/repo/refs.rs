@@ -84,8 +84,8 @@ pub struct Reference {
 /// several places), and every reference looked up and revision resolved,
 /// by what was asked, in either store: the stop hook asked git for the
 /// same branch twice, and for HEAD's branch, which HEAD's read had already
-/// named, and read HEAD four times and its branch five in the files store
-/// (issue 53). One run sees one state of the references, however often it
+/// named, and opened HEAD five times and its branch five in the files
+/// store (issue 53). One run sees one state of the references, however often it
 /// asks.
 #[derive(Debug, Default)]
 pub(super) struct Memo {
