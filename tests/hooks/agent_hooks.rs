@@ -109,6 +109,35 @@ fn a_passing_task_or_no_change_stays_silent_and_untasked_work_gets_cis_verdict()
     }
 }
 
+/// HEAD on a branch that is itself symbolic (`HEAD -> alias -> main`): the
+/// stop hook and its gate (which takes the hook's reads of the references
+/// over) judge the work against the commit at the end of the chain, not the
+/// empty tree: a passing task stays silent, and untasked work names only
+/// itself.
+#[test]
+fn a_head_on_a_symbolic_branch_is_judged_against_its_commit() {
+    let repo = task_repo();
+    let branch = repo.git(&["symbolic-ref", "HEAD"]);
+    repo.git(&["symbolic-ref", "refs/heads/alias", branch.trim()]);
+    repo.git(&["symbolic-ref", "HEAD", "refs/heads/alias"]);
+    assert_eq!(stop(&repo, "claude-code", false), None, "passing task");
+    let clean = TestRepo::new();
+    clean.write("README.md", "x\n");
+    clean.commit_all("base");
+    let branch = clean.git(&["symbolic-ref", "HEAD"]);
+    clean.git(&["symbolic-ref", "refs/heads/alias", branch.trim()]);
+    clean.git(&["symbolic-ref", "HEAD", "refs/heads/alias"]);
+    assert_eq!(stop(&clean, "claude-code", false), None, "no change");
+    clean.write("notes.txt", "scratch\n");
+    let answer = stop(&clean, "claude-code", false).expect("a block");
+    let reason = answer["reason"].as_str().unwrap();
+    assert!(reason.contains("- [task_required] notes.txt:"), "{reason}");
+    assert!(
+        !reason.contains("README.md"),
+        "judged against HEAD: {reason}"
+    );
+}
+
 #[test]
 fn the_loop_guard_lets_the_stop_through_after_three_blocks_with_a_note() {
     let repo = task_repo();
