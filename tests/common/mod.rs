@@ -170,6 +170,14 @@ impl TestRepo {
         self.git(&["rev-parse", "HEAD"]).trim().to_string()
     }
 
+    /// Put HEAD on `refs/heads/alias`, a symbolic reference to the branch
+    /// HEAD was on (`HEAD -> alias -> main`).
+    pub fn head_on_symbolic_branch(&self) {
+        let branch = self.git(&["symbolic-ref", "HEAD"]);
+        self.git(&["symbolic-ref", "refs/heads/alias", branch.trim()]);
+        self.git(&["symbolic-ref", "HEAD", "refs/heads/alias"]);
+    }
+
     /// The repository's object format as git names it (`sha1`, `sha256`):
     /// the one `GIT_DEFAULT_HASH` chose when the test made it.
     pub fn object_format(&self) -> String {

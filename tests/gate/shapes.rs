@@ -220,9 +220,7 @@ fn a_shallow_clone_is_checked_where_it_holds_what_lands() {
 #[test]
 fn a_head_on_a_symbolic_branch_is_the_commit_at_the_end_of_the_chain() {
     let repo = project();
-    let branch = repo.git(&["symbolic-ref", "HEAD"]);
-    repo.git(&["symbolic-ref", "refs/heads/alias", branch.trim()]);
-    repo.git(&["symbolic-ref", "HEAD", "refs/heads/alias"]);
+    repo.head_on_symbolic_branch();
     repo.write("tools/new.sh", "echo new\n");
     repo.git(&["add", "tools/new.sh"]);
     let staged = check(&repo, "--staged");

@@ -117,16 +117,12 @@ fn a_passing_task_or_no_change_stays_silent_and_untasked_work_gets_cis_verdict()
 #[test]
 fn a_head_on_a_symbolic_branch_is_judged_against_its_commit() {
     let repo = task_repo();
-    let branch = repo.git(&["symbolic-ref", "HEAD"]);
-    repo.git(&["symbolic-ref", "refs/heads/alias", branch.trim()]);
-    repo.git(&["symbolic-ref", "HEAD", "refs/heads/alias"]);
+    repo.head_on_symbolic_branch();
     assert_eq!(stop(&repo, "claude-code", false), None, "passing task");
     let clean = TestRepo::new();
     clean.write("README.md", "x\n");
     clean.commit_all("base");
-    let branch = clean.git(&["symbolic-ref", "HEAD"]);
-    clean.git(&["symbolic-ref", "refs/heads/alias", branch.trim()]);
-    clean.git(&["symbolic-ref", "HEAD", "refs/heads/alias"]);
+    clean.head_on_symbolic_branch();
     assert_eq!(stop(&clean, "claude-code", false), None, "no change");
     clean.write("notes.txt", "scratch\n");
     let answer = stop(&clean, "claude-code", false).expect("a block");
